@@ -1,0 +1,93 @@
+"""interop: write array code once; run it on NumPy, CuPy or Dask, through PyTorch's,
+NumPy's or the Array API's vocabulary.
+
+    >>> import interop
+    >>> t = interop.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> t.sum(dim=0)
+    tensor([4., 6.], backend='numpy')
+
+Importing interop imports neither torch, CuPy nor Dask; each loads when used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import dtypes, overrides
+from .backends import (BACKEND_NAMES, Device, DeviceMismatchError, get_backend,
+                       set_default_backend)
+from .config import config
+from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16,  # noqa: A004
+                     float32, float64, get_default_dtype, half, int, int8, int16, int32,  # noqa: A004
+                     int64, long, set_default_dtype, short, uint8, uint16, uint32, uint64)
+from .ops import TABLE as _TABLE
+from .ops import install as _install
+from .ops.creation import Generator, default_generator, manual_seed
+from .protocols import torch_participant as _torch_participant
+from .protocols.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
+                                       TorchFunctionMode)
+from .tensor import Tensor, to_raw
+from . import dispatch as _dispatch
+
+_install(Tensor, globals())
+_dispatch.RESOLVERS.append(_torch_participant.resolve_torch_callable)
+
+device = Device
+
+
+class InteropWarning(UserWarning):
+    """Warnings issued by interop (tests turn them into errors)."""
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None = None,
+           *, chunks: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (torch.tensor's role).
+
+    ``backend`` picks numpy, cupy or dask (default: ``set_default_backend`` /
+    ``INTEROP_BACKEND``, or the backend ``data`` already lives on);
+    ``chunks`` applies to Dask.
+    """
+    options = {"chunks": chunks} if chunks is not None else {}
+    raw = data._raw if isinstance(data, Tensor) else data
+    if backend is None and device is None and not hasattr(raw, "__cuda_array_interface__") \
+            and not type(raw).__module__.startswith("dask"):
+        backend = default_backend()  # host data follows the default backend
+    return _dispatch.make(Tensor, to_raw(data, dtype, device, backend, copy=True, **options))
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None = None,
+              *, chunks: Any = None) -> Tensor:
+    """A tensor sharing memory with ``data`` when it can (no copy), as ``torch.as_tensor``."""
+    if isinstance(data, Tensor) and dtype is None and device is None and backend is None:
+        return data
+    options = {"chunks": chunks} if chunks is not None else {}
+    return _dispatch.make(Tensor, to_raw(data, dtype, device, backend, copy=None, **options))
+
+
+def from_dlpack(x: Any) -> Tensor:
+    """Zero-copy import of any DLPack producer (torch, CuPy, JAX, NumPy)."""
+    return as_tensor(x)
+
+
+def is_tensor(obj: Any) -> bool:
+    """True for interop tensors (and subclasses)."""
+    return isinstance(obj, Tensor)
+
+
+def make_subclass(t: Tensor, cls: type) -> Tensor:
+    """``t``'s data as an instance of the Tensor subclass ``cls`` (no copy)."""
+    return t.as_subclass(cls)
+
+
+def default_backend() -> str:
+    """The name of the backend new tensors use."""
+    from .backends.registry import default_backend as _default
+    return _default().name
+
+
+def operations() -> list[str]:
+    """Names of every operation in the table (the coverage is this one number)."""
+    return sorted(_TABLE)
+
+
+__version__ = "0.1.0"

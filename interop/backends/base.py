@@ -1,0 +1,117 @@
+"""What every backend knows: its array type, namespaces, devices and data movement.
+
+A backend is a small object, one per array library.  The operation table
+never names a library: it asks the backend of its operands for ``xp`` (the
+array-api-compat namespace, standard semantics) or ``np`` (the library's own
+NumPy-compatible module, for functions the standard lacks or where it is
+faster), and for device and transfer services below.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class Device:
+    """Where data lives: ``Device("cpu")`` or ``Device("cuda", 0)``.
+
+    Compares equal to the strings torch uses (``"cpu"``, ``"cuda"``,
+    ``"cuda:0"``), so code written for torch devices keeps working.
+    """
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str | Device, index: int | None = None) -> None:  # noqa: A002
+        if isinstance(type, Device):
+            type, index = type.type, type.index if index is None else index
+        elif ":" in type:
+            type, _, idx = type.partition(":")
+            index = int(idx)
+        if type not in ("cpu", "cuda"):
+            raise ValueError(f"unknown device type {type!r}: expected 'cpu', 'cuda' or 'cuda:N'")
+        if type == "cuda" and index is None:
+            index = 0
+        self.type = type
+        self.index = None if type == "cpu" else index
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            try:
+                other = Device(other)
+            except ValueError:
+                return False
+        if not isinstance(other, Device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+
+CPU = Device("cpu")
+
+
+class DeviceMismatchError(RuntimeError, ValueError):
+    """Operands live on different devices and moving them was not allowed."""
+
+
+class Backend:
+    """Base class: one instance per array library, created on first use."""
+
+    name: str = ""
+    lazy: bool = False
+    array_type: type = type(None)
+
+    @property
+    def xp(self) -> Any:
+        """The array-api-compat namespace (Array API standard semantics)."""
+        raise NotImplementedError
+
+    @property
+    def np(self) -> Any:
+        """The library's NumPy-compatible module (numpy, cupy, dask.array)."""
+        raise NotImplementedError
+
+    def owns(self, raw: Any) -> bool:
+        return isinstance(raw, self.array_type)
+
+    def device_of(self, raw: Any) -> Device:
+        return CPU
+
+    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+                copy: bool | None = None, **options: Any) -> Any:
+        """Make a backend array from host data (NumPy arrays, scalars, lists)."""
+        raise NotImplementedError
+
+    def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
+               **kwargs: Any) -> Any:
+        """Call a creation function (zeros, arange, ...) of this library on ``device``."""
+        return getattr(self.np, fn)(*args, **kwargs)
+
+    def random(self, seed: Any) -> Any:
+        """A NumPy-style ``Generator`` producing arrays of this backend from ``seed``."""
+        return np.random.default_rng(seed)
+
+    def from_foreign(self, raw: Any, source: Backend, **options: Any) -> Any:
+        """Bring an array of another backend in (policy already checked by the caller)."""
+        return self.asarray(source.to_host(raw), **options)
+
+    def to_host(self, raw: Any) -> np.ndarray:
+        """A NumPy array with the same values (may compute or copy; callers decide when)."""
+        return np.asarray(raw)
+
+    def chunk_backend(self, raw: Any) -> Backend:
+        """The backend that holds the data: itself, except for Dask's chunks."""
+        return self
+
+    def __repr__(self) -> str:
+        return f"<interop backend {self.name!r}>"

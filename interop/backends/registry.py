@@ -1,0 +1,118 @@
+"""Finding backends: by name, by array, and the common one for mixed operands.
+
+Backends load on first use, so ``import interop`` imports neither CuPy nor
+Dask.  An array is recognised by its type's top-level module before the
+library is imported by us: if a CuPy array exists, CuPy is already loaded.
+
+Promotion policy (DESIGN.md, "Backends and promotion"):
+- one backend: that one; Python scalars and 0-d host arrays join anything;
+- NumPy with Dask: Dask (lazy wins);
+- CuPy with Dask of CuPy chunks: Dask;
+- any other mix of devices: ``DeviceMismatchError`` naming both devices and
+  the ``.to(...)`` that fixes it, unless ``implicit_transfer`` is on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+import numpy as np
+
+from .base import Backend, DeviceMismatchError
+
+BACKEND_NAMES = ("numpy", "cupy", "dask")
+_MODULE_OF_LIBRARY = {"numpy": "numpy", "cupy": "cupy", "cupyx": "cupy", "dask": "dask"}
+_loaded: dict[str, Backend] = {}
+_by_type: dict[type, Backend] = {}
+_default = [os.environ.get("INTEROP_BACKEND", "numpy")]
+implicit_transfer = [False]
+
+
+def get_backend(name: str | Backend) -> Backend:
+    """The backend called ``name`` ('numpy', 'cupy' or 'dask'), loading it on first use."""
+    if isinstance(name, Backend):
+        return name
+    be = _loaded.get(name)
+    if be is not None:
+        return be
+    if name not in BACKEND_NAMES:
+        raise ValueError(f"unknown backend {name!r}: expected one of {', '.join(BACKEND_NAMES)}")
+    try:
+        module = importlib.import_module(f"interop.backends.{name}")
+    except ImportError as exc:
+        extra = {"dask": "pip install 'interop[dask]'",
+                 "cupy": "pip install cupy-cuda12x (the wheel matching your CUDA)"}[name]
+        raise ImportError(f"the {name} backend needs {exc.name}, which is not installed: {extra}") from exc
+    be = _loaded[name] = module.backend
+    _by_type[be.array_type] = be
+    return be
+
+
+_by_type[np.ndarray] = get_backend("numpy")
+
+
+def backend_of(raw: Any) -> Backend | None:
+    """The backend owning ``raw``, or None if no backend's array type matches."""
+    be = _by_type.get(type(raw))
+    if be is not None:
+        return be
+    library = _MODULE_OF_LIBRARY.get(type(raw).__module__.partition(".")[0])
+    if library is None:
+        return None
+    if library == "numpy" and isinstance(raw, np.generic):
+        return None
+    try:
+        be = get_backend(library)
+    except ImportError:
+        return None
+    if be.owns(raw):
+        _by_type[type(raw)] = be
+        return be
+    return None
+
+
+def array_types() -> tuple[type, ...]:
+    """The raw array types of the backends loaded so far."""
+    return tuple(_by_type)
+
+
+def default_backend() -> Backend:
+    return get_backend(_default[0])
+
+
+def set_default_backend(name: str) -> None:
+    """Choose the backend for new tensors (also read from ``INTEROP_BACKEND``)."""
+    get_backend(name)
+    _default[0] = name
+
+
+def common_backend(operands: list[tuple[Backend, Any]]) -> Backend:
+    """The backend an operation on these (backend, raw array) pairs runs on."""
+    first = operands[0][0]
+    if all(be is first for be, _ in operands):
+        return first
+    names = {be.name for be, _ in operands}
+    if "dask" in names:
+        dask = get_backend("dask")
+        chunk_devices = {dask.device_of(raw) if be is dask else be.device_of(raw)
+                         for be, raw in operands if raw.ndim > 0}
+        if len(chunk_devices) <= 1 or implicit_transfer[0]:
+            return dask
+    elif implicit_transfer[0]:
+        return next(be for be, _ in operands if be.name != "numpy")
+    raise mismatch_error(operands)
+
+
+def mismatch_error(operands: list[tuple[Backend, Any]]) -> DeviceMismatchError:
+    seen = {}
+    for be, raw in operands:
+        seen.setdefault(str(be.device_of(raw)), be.name)
+    (dev_a, name_a), (dev_b, name_b) = list(seen.items())[:2]
+    target = dev_b if dev_a == "cpu" else dev_a
+    return DeviceMismatchError(
+        f"Expected all tensors to be on the same device, but found at least two devices, "
+        f"{dev_a} ({name_a}) and {dev_b} ({name_b}). Move one explicitly, e.g. "
+        f"t.to('{target}') or t.cpu(); or allow moves with "
+        "interop.config(implicit_transfer=True).")

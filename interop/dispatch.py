@@ -1,0 +1,348 @@
+"""The dispatch core: one path from any surface to a backend and back.
+
+    public callable --(fast path, or the override protocol)--> run(cls, args, kwargs)
+    run: unwrap Tensors (no copy) -> common backend -> bring foreign operands in
+         -> impl(be, *raw_args) -> wrap the result once, as ``cls``, finalized
+
+The fast path applies when no mode or guard is active anywhere and every
+argument is an exact ``Tensor``, a plain value, or a subclass that keeps the
+default ``__torch_function__`` (then the result class is simply the lowest
+subclass, which is what the default handler would produce).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from .backends import registry
+from .backends.base import Backend
+from .protocols import torch_function as tf
+from .tensor import Tensor
+
+_new = object.__new__
+_raw_backends = registry._by_type  # type -> Backend, grows as backends load
+_active = tf._active
+_NEUTRAL = frozenset({int, float, bool, complex, str, type(None), slice, type(Ellipsis),
+                      np.ndarray, np.dtype, range})
+_DEFAULT_TF = Tensor.__dict__["__torch_function__"].__func__
+_SEQ = (list, tuple)
+
+
+# ------------------------------------------------------------------ wrapping
+def make(cls: type, raw: Any, source: Any = None) -> Tensor:
+    """A ``cls`` handle on ``raw`` (no copy), finalized from ``source`` for subclasses."""
+    obj = _new(cls)
+    obj._raw = raw
+    if cls is not Tensor:
+        obj.__tensor_finalize__(source)
+    return obj
+
+
+def _source(cls: type, args: tuple) -> Any:
+    """The first argument (or list element) that is an instance of ``cls``."""
+    for a in args:
+        if isinstance(a, cls):
+            return a
+        if type(a) in _SEQ:
+            for b in a:
+                if isinstance(b, cls):
+                    return b
+    return None
+
+
+def wrap(ret: Any, cls: type, args: tuple = ()) -> Any:
+    """Wrap raw arrays in ``ret`` (also inside tuples, lists, namedtuples) as ``cls``."""
+    t = type(ret)
+    if t in _raw_backends:
+        return make(cls, ret, None if cls is Tensor else _source(cls, args))
+    if t is tuple or t is list:
+        return t([wrap(x, cls, args) for x in ret])
+    if isinstance(ret, Tensor):
+        return ret if isinstance(ret, cls) else ret.as_subclass(cls)
+    if isinstance(ret, tuple) and hasattr(ret, "_fields"):
+        return t(*(wrap(x, cls, args) for x in ret))
+    if isinstance(ret, np.generic):
+        return make(cls, np.asarray(ret), None if cls is Tensor else _source(cls, args))
+    if registry.backend_of(ret) is not None:
+        return make(cls, ret, None if cls is Tensor else _source(cls, args))
+    return ret
+
+
+def convert(ret: Any, cls: type) -> Any:
+    """torch's ``_convert``: Tensors in ``ret`` become ``cls`` (tuples and lists rebuilt)."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [convert(r, cls) for r in ret]
+        return type(ret)(*items) if hasattr(ret, "_fields") else type(ret)(items)
+    return ret
+
+
+# ------------------------------------------------------------------ unwrapping
+def _foreign(x: Any) -> tuple[Backend, Any] | None:
+    """A backend array for a foreign object (raw arrays, torch tensors, DLPack producers)."""
+    be = registry.backend_of(x)
+    if be is not None:
+        return be, x
+    if type(x).__module__.startswith("torch") and hasattr(x, "__dlpack__"):
+        from .protocols.dlpack import from_torch
+        raw = from_torch(x)
+        return registry.backend_of(raw), raw
+    return None
+
+
+class _Unwrapper:
+    """Replaces Tensors and foreign arrays by raw arrays and notes their backends."""
+
+    __slots__ = ("first", "operands", "mixed")
+
+    def __init__(self) -> None:
+        self.first: Backend | None = None
+        self.operands: list[tuple[Backend, Any]] = []
+        self.mixed = False
+
+    def note(self, be: Backend, raw: Any) -> None:
+        if self.first is None:
+            self.first = be
+        elif be is not self.first:
+            self.mixed = True
+        self.operands.append((be, raw))
+
+    def one(self, a: Any) -> Any:
+        t = type(a)
+        if t in _NEUTRAL and t is not np.ndarray:
+            return a
+        if isinstance(a, Tensor):
+            raw = a._raw
+            self.note(_raw_backends.get(type(raw)) or registry.backend_of(raw), raw)
+            return raw
+        if t is list or t is tuple:
+            return t([self.one(x) for x in a])
+        if isinstance(a, (np.generic, np.dtype, dtypes.PY_SCALARS)):
+            return a
+        found = _foreign(a)
+        if found is not None:
+            self.note(*found)
+            return found[1]
+        return a
+
+    def backend(self) -> Backend | None:
+        if not self.mixed:
+            return self.first
+        return registry.common_backend(self.operands)
+
+
+def _bring_in(x: Any, be: Backend, moved: dict[int, Any]) -> Any:
+    t = type(x)
+    if t is list or t is tuple:
+        return t([_bring_in(y, be, moved) for y in x])
+    src = _raw_backends.get(t)
+    if src is None or src is be:
+        return x
+    if id(x) not in moved:
+        if src.name == "numpy" and x.ndim == 0 and be.name != "dask":
+            moved[id(x)] = x[()]  # 0-d host arrays join any backend as scalars
+        else:
+            moved[id(x)] = be.from_foreign(x, src)
+    return moved[id(x)]
+
+
+def unwrap_call(args: tuple, kwargs: dict) -> tuple[Backend | None, list, dict]:
+    """Raw arguments on one backend, and that backend (None when there are no arrays)."""
+    u = _Unwrapper()
+    rargs = [u.one(a) for a in args]
+    rkwargs = {k: u.one(v) for k, v in kwargs.items()} if kwargs else {}
+    be = u.backend()
+    if u.mixed:
+        moved: dict[int, Any] = {}
+        rargs = [_bring_in(a, be, moved) for a in rargs]
+        rkwargs = {k: _bring_in(v, be, moved) for k, v in rkwargs.items()}
+    return be, rargs, rkwargs
+
+
+# ------------------------------------------------------------------ running
+def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict) -> Any:
+    be, rargs, rkwargs = unwrap_call(args, kwargs)
+    if creation:
+        ret = impl(be, *rargs, **rkwargs)
+    else:
+        ret = impl(be or registry.default_backend(), *rargs, **rkwargs)
+    return wrap(ret, cls, args)
+
+
+def write_into(target: Tensor, result: Any, name: str) -> None:
+    """In-place update of ``target``'s buffer, validated before anything is written."""
+    dest = target._raw
+    rdt = getattr(result, "dtype", None)
+    if rdt is not None and rdt != dest.dtype and not dtypes.can_cast(rdt, dest.dtype):
+        raise RuntimeError(f"{name}: result type {rdt} can't be cast to the desired output "
+                           f"type {dest.dtype}; compute out of place (without the trailing _) "
+                           "or convert with .to(dtype) first")
+    shape = getattr(result, "shape", ())
+    if tuple(shape) != tuple(dest.shape):
+        raise RuntimeError(f"{name}: output with shape {list(dest.shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
+    dest[...] = result
+
+
+def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
+    """run(cls, args, kwargs) for a table entry: out-of-place, with optional out=."""
+    impl, creation, name = entry.impl, entry.creation, entry.name
+    if not entry.out:
+        return lambda cls, args, kwargs: run_op(impl, creation, cls, args, kwargs)
+
+    def run(cls: type, args: tuple, kwargs: dict) -> Any:
+        out = kwargs.pop("out", None) if kwargs else None
+        if out is None:
+            return run_op(impl, creation, cls, args, kwargs)
+        be, rargs, rkwargs = unwrap_call((*args, out), kwargs)
+        write_into(out, impl(be, *rargs[:-1], **rkwargs), name)
+        return out
+    return run
+
+
+def make_inplace_run(entry: Any, name: str) -> Callable[[type, tuple, dict], Any]:
+    """run for ``t.add_(x)`` / ``t += x``: compute fully, then write through, return ``t``."""
+    impl = entry.impl
+
+    def run(cls: type, args: tuple, kwargs: dict) -> Any:
+        be, rargs, rkwargs = unwrap_call(args, kwargs)
+        write_into(args[0], impl(be, *rargs, **rkwargs), name)
+        return convert(args[0], cls)
+    return run
+
+
+# ------------------------------------------------------------------ the public callables
+def plain_result_class(args: tuple, kwargs: dict | None) -> type | None:
+    """The result class if no argument overrides (default handlers only), else None."""
+    cls = Tensor
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        t = type(a)
+        if t is Tensor or t in _NEUTRAL:
+            continue
+        if t is list or t is tuple:
+            inner = plain_result_class(a, None)
+            if inner is None:
+                return None
+            t = inner
+            if t is Tensor:
+                continue
+        handler = getattr(t, "__torch_function__", None)
+        if handler is None or handler is tf._disabled_torch_function_impl:
+            continue
+        if getattr(handler, "__func__", None) is _DEFAULT_TF:
+            if issubclass(t, cls):
+                cls = t
+            elif not issubclass(cls, t):
+                return None  # unrelated subclasses: let the protocol raise its TypeError
+        elif not tf._overrides(t):
+            continue
+        else:
+            return None
+    return cls
+
+
+def dispatch(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
+    """The slow path: modes and argument overrides, as torch's Python path does it."""
+    overloaded = tf._get_overloaded_args(tf.relevant_args(args, kwargs))
+    if not overloaded and not tf._is_torch_function_mode_enabled():
+        return run(Tensor, args, kwargs)
+    return tf._dispatch_overloaded(public, overloaded, args, kwargs or {})
+
+
+def make_public(run: Callable, name: str, qualname: str, doc: str = "") -> Callable:
+    """A function or method: the fast path, else the override protocol."""
+    def public(*args: Any, **kwargs: Any) -> Any:
+        if not _active[0]:
+            cls = plain_result_class(args, kwargs)
+            if cls is not None:
+                return run(cls, args, kwargs)
+        return dispatch(public, run, args, kwargs)
+    public.__name__, public.__qualname__, public.__module__ = name, qualname, "interop"
+    public.__doc__ = doc or None
+    public._interop_run = run
+    return public
+
+
+def make_operator(run: Callable, passed: Callable | None, dunder: str) -> Callable:
+    """``t + x`` and friends; ``passed`` is the callable handlers see (torch's choice, A13).
+
+    Unknown operand types and unrelated-subclass clashes give NotImplemented, so
+    Python tries the other operand and then raises its usual ``unsupported
+    operand`` error.  A TypeError raised *by a handler* propagates unchanged (torch
+    would swallow it, and ``==`` would silently be False: a known pitfall).
+    """
+    def operator(self: Any, *other: Any) -> Any:
+        if other and not operand_ok(other[0]):
+            if type(other[0]) is not list:
+                return NotImplemented
+            other = (Tensor(other[0]),)
+        args = (self, *other)
+        try:
+            if not _active[0]:
+                cls = plain_result_class(args, None)
+                if cls is not None:
+                    return run(cls, args, {})
+            return dispatch(passed or operator, run, args, {})
+        except tf.NoImplementationFound:
+            return NotImplemented
+    operator.__name__ = dunder
+    operator.__qualname__ = f"Tensor.{dunder}"
+    operator.__module__ = "interop"
+    operator._interop_run = run
+    return operator
+
+
+def operand_ok(x: Any) -> bool:
+    """Types an operator accepts; anything else gets NotImplemented (Python then tries x)."""
+    t = type(x)
+    return (t is Tensor or t in _SCALARS or isinstance(x, (Tensor, np.generic))
+            or t in _raw_backends or hasattr(t, "__torch_function__")
+            or registry.backend_of(x) is not None)
+
+
+_SCALARS = frozenset({int, float, bool, complex})
+
+
+def implementation_for(func: Callable) -> Callable | None:
+    """run(cls, args, kwargs) for a callable handlers received, from any surface."""
+    run = getattr(func, "_interop_run", None)
+    if run is None:
+        run = getattr(getattr(func, "__self__", None), "_interop_run", None)
+    if run is None:
+        for resolver in RESOLVERS:
+            run = resolver(func)
+            if run is not None:
+                break
+    return run
+
+
+RESOLVERS: list[Callable[[Callable], Callable | None]] = []
+"""Lookups for callables of other surfaces (torch callables by name, NumPy functions)."""
+
+
+class DispatchedProperty:
+    """A property that goes through the protocol: handlers see ``Tensor.<name>.__get__``."""
+
+    def __init__(self, run: Callable, name: str, doc: str = "") -> None:
+        self._interop_run = run
+        self.__name__ = name
+        self.__doc__ = doc or None
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        if not _active[0]:
+            cls = plain_result_class((obj,), None)
+            if cls is not None:
+                return self._interop_run(cls, (obj,), {})
+        return dispatch(self.__get__, self._interop_run, (obj,), {})
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        raise AttributeError(f"can't set attribute '{self.__name__}' of an interop tensor")

@@ -1,0 +1,177 @@
+"""Data types: names, the default float dtype, and torch's promotion rules.
+
+Every backend we wrap (NumPy, CuPy, Dask) describes its dtypes with
+``numpy.dtype``, so interop's dtypes *are* NumPy dtypes.  What differs from
+NumPy is promotion on the torch-style surfaces: torch ranks operands by
+category (bool < integer < floating < complex) and by kind (tensors with
+dimensions > zero-dimensional tensors > Python scalars), and Python floats
+become the *default* float dtype.  ``result_type`` implements that, once.
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+from typing import Any
+
+import numpy as np
+
+_pybool, _pyint, _pyfloat, _pycomplex = _builtins.bool, _builtins.int, _builtins.float, _builtins.complex
+PY_SCALARS = (_pybool, _pyint, _pyfloat, _pycomplex)
+
+bool = np.dtype("bool")  # noqa: A001 - torch spells it interop.bool too
+uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+float16 = np.dtype("float16")
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
+
+# torch's aliases, so code written for torch names keeps working.
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
+
+ALL_DTYPES = (bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
+              float16, float32, float64, complex64, complex128)
+
+_TORCH_NAMES = {"float": "float32", "double": "float64", "half": "float16",
+                "long": "int64", "int": "int32", "short": "int16",
+                "cfloat": "complex64", "cdouble": "complex128"}
+
+_default_float = [float32]
+
+BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
+_CATEGORY = {"b": BOOL, "i": INT, "u": INT, "f": FLOAT, "c": COMPLEX}
+
+
+def get_default_dtype() -> np.dtype:
+    """The dtype Python floats become (torch: float32; settable)."""
+    return _default_float[0]
+
+
+def set_default_dtype(dtype: Any) -> None:
+    """Set the dtype given to Python floats, as ``torch.set_default_dtype``."""
+    d = as_dtype(dtype)
+    if d not in (float32, float64, float16):
+        raise TypeError(f"set_default_dtype: only floating dtypes are allowed, got {d}; "
+                        "use interop.float32 or interop.float64")
+    _default_float[0] = d
+
+
+def default_complex() -> np.dtype:
+    return complex128 if _default_float[0] == float64 else complex64
+
+
+def as_dtype(dtype: Any) -> np.dtype | None:
+    """Normalise a dtype given as NumPy dtype, string, Python type or torch dtype."""
+    if dtype is None or type(dtype) is np.dtype:
+        return dtype
+    if type(dtype).__module__ == "torch":  # torch.float32 -> "float32", without importing torch
+        name = str(dtype).removeprefix("torch.")
+        dtype = _TORCH_NAMES.get(name, name)
+    elif isinstance(dtype, str):
+        dtype = _TORCH_NAMES.get(dtype, dtype)
+    try:
+        result = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"unknown dtype {dtype!r}: pass an interop dtype such as interop.float32, "
+                        "a NumPy dtype, or a torch dtype") from exc
+    if result.kind not in _CATEGORY:
+        raise TypeError(f"dtype {result} is not supported: interop tensors hold bool, integer, "
+                        "floating or complex numbers")
+    return result
+
+
+def category(dtype: np.dtype) -> int:
+    return _CATEGORY[dtype.kind]
+
+
+def is_floating_point(dtype: np.dtype) -> bool:
+    return dtype.kind == "f"
+
+
+def is_complex(dtype: np.dtype) -> bool:
+    return dtype.kind == "c"
+
+
+def scalar_dtype(value: Any) -> np.dtype:
+    """The dtype torch gives a Python scalar that becomes a tensor of its own."""
+    if isinstance(value, np.generic):
+        return value.dtype
+    if isinstance(value, _pybool):
+        return bool
+    if isinstance(value, _pyint):
+        return int64
+    if isinstance(value, _pyfloat):
+        return _default_float[0]
+    if isinstance(value, _pycomplex):
+        return default_complex()
+    raise TypeError(f"expected a number, got {type(value).__name__}")
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types: across categories the higher one's dtype wins (int32 + float32 is
+    float32, where NumPy says float64); within a category, NumPy's lattice."""
+    ca, cb = category(a), category(b)
+    if ca == cb or {ca, cb} == {FLOAT, COMPLEX}:
+        return np.promote_types(a, b)
+    return a if ca > cb else b
+
+
+def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+    """torch's combine_categories: the higher-priority group wins unless outranked in category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    ch, cl = category(higher), category(lower)
+    if ch == COMPLEX:
+        return higher
+    if cl == COMPLEX:
+        return np.promote_types(higher, complex64) if ch == FLOAT else lower
+    if ch == FLOAT:
+        return higher
+    if ch == BOOL or cl == FLOAT:
+        return promote_types(higher, lower)
+    return higher
+
+
+def _promote(current: np.dtype | None, new: np.dtype) -> np.dtype:
+    return new if current is None else promote_types(current, new)
+
+
+def result_type(*operands: Any) -> np.dtype:
+    """torch.result_type over raw arrays, 0-d arrays and Python scalars."""
+    dim = zero = wrapped = None
+    for x in operands:
+        dt = getattr(x, "dtype", None)
+        if dt is None:
+            if isinstance(x, _pybool):
+                wrapped = _promote(wrapped, bool)
+            elif isinstance(x, _pyint):
+                wrapped = _promote(wrapped, int64)
+            elif isinstance(x, _pyfloat):
+                wrapped = _promote(wrapped, _default_float[0])
+            elif isinstance(x, _pycomplex):
+                wrapped = _promote(wrapped, default_complex())
+            continue
+        if isinstance(x, np.generic) or x.ndim == 0:
+            zero = _promote(zero, dt)
+        else:
+            dim = _promote(dim, dt)
+    result = _combine(dim, _combine(zero, wrapped))
+    if result is None:
+        raise TypeError("result_type: expected at least one tensor or number")
+    return result
+
+
+def can_cast(from_: np.dtype, to: np.dtype) -> _builtins.bool:
+    """torch.can_cast: an in-place result may not move to a lower category."""
+    return category(from_) <= category(to)

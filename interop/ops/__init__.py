@@ -1,0 +1,73 @@
+"""The operation table and the generation of every public callable from it.
+
+Importing the family modules fills ``registry.TABLE``; ``install`` then makes,
+from each entry: the interop function (and its aliases), the Tensor method or
+property, the in-place method, the Python operators, and the map from torch
+names to implementations that ``__torch_function__`` uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..dispatch import (DispatchedProperty, make_inplace_run, make_operator, make_public,
+                        make_run)
+from . import attributes, creation, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
+from .registry import TABLE, Op, op
+
+TORCH_NAMES: dict[str, Callable] = {}
+"""torch name ('torch.add', 'torch.Tensor.__rsub__', ...) -> run(cls, args, kwargs)."""
+
+
+def _swapped(run: Callable) -> Callable:
+    return lambda cls, args, kwargs: run(cls, (args[1], args[0]), kwargs)
+
+
+def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> None:
+    run = make_run(entry)
+    for name in (entry.name, *entry.aliases) if entry.function else ():
+        namespace[name] = make_public(run, name, name, entry.doc)
+    if entry.method:
+        if entry.property:
+            setattr(tensor_cls, entry.method, DispatchedProperty(run, entry.method, entry.doc))
+        else:
+            for name in (entry.method, *(entry.aliases if entry.function else ())):
+                if name not in tensor_cls.__dict__:
+                    setattr(tensor_cls, name, make_public(run, name, f"Tensor.{name}", entry.doc))
+    inplace_run = None
+    if entry.inplace:
+        inplace_run = make_inplace_run(entry, entry.inplace)
+        setattr(tensor_cls, entry.inplace,
+                make_public(inplace_run, entry.inplace, f"Tensor.{entry.inplace}", entry.doc))
+    for torch_name in entry.torch:
+        is_inplace = entry.inplace and torch_name == f"torch.Tensor.{entry.inplace}"
+        TORCH_NAMES[torch_name] = inplace_run if is_inplace else run
+
+
+def _install_operators(tensor_cls: type) -> None:
+    for dunder, (name, passed, swap) in operators.BINARY.items():
+        run = make_run(TABLE[name])
+        run = _swapped(run) if swap else run
+        func = getattr(tensor_cls, passed) if passed else None
+        setattr(tensor_cls, dunder, make_operator(run, func, dunder))
+        TORCH_NAMES[f"torch.Tensor.{dunder}"] = run
+    for dunder, inplace in operators.INPLACE.items():
+        method = getattr(tensor_cls, inplace)
+        setattr(tensor_cls, dunder, make_operator(method._interop_run, method, dunder))
+        TORCH_NAMES[f"torch.Tensor.{dunder}"] = method._interop_run
+    for dunder, (name, passed) in operators.UNARY.items():
+        run = make_run(TABLE[name])
+        func = getattr(tensor_cls, passed) if passed else None
+        setattr(tensor_cls, dunder, make_operator(run, func, dunder))
+        TORCH_NAMES[f"torch.Tensor.{dunder}"] = run
+
+
+def install(tensor_cls: type, namespace: dict[str, Any]) -> None:
+    """Generate functions into ``namespace`` and methods/operators onto ``tensor_cls``."""
+    for entry in TABLE.values():
+        _install_entry(entry, tensor_cls, namespace)
+    _install_operators(tensor_cls)
+
+
+__all__ = ["TABLE", "TORCH_NAMES", "Op", "install", "op"]

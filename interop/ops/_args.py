@@ -1,0 +1,72 @@
+"""Argument normalisation shared by the implementations (dim/axis, keepdim/keepdims, dtypes).
+
+torch accepts NumPy's spellings as aliases (``axis`` for ``dim``, ``keepdims``
+for ``keepdim``); these helpers make that one rule, not one per function.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes
+
+
+def dim_arg(dim: Any = None, axis: Any = None) -> Any:
+    """``dim`` with NumPy's ``axis`` accepted as an alias; lists become tuples."""
+    if axis is not None:
+        if dim is not None:
+            raise TypeError("got both 'dim' and its alias 'axis': pass one")
+        dim = axis
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    return dim
+
+
+def keepdim_arg(keepdim: bool = False, keepdims: bool | None = None) -> bool:
+    return bool(keepdims) if keepdims is not None else bool(keepdim)
+
+
+def check_dim(name: str, dim: Any, ndim: int) -> Any:
+    """Validate ``dim`` against ``ndim`` with torch's IndexError and a hint."""
+    if dim is None:
+        return None
+    dims = dim if isinstance(dim, tuple) else (dim,)
+    bound = max(ndim, 1)
+    for d in dims:
+        if not isinstance(d, int):
+            raise TypeError(f"{name}(): argument 'dim' must be int or tuple of ints, not "
+                            f"{type(d).__name__}")
+        if not -bound <= d < bound:
+            raise IndexError(f"{name}(): Dimension out of range (expected to be in range of "
+                             f"[{-bound}, {bound - 1}], but got {d})")
+    if ndim == 0:
+        return None if isinstance(dim, tuple) else None
+    return tuple(d % ndim for d in dims) if isinstance(dim, tuple) else dim % ndim
+
+
+def size_arg(size: tuple) -> tuple:
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def float_input(be: Any, x: Any) -> Any:
+    """Integers and bools become the default float dtype, as torch's float functions do."""
+    if x.dtype.kind in "biu":
+        return x.astype(dtypes.get_default_dtype())
+    return x
+
+
+def cast(x: Any, dtype: Any) -> Any:
+    """Arrays take ``dtype`` (no copy if they have it); Python scalars stay weak."""
+    dt = getattr(x, "dtype", None)
+    if dt is None or dt == dtype:
+        return x
+    return x.astype(dtype)
+
+
+def promote(*xs: Any) -> tuple[Any, ...]:
+    """Operands cast to torch's result type."""
+    dt = dtypes.result_type(*xs)
+    return tuple(cast(x, dt) for x in xs)

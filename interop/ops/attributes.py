@@ -1,0 +1,313 @@
+"""What a tensor says about itself, and conversions: shape, dtype, device, item, to, repr.
+
+These are table entries like any other, so a subclass's ``__torch_function__``
+sees ``t.shape`` (as ``Tensor.shape.__get__``), ``len(t)``, ``float(t)`` and
+``repr(t)`` exactly as torch's subclasses do (PROTOCOLS.md A15, A17).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..backends import registry
+from ..backends.base import Device
+from .registry import op
+
+
+def _prop(name: str, doc: str) -> Any:
+    return op(name, function=False, property=True, family="attributes",
+              torch=(f"torch.Tensor.{name}.__get__",))
+
+
+@_prop("shape", "The size of each dimension, as a tuple.")
+def shape(be: Any, input: Any) -> tuple:
+    """The size of each dimension, as a tuple of ints (NaN for unknown Dask sizes)."""
+    return tuple(input.shape)
+
+
+@_prop("dtype", "The element type.")
+def dtype(be: Any, input: Any) -> np.dtype:
+    """The element type (a NumPy dtype; interop.float32 and friends compare equal)."""
+    return input.dtype
+
+
+@_prop("ndim", "Number of dimensions.")
+def ndim(be: Any, input: Any) -> int:
+    """Number of dimensions."""
+    return input.ndim
+
+
+@_prop("device", "Where the data lives.")
+def device(be: Any, input: Any) -> Device:
+    """Where the data lives: device('cpu') or device('cuda', N); equal to 'cpu' / 'cuda:N'."""
+    return be.device_of(input)
+
+
+@op(function=False, family="attributes")
+def size(be: Any, input: Any, dim: int | None = None) -> Any:
+    """The shape (a tuple), or the size of dimension ``dim``."""
+    if dim is None:
+        return tuple(input.shape)
+    from ._args import check_dim
+    return input.shape[check_dim("size", dim, input.ndim)]
+
+
+@op(function=True, family="attributes", aliases=("nelement",))
+def numel(be: Any, input: Any) -> int:
+    """Number of elements."""
+    return math.prod(input.shape)
+
+
+@op(function=False, family="attributes", aliases=(), torch=("torch.Tensor.dim",
+                                                             "torch.Tensor.ndimension"))
+def dim(be: Any, input: Any) -> int:
+    """Number of dimensions."""
+    return input.ndim
+
+
+@op(function=False, family="attributes")
+def element_size(be: Any, input: Any) -> int:
+    """Bytes per element."""
+    return input.dtype.itemsize
+
+
+@op(function=True, family="attributes")
+def is_floating_point(be: Any, input: Any) -> bool:
+    return input.dtype.kind == "f"
+
+
+@op(function=True, family="attributes")
+def is_complex(be: Any, input: Any) -> bool:
+    return input.dtype.kind == "c"
+
+
+def _one_value(name: str, input: Any) -> Any:
+    n = math.prod(input.shape)
+    if n != 1:
+        raise RuntimeError(f"{name}: a Tensor with {n} elements cannot be converted to Scalar; "
+                           "index one element first (t[i].item()) or reduce (t.sum().item())")
+    return registry.backend_of(input).to_host(input).reshape(()).item()
+
+
+@op(function=False, family="attributes")
+def item(be: Any, input: Any) -> Any:
+    """The value of a one-element tensor as a Python number (computes on Dask)."""
+    return _one_value("item", input)
+
+
+@op(function=False, family="attributes")
+def tolist(be: Any, input: Any) -> Any:
+    """Nested Python lists (computes on Dask, copies from the GPU)."""
+    return be.to_host(input).tolist()
+
+
+@op(function=False, family="attributes")
+def numpy(be: Any, input: Any, *, force: bool = False) -> np.ndarray:
+    """The values as a NumPy array: shared memory for NumPy tensors; Dask computes.
+
+    GPU tensors raise, as torch's do: call ``.cpu()`` first (or pass force=True).
+    """
+    if be.device_of(input).type != "cpu" and not force:
+        raise TypeError("can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the "
+                        "tensor to host memory first.")
+    return be.to_host(input)
+
+
+def _dunder(name: str) -> Any:
+    return op(name, function=False, method=name, family="attributes",
+              torch=(f"torch.Tensor.{name}",))
+
+
+@_dunder("__len__")
+def len_(be: Any, input: Any) -> int:
+    if input.ndim == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return int(input.shape[0])
+
+
+@_dunder("__bool__")
+def bool_(be: Any, input: Any) -> bool:
+    n = math.prod(input.shape)
+    if n != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'}"
+                           " is ambiguous; use .any() or .all()")
+    return bool(_one_value("bool", input))
+
+
+@_dunder("__float__")
+def float_(be: Any, input: Any) -> float:
+    return float(_one_value("float", input))
+
+
+@_dunder("__int__")
+def int_(be: Any, input: Any) -> int:
+    return int(_one_value("int", input))
+
+
+@_dunder("__complex__")
+def complex_(be: Any, input: Any) -> complex:
+    return complex(_one_value("complex", input))
+
+
+@_dunder("__index__")
+def index_(be: Any, input: Any) -> int:
+    if input.dtype.kind not in "iub":
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(_one_value("__index__", input))
+
+
+@_dunder("__contains__")
+def contains_(be: Any, input: Any, element: Any) -> bool:
+    return bool(be.np.any(input == element))
+
+
+@_dunder("__repr__")
+def repr_(be: Any, input: Any, *, tensor_contents: Any = None) -> str:
+    from ..repr import format_tensor
+    return format_tensor(be, input)
+
+
+@_dunder("__format__")
+def format_(be: Any, input: Any, format_spec: str) -> str:
+    if input.ndim == 0 and format_spec:
+        return format(_one_value("format", input), format_spec)
+    from ..repr import format_tensor
+    return format(format_tensor(be, input), format_spec)
+
+
+# ------------------------------------------------------------------ conversions
+@op(function=False, family="attributes")
+def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
+       backend: Any = None, copy: bool = False, non_blocking: bool = False, chunks: Any = None,
+       **options: Any) -> Any:
+    """Move or convert: ``t.to('cuda')``, ``t.to(interop.float64)``, ``t.to(backend='dask')``.
+
+    Every host/GPU move is explicit here; nothing else moves data between devices.
+    """
+    for a in args:  # torch accepts a dtype, a device or a tensor positionally
+        if getattr(a, "shape", None) is not None and getattr(a, "dtype", None) is not None:
+            dtype, device = a.dtype, registry.backend_of(a).device_of(a)
+        elif isinstance(a, (str, Device)) and not _is_dtype_name(a):
+            device = a
+        else:
+            dtype = a
+    from ..tensor import to_raw
+    if chunks is not None:
+        options["chunks"] = chunks
+    if device is not None and backend is None and be.lazy:
+        backend = "dask"
+    return to_raw(input, dtype=dtype, device=device, backend=backend, copy=copy or None,
+                  **options)
+
+
+def _is_dtype_name(a: Any) -> bool:
+    if isinstance(a, Device):
+        return False
+    try:
+        dtypes.as_dtype(a)
+        return True
+    except TypeError:
+        return False
+
+
+@op(function=False, family="attributes")
+def cpu(be: Any, input: Any) -> Any:
+    """The same values in host memory (NumPy backend; Dask stays Dask with host chunks)."""
+    return to(be, input, device="cpu")
+
+
+@op(function=False, family="attributes")
+def cuda(be: Any, input: Any, device: Any = None, non_blocking: bool = False) -> Any:
+    """The same values on a GPU (CuPy backend)."""
+    target = Device(device) if isinstance(device, (str, Device)) else Device("cuda", device or 0)
+    return to(be, input, device=target)
+
+
+def _cast_method(name: str, target: np.dtype) -> Any:
+    def impl(be: Any, input: Any, memory_format: Any = None) -> Any:
+        return input if input.dtype == target else input.astype(target)
+    impl.__name__ = name
+    impl.__doc__ = f"Convert to {target} (the tensor itself when it already is)."
+    return impl
+
+
+for _name, _dt in (("float", dtypes.float32), ("double", dtypes.float64),
+                   ("half", dtypes.float16), ("int", dtypes.int32), ("long", dtypes.int64),
+                   ("short", dtypes.int16), ("bool", dtypes.bool), ("byte", dtypes.uint8),
+                   ("char", dtypes.int8), ("cfloat", dtypes.complex64),
+                   ("cdouble", dtypes.complex128)):
+    op(_name, function=False, family="attributes")(_cast_method(_name, _dt))
+
+
+@op(function=False, family="attributes", method="type")
+def type_(be: Any, input: Any, dtype: Any = None) -> Any:
+    """Convert to ``dtype``; with no argument, the dtype's name."""
+    if dtype is None:
+        return str(input.dtype)
+    return input.astype(dtypes.as_dtype(dtype))
+
+
+@op(function=False, family="attributes")
+def type_as(be: Any, input: Any, other: Any) -> Any:
+    """Convert to ``other``'s dtype."""
+    return input.astype(other.dtype)
+
+
+@op(function=True, family="attributes")
+def astype(be: Any, input: Any, dtype: Any, *, copy: bool = True) -> Any:
+    """Convert to ``dtype`` (Array API name)."""
+    dt = dtypes.as_dtype(dtype)
+    return input.astype(dt) if copy or input.dtype != dt else input
+
+
+@op(function=True, family="attributes", method="detach")
+def detach(be: Any, input: Any) -> Any:
+    """The tensor itself: interop tensors carry no autograd graph."""
+    return input
+
+
+@op(function=False, family="attributes", method="requires_grad", property=True,
+    torch=("torch.Tensor.requires_grad.__get__",))
+def requires_grad(be: Any, input: Any) -> bool:
+    """Always False: interop computes values, not gradients."""
+    return False
+
+
+@op(function=False, family="attributes", method="is_cuda", property=True,
+    torch=("torch.Tensor.is_cuda.__get__",))
+def is_cuda(be: Any, input: Any) -> bool:
+    return be.device_of(input).type == "cuda"
+
+
+@op(function=False, family="attributes", method="nbytes", property=True,
+    torch=("torch.Tensor.nbytes.__get__",))
+def nbytes(be: Any, input: Any) -> int:
+    return int(math.prod(input.shape) * input.dtype.itemsize)
+
+
+@op(function=False, family="attributes", method="itemsize", property=True,
+    torch=("torch.Tensor.itemsize.__get__",))
+def itemsize(be: Any, input: Any) -> int:
+    return input.dtype.itemsize
+
+
+@op(function=False, family="attributes", inplace="fill_", method=False)
+def fill(be: Any, input: Any, value: Any) -> Any:
+    """A tensor like ``input`` filled with ``value`` (``fill_`` writes it in place)."""
+    return be.np.full_like(input, value)
+
+
+@op(function=False, family="attributes", inplace="zero_", method=False)
+def zero(be: Any, input: Any) -> Any:
+    """Zeros like ``input`` (``zero_`` writes them in place)."""
+    return be.np.zeros_like(input)
+
+
+@op(function=False, family="attributes", inplace="copy_", method=False)
+def copy(be: Any, input: Any, src: Any, non_blocking: bool = False) -> Any:
+    """``src`` broadcast to ``input``'s shape and dtype (``copy_`` writes it in place)."""
+    return be.np.broadcast_to(src, tuple(input.shape)).astype(input.dtype)

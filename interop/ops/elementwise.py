@@ -1,0 +1,268 @@
+"""Elementwise operations: one row per operation, its torch name and NumPy-namespace function.
+
+Result dtypes follow torch: floating functions of integer tensors give the
+default float dtype; binary operations promote by ``dtypes.result_type``
+(so ``int32 tensor + 2.5`` is float32, not NumPy's float64).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes
+from ._args import cast, float_input, promote
+from .registry import op
+
+# name: (backend function, kind, array-api/NumPy aliases)
+#   kind "same": keeps the dtype; "float": integers become the default float;
+#   "bool": returns bool; "int": integer and bool inputs only
+UNARY = {
+    "abs": ("absolute", "same", ("absolute",)),
+    "neg": ("negative", "same", ("negative",)),
+    "positive": ("positive", "same", ()),
+    "sign": ("sign", "same", ()),
+    "floor": ("floor", "same", ()),
+    "ceil": ("ceil", "same", ()),
+    "trunc": ("trunc", "same", ("fix",)),
+    "square": ("square", "same", ()),
+    "conj_physical": ("conj", "same", ()),
+    "sqrt": ("sqrt", "float", ()),
+    "exp": ("exp", "float", ()),
+    "exp2": ("exp2", "float", ()),
+    "expm1": ("expm1", "float", ()),
+    "log": ("log", "float", ()),
+    "log2": ("log2", "float", ()),
+    "log10": ("log10", "float", ()),
+    "log1p": ("log1p", "float", ()),
+    "sin": ("sin", "float", ()),
+    "cos": ("cos", "float", ()),
+    "tan": ("tan", "float", ()),
+    "asin": ("arcsin", "float", ("arcsin",)),
+    "acos": ("arccos", "float", ("arccos",)),
+    "atan": ("arctan", "float", ("arctan",)),
+    "sinh": ("sinh", "float", ()),
+    "cosh": ("cosh", "float", ()),
+    "tanh": ("tanh", "float", ()),
+    "asinh": ("arcsinh", "float", ("arcsinh",)),
+    "acosh": ("arccosh", "float", ("arccosh",)),
+    "atanh": ("arctanh", "float", ("arctanh",)),
+    "reciprocal": ("reciprocal", "float", ()),
+    "deg2rad": ("deg2rad", "float", ()),
+    "rad2deg": ("rad2deg", "float", ()),
+    "isnan": ("isnan", "bool", ()),
+    "isinf": ("isinf", "bool", ()),
+    "isfinite": ("isfinite", "bool", ()),
+    "signbit": ("signbit", "bool", ()),
+    "logical_not": ("logical_not", "bool", ()),
+    "bitwise_not": ("invert", "int", ("bitwise_invert",)),
+}
+
+# name: (backend function, kind, aliases)
+#   kind "arith": promote; "float": promote, integers become the default float;
+#   "compare": promote, returns bool; "int": integer and bool inputs only; "logical": bool result
+BINARY = {
+    "mul": ("multiply", "arith", ("multiply",)),
+    "floor_divide": ("floor_divide", "arith", ()),
+    "remainder": ("remainder", "arith", ()),
+    "fmod": ("fmod", "arith", ()),
+    "pow": ("power", "arith", ()),
+    "maximum": ("maximum", "arith", ()),
+    "minimum": ("minimum", "arith", ()),
+    "fmax": ("fmax", "arith", ()),
+    "fmin": ("fmin", "arith", ()),
+    "atan2": ("arctan2", "float", ("arctan2",)),
+    "hypot": ("hypot", "float", ()),
+    "logaddexp": ("logaddexp", "float", ()),
+    "logaddexp2": ("logaddexp2", "float", ()),
+    "copysign": ("copysign", "float", ()),
+    "nextafter": ("nextafter", "arith", ()),
+    "eq": ("equal", "compare", ("equal",)),
+    "ne": ("not_equal", "compare", ("not_equal",)),
+    "lt": ("less", "compare", ("less",)),
+    "le": ("less_equal", "compare", ("less_equal",)),
+    "gt": ("greater", "compare", ("greater",)),
+    "ge": ("greater_equal", "compare", ("greater_equal",)),
+    "bitwise_and": ("bitwise_and", "int", ()),
+    "bitwise_or": ("bitwise_or", "int", ()),
+    "bitwise_xor": ("bitwise_xor", "int", ()),
+    "bitwise_left_shift": ("left_shift", "int", ()),
+    "bitwise_right_shift": ("right_shift", "int", ()),
+    "logical_and": ("logical_and", "logical", ()),
+    "logical_or": ("logical_or", "logical", ()),
+    "logical_xor": ("logical_xor", "logical", ()),
+}
+
+_NO_INPLACE = {"isnan", "isinf", "isfinite", "signbit", "eq", "ne", "lt", "le", "gt", "ge",
+               "logical_not", "logical_and", "logical_or", "logical_xor", "positive",
+               "conj_physical"}
+
+
+def _require_int(name: str, *xs: Any) -> None:
+    for x in xs:
+        dt = getattr(x, "dtype", None)
+        if (dt is not None and dt.kind not in "biu") or isinstance(x, (float, complex)):
+            kind = dt if dt is not None else type(x).__name__
+            raise TypeError(f"{name}(): only integer and bool tensors are supported, got {kind}; "
+                            "use a logical_* function or convert with .to(interop.int64)")
+
+
+def _unary(name: str, fname: str, kind: str) -> Any:
+    def impl(be: Any, input: Any) -> Any:
+        fn = getattr(be.np, fname)
+        if kind == "float":
+            return fn(float_input(be, input))
+        if kind == "int":
+            _require_int(name, input)
+        if kind == "same" and name in ("floor", "ceil", "trunc") and input.dtype.kind in "biu":
+            return input.copy()
+        return fn(input)
+    impl.__name__ = name
+    impl.__doc__ = f"Elementwise {name} (torch.{name}), computed by the backend's {fname}."
+    return impl
+
+
+def _binary(name: str, fname: str, kind: str) -> Any:
+    def impl(be: Any, input: Any, other: Any) -> Any:
+        fn = getattr(be.np, fname)
+        if kind == "int":
+            _require_int(name, input, other)
+        a, b = promote(input, other)
+        if kind == "float":
+            dt = getattr(a, "dtype", None)
+            if dt is not None and dt.kind in "biu":
+                a, b = cast(a, dtypes.get_default_dtype()), cast(b, dtypes.get_default_dtype())
+        return fn(a, b)
+    impl.__name__ = name
+    impl.__doc__ = f"Elementwise {name} (torch.{name}), computed by the backend's {fname}."
+    return impl
+
+
+for _name, (_fname, _kind, _aliases) in UNARY.items():
+    op(_name, inplace=_name not in _NO_INPLACE, aliases=_aliases, out=True,
+       family="elementwise")(_unary(_name, _fname, _kind))
+
+for _name, (_fname, _kind, _aliases) in BINARY.items():
+    op(_name, inplace=_name not in _NO_INPLACE, aliases=_aliases, out=True,
+       family="elementwise")(_binary(_name, _fname, _kind))
+
+
+@op(inplace=True, aliases=(), out=True, family="elementwise")
+def add(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
+    """input + alpha * other, with torch's promotion."""
+    a, b = promote(input, other)
+    return be.np.add(a, b if alpha == 1 else b * alpha)
+
+
+@op(inplace=True, aliases=("subtract",), out=True, family="elementwise")
+def sub(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
+    """input - alpha * other; bool tensors cannot be subtracted (as in torch)."""
+    if getattr(input, "dtype", None) == dtypes.bool and getattr(other, "dtype", None) == dtypes.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    a, b = promote(input, other)
+    return be.np.subtract(a, b if alpha == 1 else b * alpha)
+
+
+@op(inplace=True, aliases=("divide", "true_divide"), out=True, family="elementwise")
+def div(be: Any, input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
+    """True division (integers give the default float), or 'trunc'/'floor' rounding."""
+    a, b = promote(input, other)
+    if rounding_mode is None:
+        dt = getattr(a, "dtype", None)
+        if dt is not None and dt.kind in "biu":
+            a, b = cast(a, dtypes.get_default_dtype()), cast(b, dtypes.get_default_dtype())
+        return be.np.true_divide(a, b)
+    if rounding_mode == "floor":
+        return be.np.floor_divide(a, b)
+    if rounding_mode == "trunc":
+        q = be.np.true_divide(a, b)
+        return be.np.trunc(q).astype(a.dtype) if a.dtype.kind in "iu" else be.np.trunc(q)
+    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                     f"found '{rounding_mode}'")
+
+
+@op(inplace=True, aliases=("clip",), out=True, family="elementwise")
+def clamp(be: Any, input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+    """Limit values to [min, max]; either bound may be None (not both)."""
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    bounds = [x for x in (min, max) if x is not None]
+    dt = dtypes.result_type(input, *bounds)
+    out = cast(input, dt)
+    if min is not None:
+        out = be.np.maximum(out, cast(min, dt))
+    if max is not None:
+        out = be.np.minimum(out, cast(max, dt))
+    return out
+
+
+@op(function=True, method="round", inplace=True, out=True, family="elementwise")
+def round(be: Any, input: Any, *, decimals: int = 0) -> Any:  # noqa: A001
+    """Round half to even (as torch and NumPy do)."""
+    if input.dtype.kind in "biu":
+        return input.copy()
+    return be.np.round(input, decimals)
+
+
+@op(family="elementwise", out=True)
+def isclose(be: Any, input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Any:
+    """Elementwise closeness, as torch.isclose."""
+    a, b = promote(input, other)
+    return be.np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+@op(family="elementwise")
+def allclose(be: Any, input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """True if all elements are close (computes a Dask graph: it returns a Python bool)."""
+    a, b = promote(input, other)
+    return bool(be.np.all(be.np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+@op(family="elementwise")
+def equal(be: Any, input: Any, other: Any) -> bool:
+    """True if same shape and values (torch.equal; returns a Python bool)."""
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool(be.np.all(input == other))
+
+
+@op(method="real", property=True, function=True, family="elementwise")
+def real(be: Any, input: Any) -> Any:
+    """Real part (a view for complex NumPy tensors)."""
+    return input.real
+
+
+@op(method="imag", property=True, function=True, family="elementwise")
+def imag(be: Any, input: Any) -> Any:
+    """Imaginary part; torch raises for real tensors."""
+    if input.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return input.imag
+
+
+@op(family="elementwise")
+def conj(be: Any, input: Any) -> Any:
+    """Complex conjugate (the input itself for real tensors, as torch)."""
+    return be.np.conj(input) if input.dtype.kind == "c" else input
+
+
+@op(family="elementwise", out=True)
+def sigmoid(be: Any, input: Any) -> Any:
+    """1 / (1 + exp(-x))."""
+    x = float_input(be, input)
+    return 1 / (1 + be.np.exp(-x))
+
+
+@op(family="elementwise", out=True, inplace=True)
+def rsqrt(be: Any, input: Any) -> Any:
+    """1 / sqrt(x)."""
+    return 1 / be.np.sqrt(float_input(be, input))
+
+
+@op(family="elementwise", out=True)
+def nan_to_num(be: Any, input: Any, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Any:
+    """Replace NaN and infinities by finite numbers."""
+    return be.np.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)

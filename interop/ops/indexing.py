@@ -1,0 +1,176 @@
+"""Indexing and selection: ``t[i]``, ``t[i] = v``, where, gather, index_select, nonzero.
+
+Basic indexing returns views on NumPy and CuPy (an integer index gives a 0-d
+view, not a copied scalar, so ``t[0].add_(1)`` writes through as in torch).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes
+from ._args import cast, check_dim, promote
+from .registry import op
+
+
+def _check_index(input: Any, index: Any) -> None:
+    items = index if isinstance(index, tuple) else (index,)
+    dim = 0
+    for item in items:
+        if isinstance(item, bool) or item is None or item is Ellipsis:
+            return
+        if isinstance(item, int):
+            if dim >= input.ndim:
+                raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+            size = input.shape[dim]
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size "
+                                 f"{size}")
+        dim += 1
+
+
+@op("__getitem__", function=False, method="__getitem__", family="indexing",
+    torch=("torch.Tensor.__getitem__",))
+def getitem(be: Any, input: Any, index: Any) -> Any:
+    """t[index]: basic (views), advanced (copies) and boolean indexing."""
+    _check_index(input, index)
+    if be.lazy:
+        return input[index]
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(i is Ellipsis for i in items):
+        items = (*items, Ellipsis)  # keep 0-d results as views, not NumPy scalars
+    return input[items]
+
+
+@op("__setitem__", function=False, method="__setitem__", family="indexing",
+    torch=("torch.Tensor.__setitem__",))
+def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
+    """t[index] = value, written through to the buffer (values cast to t's dtype)."""
+    _check_index(input, index)
+    if getattr(value, "dtype", None) is not None and value.dtype != input.dtype:
+        value = value.astype(input.dtype)
+    input[index] = value
+
+
+@op(family="indexing", out=True)
+def index_select(be: Any, input: Any, dim: int, index: Any) -> Any:
+    """The entries at ``index`` (a 1-d integer tensor) along ``dim``."""
+    d = check_dim("index_select", dim, input.ndim)
+    if getattr(index, "ndim", 1) > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    return be.np.take(input, index, axis=d)
+
+
+def _take_along(be: Any, input: Any, index: Any, d: int) -> Any:
+    if hasattr(be.np, "take_along_axis"):
+        return be.np.take_along_axis(input, index, axis=d)
+    import numpy as np  # Dask: whole rows along d, then NumPy's take_along_axis per block
+    chunks = {i: -1 if i == d else input.chunks[i] for i in range(input.ndim)}
+    index_chunks = {i: -1 if i == d else input.chunks[i] for i in range(index.ndim)}
+    return be.np.map_blocks(np.take_along_axis, input.rechunk(chunks),
+                            index.rechunk(index_chunks), axis=d, dtype=input.dtype)
+
+
+@op(family="indexing", out=True)
+def gather(be: Any, input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
+    """out[i][j] = input[i][index[i][j]] for dim=1 (and likewise for other dims)."""
+    d = check_dim("gather", dim, input.ndim)
+    if index.ndim != input.ndim:
+        raise RuntimeError("gather(): Index tensor must have the same number of dimensions as "
+                           "input tensor")
+    if tuple(index.shape) != tuple(input.shape):
+        slices = tuple(slice(0, s) if i != d else slice(None) for i, s in enumerate(index.shape))
+        input = input[slices]
+    return _take_along(be, input, index, d)
+
+
+@op(family="indexing", aliases=("take_along_axis",), method=True)
+def take_along_dim(be: Any, input: Any, indices: Any, dim: Any = None) -> Any:
+    """Select along ``dim`` with ``indices`` broadcast against ``input``."""
+    if dim is None:
+        return be.np.take(be.np.reshape(input, (-1,)), be.np.reshape(indices, (-1,)))
+    d = check_dim("take_along_dim", dim, input.ndim)
+    return _take_along(be, input, indices, d)
+
+
+@op(family="indexing")
+def take(be: Any, input: Any, index: Any) -> Any:
+    """Entries of the flattened tensor at ``index``."""
+    return be.np.take(be.np.reshape(input, (-1,)), index)
+
+
+@op(family="indexing", out=True)
+def where(be: Any, condition: Any, input: Any = None, other: Any = None) -> Any:
+    """``input`` where ``condition`` holds, else ``other``; with one argument, nonzero(as_tuple)."""
+    if input is None and other is None:
+        return tuple(x.astype(dtypes.int64) for x in be.np.nonzero(condition))
+    a, b = promote(input, other)
+    if getattr(condition, "dtype", dtypes.bool) != dtypes.bool:
+        condition = condition.astype(dtypes.bool)
+    return be.np.where(condition, a, b)
+
+
+@op(family="indexing", out=True)
+def nonzero(be: Any, input: Any, *, as_tuple: bool = False) -> Any:
+    """Indices of nonzero elements: an (n, ndim) int64 tensor, or a tuple per dimension."""
+    idx = [x.astype(dtypes.int64) for x in be.np.nonzero(input)]
+    if as_tuple:
+        return tuple(idx)
+    return be.np.stack(idx, axis=1) if idx else be.np.zeros((0, 0), dtype=dtypes.int64)
+
+
+@op(family="indexing", inplace=True)
+def masked_fill(be: Any, input: Any, mask: Any, value: Any) -> Any:
+    """``value`` where ``mask`` is True, ``input`` elsewhere (dtype of ``input``)."""
+    if getattr(mask, "dtype", None) != dtypes.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{getattr(mask, 'dtype', type(mask).__name__)}")
+    return be.np.where(mask, cast(value, input.dtype), input).astype(input.dtype)
+
+
+@op(family="indexing")
+def masked_select(be: Any, input: Any, mask: Any) -> Any:
+    """The elements where ``mask`` is True, as a 1-d tensor."""
+    a, m = be.np.broadcast_arrays(input, mask)
+    return a[m]
+
+
+@op(family="indexing", inplace=True, method=True)
+def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Any:
+    """Add ``alpha * source`` into ``input`` at ``index`` along ``dim`` (duplicates accumulate)."""
+    d = check_dim("index_add", dim, input.ndim)
+    out = input.copy()
+    moved = be.np.moveaxis(out, d, 0)
+    src = be.np.moveaxis(source if alpha == 1 else source * alpha, d, 0).astype(input.dtype)
+    be.np.add.at(moved, index, src)
+    return out
+
+
+@op(family="indexing", inplace=True, method=True)
+def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Any:
+    """Write ``src`` (or ``value``) into a copy of ``input`` at ``index`` along ``dim``."""
+    d = check_dim("scatter", dim, input.ndim)
+    out = input.copy()
+    values = src if src is not None else value
+    if getattr(values, "shape", None) is not None and tuple(values.shape) != tuple(index.shape):
+        values = values[tuple(slice(0, s) for s in index.shape)]
+    values = be.np.broadcast_to(cast(values, input.dtype), tuple(index.shape))
+    grids = list(be.np.indices(tuple(index.shape), sparse=True))
+    grids[d] = index
+    if reduce in (None,):
+        out[tuple(grids)] = values
+    elif reduce == "add":
+        be.np.add.at(out, tuple(grids), values)
+    elif reduce == "multiply":
+        be.np.multiply.at(out, tuple(grids), values)
+    else:
+        raise RuntimeError(f"scatter: reduce argument must be either 'add' or 'multiply', got "
+                           f"{reduce!r}")
+    return out
+
+
+@op(family="indexing", inplace=True, method=True)
+def scatter_add(be: Any, input: Any, dim: int, index: Any, src: Any) -> Any:
+    """Add ``src`` into a copy of ``input`` at ``index`` along ``dim``."""
+    return scatter(be, input, dim, index, src, reduce="add")

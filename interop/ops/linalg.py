@@ -1,0 +1,105 @@
+"""Matrix products.  torch requires both operands of a product to share a dtype;
+so do we, with torch's message, rather than promoting silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._args import promote
+from .registry import op
+
+
+def _same_dtype(name: str, a: Any, b: Any) -> None:
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: expected m1 and m2 to have the same dtype, but got: "
+                           f"{a.dtype} != {b.dtype}; convert one with .to(other.dtype)")
+
+
+def _check_ndim(name: str, x: Any, ndim: int, what: str) -> None:
+    if x.ndim != ndim:
+        raise RuntimeError(f"{name}: {what} must be a {ndim}D tensor, got {x.ndim}D")
+
+
+@op(out=True, family="linalg")
+def matmul(be: Any, input: Any, other: Any) -> Any:
+    """Matrix product with broadcasting (1-d operands are vectors), as ``@``."""
+    if input.ndim == 0 or other.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{input.ndim}D and {other.ndim}D")
+    _same_dtype("matmul", input, other)
+    if input.shape[-1] != other.shape[-2 if other.ndim > 1 else 0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({'x'.join(map(str, input.shape))} and "
+                           f"{'x'.join(map(str, other.shape))})")
+    return be.np.matmul(input, other)
+
+
+@op(out=True, family="linalg")
+def mm(be: Any, input: Any, mat2: Any) -> Any:
+    """Product of two matrices (2-d only)."""
+    _check_ndim("mm", input, 2, "self")
+    _check_ndim("mm", mat2, 2, "mat2")
+    return matmul(be, input, mat2)
+
+
+@op(out=True, family="linalg")
+def bmm(be: Any, input: Any, mat2: Any) -> Any:
+    """Batched product of (b, n, m) and (b, m, p) tensors."""
+    _check_ndim("bmm", input, 3, "batch1")
+    _check_ndim("bmm", mat2, 3, "batch2")
+    return matmul(be, input, mat2)
+
+
+@op(out=True, family="linalg")
+def mv(be: Any, input: Any, vec: Any) -> Any:
+    """Matrix-vector product."""
+    _check_ndim("mv", input, 2, "self")
+    _check_ndim("mv", vec, 1, "vec")
+    return matmul(be, input, vec)
+
+
+@op(out=True, family="linalg")
+def dot(be: Any, input: Any, other: Any) -> Any:
+    """Inner product of two 1-d tensors."""
+    _check_ndim("dot", input, 1, "self")
+    _check_ndim("dot", other, 1, "other")
+    _same_dtype("dot", input, other)
+    return be.np.sum(input * other)
+
+
+@op(out=True, family="linalg", aliases=("ger",))
+def outer(be: Any, input: Any, vec2: Any) -> Any:
+    """Outer product of two vectors."""
+    a, b = promote(input, vec2)
+    return be.np.multiply(a[:, None], b[None, :])
+
+
+@op(family="linalg", method=False)
+def tensordot(be: Any, a: Any, b: Any, dims: Any = 2) -> Any:
+    """Sum of products over the given dimensions."""
+    a, b = promote(a, b)
+    return be.np.tensordot(a, b, axes=dims)
+
+
+@op(family="linalg", method=False)
+def vecdot(be: Any, x: Any, y: Any, *, dim: int = -1, axis: Any = None) -> Any:
+    """Dot product along ``dim`` (complex first argument conjugated)."""
+    x, y = promote(x, y)
+    d = dim if axis is None else axis
+    return be.np.sum(be.np.conj(x) * y if x.dtype.kind == "c" else x * y, axis=d)
+
+
+@op(family="linalg", method=False)
+def einsum(be: Any, equation: str, *operands: Any) -> Any:
+    """Einstein summation; operands promote to one dtype first."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return be.np.einsum(equation, *promote(*operands))
+
+
+@op(family="linalg")
+def trace(be: Any, input: Any) -> Any:
+    """Sum of the main diagonal of a matrix."""
+    _check_ndim("trace", input, 2, "input")
+    return be.np.trace(input)

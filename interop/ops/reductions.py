@@ -1,0 +1,235 @@
+"""Reductions and scans, with torch's signatures (``dim``, ``keepdim``, ``dtype``) and dtypes.
+
+torch differs from NumPy in places that matter to a user: integer sums and
+products are int64, ``mean`` refuses integers, ``std``/``var`` default to
+``correction=1``, and ``max(t, dim)`` returns ``(values, indices)``.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+from .. import dtypes
+from ._args import cast, check_dim, dim_arg, float_input, keepdim_arg
+from .registry import op
+
+values_indices = {name: namedtuple(name, ["values", "indices"])
+                  for name in ("max", "min", "sort", "topk", "kthvalue", "median", "mode",
+                               "cummax", "cummin", "aminmax")}
+
+
+def _acc_dtype(input: Any, dtype: Any) -> Any:
+    """torch's accumulation dtype: bool and integers sum to int64."""
+    if dtype is not None:
+        return dtypes.as_dtype(dtype)
+    return dtypes.int64 if input.dtype.kind in "biu" else input.dtype
+
+
+def _reduce_args(name: str, input: Any, dim: Any, axis: Any, keepdim: bool,
+                 keepdims: bool | None) -> tuple[Any, bool]:
+    return check_dim(name, dim_arg(dim, axis), input.ndim), keepdim_arg(keepdim, keepdims)
+
+
+@op(out=True, family="reduction")
+def sum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,  # noqa: A001
+        axis: Any = None, keepdims: bool | None = None) -> Any:
+    """Sum over ``dim`` (all by default); integers and bools accumulate in int64."""
+    d, k = _reduce_args("sum", input, dim, axis, keepdim, keepdims)
+    return be.np.sum(input, axis=d, keepdims=k, dtype=_acc_dtype(input, dtype))
+
+
+@op(out=True, family="reduction")
+def prod(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+         axis: Any = None, keepdims: bool | None = None) -> Any:
+    """Product over ``dim``; integers and bools accumulate in int64."""
+    d, k = _reduce_args("prod", input, dim, axis, keepdim, keepdims)
+    return be.np.prod(input, axis=d, keepdims=k, dtype=_acc_dtype(input, dtype))
+
+
+def _floating(name: str, input: Any, dtype: Any) -> Any:
+    if dtype is not None:
+        return input.astype(dtypes.as_dtype(dtype))
+    if input.dtype.kind in "biu":
+        raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either "
+                           f"a floating point or complex dtype. Got: {input.dtype}. Pass "
+                           f"dtype=interop.float32 or convert with .float() first")
+    return input
+
+
+@op(out=True, family="reduction")
+def mean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+         axis: Any = None, keepdims: bool | None = None) -> Any:
+    """Mean over ``dim``; integer tensors need ``dtype=`` (as in torch)."""
+    d, k = _reduce_args("mean", input, dim, axis, keepdim, keepdims)
+    return be.np.mean(_floating("mean", input, dtype), axis=d, keepdims=k)
+
+
+def _correction(unbiased: bool | None, correction: Any) -> float:
+    if correction is not None:
+        return float(correction)
+    return 0.0 if unbiased is False else 1.0
+
+
+@op(out=True, family="reduction")
+def var(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
+        *, correction: Any = None, axis: Any = None, keepdims: bool | None = None) -> Any:
+    """Variance with Bessel's correction by default (``correction=1``), as torch."""
+    if isinstance(dim, bool):  # torch.var(t, False) means unbiased=False
+        dim, unbiased = None, dim
+    d, k = _reduce_args("var", input, dim, axis, keepdim, keepdims)
+    return be.np.var(_floating("var", input, None), axis=d, keepdims=k,
+                     ddof=_correction(unbiased, correction))
+
+
+@op(out=True, family="reduction")
+def std(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
+        *, correction: Any = None, axis: Any = None, keepdims: bool | None = None) -> Any:
+    """Standard deviation with Bessel's correction by default, as torch."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    d, k = _reduce_args("std", input, dim, axis, keepdim, keepdims)
+    return be.np.std(_floating("std", input, None), axis=d, keepdims=k,
+                     ddof=_correction(unbiased, correction))
+
+
+def _extreme(name: str, fn: str, arg_fn: str) -> Any:
+    def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
+             keepdims: bool | None = None) -> Any:
+        if dim is not None and getattr(dim, "shape", None) is not None:
+            return getattr(be.np, "maximum" if name == "max" else "minimum")(
+                *_promote2(input, dim))
+        d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
+        if d is None and input.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
+        if d is None or isinstance(d, tuple):
+            return getattr(be.np, fn)(input, axis=d, keepdims=k)
+        values = getattr(be.np, fn)(input, axis=d, keepdims=k)
+        indices = getattr(be.np, arg_fn)(input, axis=d, keepdims=k).astype(dtypes.int64)
+        return values_indices[name](values, indices)
+    impl.__name__ = name
+    impl.__doc__ = (f"{name}(t) is the {name}imum element; {name}(t, dim) returns (values, "
+                    f"indices); {name}(t, other) is elementwise.")
+    return impl
+
+
+def _promote2(a: Any, b: Any) -> tuple[Any, Any]:
+    dt = dtypes.result_type(a, b)
+    return cast(a, dt), cast(b, dt)
+
+
+op("max", family="reduction")(_extreme("max", "max", "argmax"))
+op("min", family="reduction")(_extreme("min", "min", "argmin"))
+
+
+@op(out=True, family="reduction")
+def amax(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None,
+         keepdims: bool | None = None) -> Any:
+    """Maximum over ``dim`` (all dims when empty)."""
+    d, k = _reduce_args("amax", input, dim if dim != () else None, axis, keepdim, keepdims)
+    return be.np.max(input, axis=d, keepdims=k)
+
+
+@op(out=True, family="reduction")
+def amin(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None,
+         keepdims: bool | None = None) -> Any:
+    """Minimum over ``dim`` (all dims when empty)."""
+    d, k = _reduce_args("amin", input, dim if dim != () else None, axis, keepdim, keepdims)
+    return be.np.min(input, axis=d, keepdims=k)
+
+
+def _arg_extreme(name: str, fn: str) -> Any:
+    def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
+             keepdims: bool | None = None) -> Any:
+        d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
+        if d is None:
+            out = getattr(be.np, fn)(be.np.reshape(input, (-1,)))
+            return be.np.reshape(out, (1,) * input.ndim if k else ()).astype(dtypes.int64)
+        return getattr(be.np, fn)(input, axis=d, keepdims=k).astype(dtypes.int64)
+    impl.__name__ = name
+    impl.__doc__ = f"Index of the {name[3:]}imum (over the flattened tensor when dim is None)."
+    return impl
+
+
+op("argmax", out=True, family="reduction")(_arg_extreme("argmax", "argmax"))
+op("argmin", out=True, family="reduction")(_arg_extreme("argmin", "argmin"))
+
+
+def _logical(name: str) -> Any:
+    def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
+             keepdims: bool | None = None) -> Any:
+        d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
+        return getattr(be.np, name)(input, axis=d, keepdims=k)
+    impl.__name__ = name
+    impl.__doc__ = f"True where {name} element along ``dim`` is nonzero."
+    return impl
+
+
+op("all", out=True, family="reduction")(_logical("all"))
+op("any", out=True, family="reduction")(_logical("any"))
+
+
+@op(family="reduction")
+def count_nonzero(be: Any, input: Any, dim: Any = None, *, axis: Any = None) -> Any:
+    """Number of nonzero elements along ``dim`` (int64)."""
+    d = check_dim("count_nonzero", dim_arg(dim, axis), input.ndim)
+    return be.np.count_nonzero(input, axis=d).astype(dtypes.int64)
+
+
+@op(out=True, family="reduction")
+def logsumexp(be: Any, input: Any, dim: Any, keepdim: bool = False) -> Any:
+    """log(sum(exp(x))) along ``dim``, computed stably."""
+    x = float_input(be, input)
+    d = check_dim("logsumexp", dim_arg(dim), x.ndim)
+    m = be.np.max(x, axis=d, keepdims=True)
+    m = be.np.where(be.np.isfinite(m), m, 0)
+    out = be.np.log(be.np.sum(be.np.exp(x - m), axis=d, keepdims=True)) + m
+    return out if keepdim else be.np.squeeze(out, axis=d)
+
+
+def _scan(name: str, fn: str) -> Any:
+    def impl(be: Any, input: Any, dim: Any = None, *, dtype: Any = None, axis: Any = None) -> Any:
+        d = check_dim(name, dim_arg(dim, axis), input.ndim)
+        if d is None:
+            raise TypeError(f"{name}() missing required argument 'dim': pass dim=0 (or the axis "
+                            "to accumulate along)")
+        x = input if input.ndim else be.np.reshape(input, (1,))
+        out = getattr(be.np, fn)(x, axis=d if input.ndim else 0, dtype=_acc_dtype(input, dtype))
+        return out if input.ndim else be.np.reshape(out, ())
+    impl.__name__ = name
+    impl.__doc__ = f"Running {name[3:]} along ``dim`` (integers accumulate in int64)."
+    return impl
+
+
+op("cumsum", inplace=True, out=True, family="reduction",
+   aliases=("cumulative_sum",))(_scan("cumsum", "cumsum"))
+op("cumprod", inplace=True, out=True, family="reduction",
+   aliases=("cumulative_prod",))(_scan("cumprod", "cumprod"))
+
+
+@op(family="reduction")
+def diff(be: Any, input: Any, n: int = 1, dim: int = -1, prepend: Any = None,
+         append: Any = None) -> Any:
+    """n-th forward difference along ``dim``."""
+    kwargs = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return be.np.diff(input, n=n, axis=check_dim("diff", dim, input.ndim), **kwargs)
+
+
+@op(out=True, family="reduction")
+def norm(be: Any, input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Any:
+    """Vector p-norm (2 by default) over ``dim`` or all elements."""
+    x = float_input(be, input if dtype is None else input.astype(dtypes.as_dtype(dtype)))
+    d = check_dim("norm", dim_arg(dim), x.ndim)
+    a = be.np.abs(x)
+    if p in ("fro", 2, 2.0, None):
+        return be.np.sqrt(be.np.sum(a * a, axis=d, keepdims=keepdim))
+    if p in (float("inf"), "inf"):
+        return be.np.max(a, axis=d, keepdims=keepdim)
+    if p in (-float("inf"), "-inf"):
+        return be.np.min(a, axis=d, keepdims=keepdim)
+    if p == 0:
+        return be.np.sum(a != 0, axis=d, keepdims=keepdim).astype(x.dtype)
+    return be.np.sum(a ** p, axis=d, keepdims=keepdim) ** (1.0 / p)

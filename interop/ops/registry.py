@@ -1,0 +1,66 @@
+"""The operation table: each operation declared once, with every name it answers to.
+
+An entry names the implementation (written against a backend's namespaces,
+taking raw arrays), the interop function and Tensor method it becomes, its
+in-place form, and its torch names.  ``interop.ops.install`` generates the
+public callables from this table; ``lookup_torch`` finds an entry by the
+torch name of a callable that torch passed to ``__torch_function__``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Op:
+    """One operation.  ``impl(be, *args, **kwargs)`` gets raw arrays on backend ``be``."""
+
+    name: str
+    impl: Callable[..., Any]
+    function: bool = True          # interop.<name>
+    method: str | None = None      # Tensor.<method>
+    inplace: str | None = None     # Tensor.<inplace>, writing through to the buffer
+    torch: tuple[str, ...] = ()    # torch names ("torch.add", "torch.Tensor.add", ...)
+    aliases: tuple[str, ...] = ()  # more interop function names
+    creation: bool = False         # takes backend=/device= instead of tensor operands
+    property: bool = False         # Tensor.<method> is a property (dispatches <name>.__get__)
+    out: bool = False              # accepts out= (a Tensor written through)
+    family: str = ""
+    doc: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+TABLE: dict[str, Op] = {}
+
+
+def op(name: str | None = None, *, function: bool = True, method: bool | str = True,
+       inplace: bool | str = False, torch: tuple[str, ...] | None = None,
+       aliases: tuple[str, ...] = (), creation: bool = False, out: bool = False,
+       property: bool = False, family: str = "") -> Callable[[Callable], Callable]:
+    """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_."""
+    def register(impl: Callable) -> Callable:
+        key = name or impl.__name__.rstrip("_")
+        meth = (key if method is True else method) or None
+        inpl = (f"{meth or key}_" if inplace is True else inplace) or None
+        names = torch if torch is not None else (
+            *((f"torch.{key}",) if function else ()),
+            *((f"torch.Tensor.{meth}.__get__" if property else f"torch.Tensor.{meth}",)
+              if meth else ()),
+            *((f"torch.Tensor.{inpl}",) if inpl else ()),
+        )
+        if key in TABLE:
+            raise ValueError(f"operation {key!r} is declared twice")
+        TABLE[key] = Op(key, impl, function=function, method=meth, inplace=inpl, torch=names,
+                        aliases=aliases, creation=creation, out=out, family=family, property=property,
+                        doc=(impl.__doc__ or "").strip())
+        return impl
+    return register
+
+
+def torch_alias(*names: str, to: str) -> None:
+    """Add torch names (aliases, reflected operators) to an existing entry."""
+    entry = TABLE[to]
+    entry.torch = (*entry.torch, *names)

@@ -1,0 +1,326 @@
+"""Shape and view operations.  On NumPy and CuPy the view operations return views
+(memory shared with the input), as torch's do; Dask arrays have no views.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes
+from ._args import check_dim, dim_arg, promote, size_arg
+from .registry import op
+
+
+def _promoted_list(tensors: Any) -> list:
+    return list(promote(*tensors)) if len(tensors) > 1 else list(tensors)
+
+
+@op(aliases=("concat", "concatenate"), out=True, family="shape", method=False)
+def cat(be: Any, tensors: Any, dim: int = 0, *, axis: Any = None) -> Any:
+    """Join tensors along an existing dimension (dtypes promote as in torch)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("cat(): expected a non-empty list of tensors")
+    d = dim_arg(dim if axis is None else None, axis)
+    if d is None:
+        return be.np.concatenate([be.np.reshape(t, (-1,)) for t in _promoted_list(tensors)])
+    check_dim("cat", d, tensors[0].ndim)
+    return be.np.concatenate(_promoted_list(tensors), axis=d)
+
+
+@op(out=True, family="shape", method=False)
+def stack(be: Any, tensors: Any, dim: int = 0, *, axis: Any = None) -> Any:
+    """Join tensors along a new dimension."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("stack(): expected a non-empty list of tensors")
+    d = dim_arg(dim if axis is None else None, axis)
+    check_dim("stack", d, tensors[0].ndim + 1)
+    return be.np.stack(_promoted_list(tensors), axis=d)
+
+
+@op(family="shape")
+def reshape(be: Any, input: Any, *shape: Any) -> Any:
+    """A tensor with the same data and a new shape (a view when possible)."""
+    return be.np.reshape(input, size_arg(shape))
+
+
+@op(family="shape", function=False)
+def view(be: Any, input: Any, *shape: Any) -> Any:
+    """A view with a new shape, or with another dtype of the same itemsize."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
+        return input.view(dtypes.as_dtype(shape[0]))
+    shape = size_arg(shape)
+    out = be.np.reshape(input, shape)
+    if be.name != "dask" and out.size and not be.np.shares_memory(out, input):
+        raise RuntimeError(f"view size is not compatible with input tensor's size and stride; "
+                           f"use .reshape({', '.join(map(str, shape))}) instead")
+    return out
+
+
+@op(family="shape", aliases=("permute_dims",))
+def permute(be: Any, input: Any, *dims: Any) -> Any:
+    """Reorder dimensions (a view)."""
+    dims = size_arg(dims)
+    if sorted(d % max(input.ndim, 1) for d in dims) != list(range(input.ndim)):
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {input.ndim} is not equal to len(dims) = {len(dims)}"
+                           if len(dims) != input.ndim else f"permute(): repeated dim in {dims}")
+    return be.np.transpose(input, dims)
+
+
+@op(family="shape", aliases=("swapaxes", "swapdims"), inplace=False)
+def transpose(be: Any, input: Any, dim0: int, dim1: int) -> Any:
+    """Swap two dimensions (a view)."""
+    n = input.ndim
+    d0, d1 = check_dim("transpose", dim0, n), check_dim("transpose", dim1, n)
+    return input if n == 0 else be.np.swapaxes(input, d0, d1)
+
+
+@op(family="shape")
+def t(be: Any, input: Any) -> Any:
+    """Transpose of a tensor with at most 2 dimensions."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D; use .mT or .permute(...) for batches")
+    return input.T
+
+
+@op("T", function=False, property=True, family="shape")
+def T(be: Any, input: Any) -> Any:  # noqa: N802
+    """All dimensions reversed (torch deprecates this for ndim != 2)."""
+    return be.np.transpose(input)
+
+
+@op("mT", function=False, property=True, family="shape")
+def mT(be: Any, input: Any) -> Any:  # noqa: N802
+    """The last two dimensions swapped (batched matrix transpose)."""
+    if input.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {input.ndim}-D tensor.")
+    return be.np.swapaxes(input, -1, -2)
+
+
+@op(family="shape", aliases=("matrix_transpose",), method=False)
+def adjoint(be: Any, input: Any) -> Any:
+    """Conjugate transpose of the last two dimensions."""
+    return be.np.conj(be.np.swapaxes(input, -1, -2)) if input.dtype.kind == "c" else \
+        be.np.swapaxes(input, -1, -2)
+
+
+@op(family="shape")
+def squeeze(be: Any, input: Any, dim: Any = None, *, axis: Any = None) -> Any:
+    """Remove dimensions of size 1 (only those named by ``dim``, if given)."""
+    d = check_dim("squeeze", dim_arg(dim, axis), input.ndim)
+    if d is None:
+        return be.np.squeeze(input)
+    dims = d if isinstance(d, tuple) else (d,)
+    dims = tuple(x for x in dims if input.shape[x] == 1)
+    return be.np.squeeze(input, axis=dims) if dims else input[...]
+
+
+@op(family="shape", aliases=("expand_dims",))
+def unsqueeze(be: Any, input: Any, dim: int = None, *, axis: Any = None) -> Any:
+    """Insert a dimension of size 1 at ``dim``."""
+    d = dim_arg(dim, axis)
+    d = check_dim("unsqueeze", d, input.ndim + 1)
+    return be.np.expand_dims(input, d)
+
+
+@op(family="shape")
+def flatten(be: Any, input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
+    """Merge dimensions start_dim..end_dim into one."""
+    if input.ndim == 0:
+        return be.np.reshape(input, (1,))
+    s, e = check_dim("flatten", start_dim, input.ndim), check_dim("flatten", end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = tuple(input.shape)
+    return be.np.reshape(input, (*shape[:s], -1, *shape[e + 1:]))
+
+
+@op(family="shape", method="ravel")
+def ravel(be: Any, input: Any) -> Any:
+    """The elements as one dimension."""
+    return be.np.reshape(input, (-1,))
+
+
+@op(family="shape", function=False)
+def expand(be: Any, input: Any, *sizes: Any) -> Any:
+    """Broadcast to ``sizes`` (-1 keeps a dimension) without copying."""
+    sizes = size_arg(sizes)
+    lead = len(sizes) - input.ndim
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater "
+                           f"or equal to the number of dimensions in the tensor ({input.ndim})")
+    full = tuple(input.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    return be.np.broadcast_to(input, full)
+
+
+@op(family="shape", method=True)
+def broadcast_to(be: Any, input: Any, size: Any) -> Any:
+    """Broadcast to ``size`` without copying."""
+    return be.np.broadcast_to(input, tuple(size))
+
+
+@op(family="shape", method=False, aliases=("broadcast_arrays",))
+def broadcast_tensors(be: Any, *tensors: Any) -> Any:
+    """Broadcast tensors against each other (views)."""
+    return tuple(be.np.broadcast_arrays(*tensors))
+
+
+@op(family="shape", function=False, method="expand_as")
+def expand_as(be: Any, input: Any, other: Any) -> Any:
+    """Broadcast to ``other``'s shape."""
+    return be.np.broadcast_to(input, tuple(other.shape))
+
+
+@op(family="shape", function=False, method="view_as")
+def view_as(be: Any, input: Any, other: Any) -> Any:
+    """A view with ``other``'s shape."""
+    return be.np.reshape(input, tuple(other.shape))
+
+
+@op(family="shape", function=False, method="reshape_as")
+def reshape_as(be: Any, input: Any, other: Any) -> Any:
+    """Reshape to ``other``'s shape."""
+    return be.np.reshape(input, tuple(other.shape))
+
+
+@op(family="shape")
+def flip(be: Any, input: Any, dims: Any = None, *, axis: Any = None) -> Any:
+    """Reverse the order of elements along ``dims``."""
+    d = check_dim("flip", dim_arg(dims, axis), input.ndim)
+    if d is None:
+        return be.np.flip(input)
+    return be.np.flip(input, axis=d)
+
+
+@op(family="shape")
+def roll(be: Any, input: Any, shifts: Any, dims: Any = None, *, axis: Any = None) -> Any:
+    """Rotate elements along ``dims`` (the flattened tensor when None)."""
+    d = check_dim("roll", dim_arg(dims, axis), input.ndim)
+    return be.np.roll(input, shifts if not isinstance(shifts, list) else tuple(shifts), axis=d)
+
+
+@op(family="shape", method="repeat", function=False)
+def repeat(be: Any, input: Any, *sizes: Any) -> Any:
+    """Tile the tensor ``sizes`` times along each dimension (torch's Tensor.repeat)."""
+    sizes = size_arg(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    return be.np.tile(input, sizes)
+
+
+@op(family="shape")
+def tile(be: Any, input: Any, dims: Any) -> Any:
+    """Repeat along each dimension (torch.tile)."""
+    return be.np.tile(input, tuple(dims))
+
+
+@op(family="shape")
+def repeat_interleave(be: Any, input: Any, repeats: Any, dim: Any = None, *,
+                      output_size: Any = None) -> Any:
+    """Repeat each element ``repeats`` times (NumPy's repeat)."""
+    if dim is None:
+        return be.np.repeat(be.np.reshape(input, (-1,)), repeats)
+    return be.np.repeat(input, repeats, axis=check_dim("repeat_interleave", dim, input.ndim))
+
+
+@op(family="shape", aliases=("moveaxis",))
+def movedim(be: Any, input: Any, source: Any, destination: Any) -> Any:
+    """Move dimensions to new positions (a view)."""
+    return be.np.moveaxis(input, source, destination)
+
+
+@op(family="shape", aliases=("unstack",))
+def unbind(be: Any, input: Any, dim: int = 0, *, axis: Any = None) -> Any:
+    """The slices along ``dim``, as a tuple of views."""
+    d = check_dim("unbind", dim_arg(dim if axis is None else None, axis), input.ndim)
+    if input.ndim == 0:
+        raise IndexError("unbind(): dimension specified as 0 but tensor has no dimensions")
+    return tuple(be.np.take(input, i, axis=d) if be.name == "dask" else
+                 input[(slice(None),) * d + (i,)] for i in range(input.shape[d]))
+
+
+@op(family="shape")
+def split(be: Any, input: Any, split_size_or_sections: Any, dim: int = 0) -> Any:
+    """Views of ``split_size`` elements each (or of the given section sizes) along ``dim``."""
+    d = check_dim("split", dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        bounds = list(range(0, n, step)) + [n] if n else [0, 0]
+    else:
+        bounds = [0]
+        for s in split_size_or_sections:
+            bounds.append(bounds[-1] + s)
+        if bounds[-1] != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {d}), but got "
+                               f"split_sizes={list(split_size_or_sections)}")
+    index = (slice(None),) * d
+    return tuple(input[index + (slice(a, b),)] for a, b in zip(bounds[:-1], bounds[1:]))
+
+
+@op(family="shape")
+def chunk(be: Any, input: Any, chunks: int, dim: int = 0) -> Any:
+    """Split into ``chunks`` nearly equal parts along ``dim``."""
+    n = input.shape[check_dim("chunk", dim, input.ndim)]
+    size = -(-n // chunks) if n else 1
+    return split(be, input, size, dim)
+
+
+@op(family="shape")
+def narrow(be: Any, input: Any, dim: int, start: int, length: int) -> Any:
+    """The slice ``start:start+length`` along ``dim`` (a view)."""
+    d = check_dim("narrow", dim, input.ndim)
+    start = start + input.shape[d] if start < 0 else start
+    return input[(slice(None),) * d + (slice(start, start + length),)]
+
+
+@op(family="shape")
+def clone(be: Any, input: Any, *, memory_format: Any = None) -> Any:
+    """A copy with its own memory."""
+    return input.copy()
+
+
+@op(family="shape", function=False)
+def contiguous(be: Any, input: Any, memory_format: Any = None) -> Any:
+    """A C-contiguous tensor (the input itself when it already is)."""
+    if be.name == "dask":
+        return input
+    return be.np.ascontiguousarray(input)
+
+
+@op(family="shape", method=False, aliases=("atleast_1d",))
+def atleast_1d(be: Any, *tensors: Any) -> Any:
+    """Tensors with at least one dimension."""
+    out = [be.np.atleast_1d(x) for x in tensors]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@op(family="shape")
+def tril(be: Any, input: Any, diagonal: int = 0) -> Any:
+    """Lower triangle (the rest zeroed)."""
+    return be.np.tril(input, k=diagonal)
+
+
+@op(family="shape")
+def triu(be: Any, input: Any, diagonal: int = 0) -> Any:
+    """Upper triangle (the rest zeroed)."""
+    return be.np.triu(input, k=diagonal)
+
+
+@op(family="shape")
+def diagonal(be: Any, input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
+    """The diagonal of each matrix (dimensions dim1, dim2), as a view."""
+    return be.np.diagonal(input, offset=offset, axis1=dim1, axis2=dim2)
+
+
+@op(family="shape")
+def diag(be: Any, input: Any, diagonal: int = 0) -> Any:
+    """A diagonal matrix from a vector, or the diagonal of a matrix."""
+    return be.np.diag(input, k=diagonal)

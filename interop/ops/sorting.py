@@ -1,0 +1,104 @@
+"""Sorting, searching and set operations.  Dask has no sort of its own; the
+array-api-compat namespace (``be.xp``) supplies one, so these are written
+against ``xp``.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+from .. import dtypes
+from ._args import check_dim
+from .reductions import values_indices
+from .registry import op
+
+
+@op(family="sorting")
+def sort(be: Any, input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """Sorted values and their indices along ``dim`` (a (values, indices) named tuple)."""
+    if input.ndim == 0:
+        return values_indices["sort"](input, be.np.zeros((), dtype=dtypes.int64))
+    d = check_dim("sort", dim, input.ndim)
+    indices = argsort(be, input, d, descending, stable=True)
+    return values_indices["sort"](_along(be, input, indices, d), indices)
+
+
+def _along(be: Any, input: Any, indices: Any, d: int) -> Any:
+    from .indexing import _take_along
+    return _take_along(be, input, indices, d)
+
+
+@op(family="sorting")
+def argsort(be: Any, input: Any, dim: int = -1, descending: bool = False, *,
+            stable: bool = False) -> Any:
+    """Indices that sort ``input`` along ``dim`` (int64)."""
+    if input.ndim == 0:
+        return be.np.zeros((), dtype=dtypes.int64)
+    d = check_dim("argsort", dim, input.ndim)
+    return be.xp.argsort(input, axis=d, descending=descending, stable=True).astype(dtypes.int64)
+
+
+@op(family="sorting")
+def topk(be: Any, input: Any, k: int, dim: int = -1, largest: bool = True,
+         sorted: bool = True) -> Any:  # noqa: A002
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
+    d = check_dim("topk", dim, input.ndim)
+    if not 0 <= k <= (input.shape[d] if input.ndim else 1):
+        raise RuntimeError(f"topk(): selected index k={k} out of range for dimension {d} of size "
+                           f"{input.shape[d] if input.ndim else 1}")
+    order = argsort(be, input, d, descending=largest)
+    indices = order[(slice(None),) * d + (slice(0, k),)]
+    return values_indices["topk"](_along(be, input, indices, d), indices)
+
+
+@op(family="sorting")
+def kthvalue(be: Any, input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The k-th smallest value along ``dim`` and its index."""
+    d = check_dim("kthvalue", dim, input.ndim)
+    order = argsort(be, input, d)
+    index = order[(slice(None),) * d + (slice(k - 1, k),)]
+    values = _along(be, input, index, d)
+    if not keepdim:
+        values, index = be.np.squeeze(values, axis=d), be.np.squeeze(index, axis=d)
+    return values_indices["kthvalue"](values, index)
+
+
+@op(family="sorting", out=True)
+def searchsorted(be: Any, sorted_sequence: Any, input: Any, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None) -> Any:
+    """Indices where ``input`` would be inserted to keep ``sorted_sequence`` sorted."""
+    side = side or ("right" if right else "left")
+    out = be.xp.searchsorted(sorted_sequence, input, side=side)
+    return out.astype(dtypes.int32 if out_int32 else dtypes.int64)
+
+
+unique_all_result = namedtuple("unique_all", ["values", "indices", "inverse_indices", "counts"])
+
+
+@op(family="sorting")
+def unique(be: Any, input: Any, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: Any = None) -> Any:
+    """Sorted unique values, optionally with inverse indices and counts."""
+    if dim is not None:
+        raise NotImplementedError("unique(dim=...) is not supported yet: flatten or loop over "
+                                  "slices instead")
+    flat = be.np.reshape(input, (-1,))
+    if not (return_inverse or return_counts):
+        return be.xp.unique_values(flat)
+    res = be.xp.unique_all(flat) if be.name != "dask" else be.np.unique(
+        flat, return_inverse=True, return_counts=True)
+    values, inverse, counts = (res.values, res.inverse_indices, res.counts) \
+        if hasattr(res, "values") else res
+    out = [values]
+    if return_inverse:
+        out.append(be.np.reshape(inverse.astype(dtypes.int64), tuple(input.shape)))
+    if return_counts:
+        out.append(counts.astype(dtypes.int64))
+    return tuple(out)
+
+
+@op(family="sorting", method=True)
+def bincount(be: Any, input: Any, weights: Any = None, minlength: int = 0) -> Any:
+    """Count of each non-negative integer value."""
+    return be.np.bincount(input, weights=weights, minlength=minlength)

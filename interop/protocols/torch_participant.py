@@ -1,0 +1,51 @@
+"""Tensor as a participant in *torch's* protocol: torch callables -> the operation table.
+
+When user code calls ``torch.add(t, 1)`` or ``F.relu(t)`` on an interop
+tensor, torch hands the call to ``Tensor.__torch_function__`` with ``func``
+set to the torch callable.  This resolver turns that callable into the
+table's implementation by its torch name; torch is already imported then,
+so nothing here imports it first.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from ..ops import TORCH_NAMES
+
+_cache: dict[int, tuple[Callable, Callable | None]] = {}
+
+
+def torch_name(func: Callable) -> str | None:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    return torch.overrides.resolve_name(func)
+
+
+def resolve_torch_callable(func: Callable) -> Callable | None:
+    """run(cls, args, kwargs) for a torch callable, or None if it is not torch's or not in the table."""
+    hit = _cache.get(id(func))
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    module = getattr(func, "__module__", None) or type(func).__module__ or ""
+    owner = getattr(func, "__self__", None) or getattr(func, "__objclass__", None)
+    if not (module.startswith("torch") or type(owner).__module__.startswith("torch")
+            or getattr(owner, "__module__", "").startswith("torch")):
+        return None
+    name = torch_name(func)
+    run = TORCH_NAMES.get(name) if name else None
+    if run is None and name and name.startswith("torch.Tensor."):
+        run = TORCH_NAMES.get("torch." + name.removeprefix("torch.Tensor."))
+    if run is None and name:
+        def missing(cls, args, kwargs, _name=name):
+            from ..backends import registry
+            backends = sorted({registry.backend_of(a._raw).name for a in args
+                               if hasattr(a, "_raw")}) or ["numpy"]
+            raise TypeError(f"{_name} is not implemented by interop for the {'/'.join(backends)} "
+                            "backend; call it on a torch tensor (torch.from_dlpack(t)), or use an "
+                            "interop function")
+        run = missing
+    _cache[id(func)] = (func, run)
+    return run

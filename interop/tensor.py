@@ -1,0 +1,204 @@
+"""The Tensor facade: a handle on one backend array.
+
+A ``Tensor`` owns nothing but a reference to its backend array (``.raw``);
+wrapping and unwrapping never copy.  Its operations (functions, methods,
+operators, properties, indexing) are generated from the operation table in
+``interop.ops`` and installed on this class, so this module holds only what
+is about the handle itself: construction, subclass hooks, the default
+``__torch_function__``, conversion, pickling and copies.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from .backends import registry
+from .backends.base import Backend, Device
+from .protocols import torch_function as _tf
+
+
+def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Backend | None = None,
+           copy: bool | None = None, **options: Any) -> Any:
+    """A backend array holding ``data`` (the one place data enters interop).
+
+    Arrays keep their dtype and backend unless asked otherwise; Python floats
+    take the default dtype and ints int64, as in torch.  ``copy=None`` shares
+    memory when it can; moving between backends is always explicit here.
+    """
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(data, Tensor):
+        data = data._raw
+    source = registry.backend_of(data)
+    if source is None:
+        data = _host_data(data, dtype, copy)
+        source, copy = registry.backend_of(data), False
+        target = _target_backend(backend, device, None)
+    else:
+        target = _target_backend(backend, device, source)
+    if source is not target:
+        data, copy = move(data, source, target, device, **options), False
+    elif options and target.lazy:
+        data = target.asarray(data, **options)
+    if dtype is not None and data.dtype != dtype:
+        return data.astype(dtype)
+    return data.copy() if copy else data
+
+
+def _target_backend(backend: str | Backend | None, device: Any, source: Backend | None) -> Backend:
+    if backend is not None:
+        return registry.get_backend(backend)
+    if device is not None and (source is None or not source.lazy):
+        return registry.get_backend("cupy" if Device(device).type == "cuda" else "numpy")
+    return source or registry.default_backend()
+
+
+def move(raw: Any, source: Backend, target: Backend, device: Any = None, **options: Any) -> Any:
+    """Copy ``raw`` from one backend to another (an explicit transfer the user asked for)."""
+    if target.lazy:
+        return target.from_foreign(raw, source, **options)
+    if source.lazy:
+        raw = raw.compute()
+        source = registry.backend_of(raw)
+        if source is target:
+            return raw
+    return target.asarray(source.to_host(raw) if source.name != "numpy" else raw, device=device)
+
+
+def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarray:
+    """Python scalars, nested lists and DLPack producers as a NumPy array, dtype as torch infers."""
+    if hasattr(data, "__dlpack__") and not isinstance(data, (list, tuple)):
+        from .protocols.dlpack import foreign_to_raw
+        return foreign_to_raw(data)
+    try:
+        arr = np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype)
+    except (ValueError, TypeError) as exc:
+        if "inhomogeneous" in str(exc) or "sequence" in str(exc):
+            raise ValueError(f"interop.tensor: the nested sequences are ragged ({exc}); every row "
+                             "must have the same length: pad them or make one tensor per row") from None
+        raise TypeError(f"interop.tensor: could not convert {type(data).__name__} to a tensor "
+                        f"({exc})") from None
+    if arr.dtype.kind not in "biufc":
+        what = "strings" if arr.dtype.kind in "US" else f"{arr.dtype} data"
+        raise TypeError(f"interop.tensor: {what} cannot become a tensor (got {data!r:.60}); "
+                        "tensors hold bool, integer, floating or complex numbers")
+    if dtype is None and isinstance(data, (list, tuple, float, complex)):
+        if arr.dtype.kind == "f":
+            arr = arr.astype(dtypes.get_default_dtype())
+        elif arr.dtype.kind == "c":
+            arr = arr.astype(dtypes.default_complex())
+    return arr
+
+
+class Tensor:
+    """An array on NumPy, CuPy or Dask with PyTorch's API, NumPy's protocols and the Array API.
+
+    ``Tensor(data)`` wraps ``data`` without copying where it can (scalars,
+    lists, NumPy/CuPy/Dask arrays, DLPack producers).  Subclass it freely:
+    results of every operation come back as the lowest subclass among the
+    arguments, with instance attributes carried over (see
+    ``__tensor_finalize__``), and one ``__torch_function__`` classmethod sees
+    every call made through any API.
+    """
+
+    __slots__ = ("_raw", "__dict__", "__weakref__")
+
+    def __new__(cls, data: Any = (), *args: Any, **kwargs: Any) -> Tensor:
+        if (args or kwargs) and cls.__init__ is object.__init__:
+            raise TypeError(f"{cls.__name__}(data) takes one argument; use interop.tensor(data, "
+                            "dtype=..., device=..., backend=...) for options")
+        obj = object.__new__(cls)
+        obj._raw = to_raw(data)
+        if isinstance(data, Tensor) and cls is not Tensor:
+            obj.__tensor_finalize__(data)
+        return obj
+
+    # ------------------------------------------------------------ subclass hooks
+    @classmethod
+    def __torch_function__(cls, func: Any, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+        """The default handler (RFC 0001): run ``func`` and return results as ``cls``.
+
+        Returns NotImplemented unless ``cls`` is a subclass of every type in
+        ``types``.  ``func`` may come from any surface: an interop function or
+        method, a torch callable, a NumPy function or ufunc.
+        """
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        run = _dispatch.implementation_for(func)
+        if run is not None:
+            return run(cls, args, kwargs)
+        with _tf.DisableTorchFunctionSubclass():
+            return _dispatch.convert(func(*args, **kwargs), cls)
+
+    def __tensor_finalize__(self, source: Any) -> None:
+        """Called on each new result of a subclass; ``source`` is the argument it came from.
+
+        The default copies ``source``'s instance attributes (a shallow copy of
+        its ``__dict__``), as NumPy subclasses do in ``__array_finalize__``.
+        """
+        if source is not None:
+            attrs = getattr(source, "__dict__", None)
+            if attrs:
+                self.__dict__.update(attrs)
+
+    def as_subclass(self, cls: type) -> Tensor:
+        """The same data as a ``cls`` handle (no copy), attributes carried over."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass: expected a subclass of interop.Tensor, got {cls!r}")
+        return _dispatch.make(cls, self._raw, self)
+
+    # ------------------------------------------------------------ the handle
+    @property
+    def raw(self) -> Any:
+        """The backend array itself (the same object, not a copy)."""
+        return self._raw
+
+    @property
+    def backend(self) -> str:
+        """'numpy', 'cupy' or 'dask'."""
+        return registry.backend_of(self._raw).name
+
+    @property
+    def _backend(self) -> Backend:
+        return registry.backend_of(self._raw)
+
+    __hash__ = object.__hash__  # identity, as torch (never dispatched)
+    __array_priority__ = 1000
+
+    def __iter__(self) -> Any:
+        # Not dispatched in torch either: it goes through dim() and unbind(0), which are.
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    # ------------------------------------------------------------ pickling and copies
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        return (_rebuild, (type(self), self._raw, dict(self.__dict__) if self.__dict__ else None))
+
+    def __copy__(self) -> Tensor:
+        new = _dispatch.make(type(self), self._raw, None)
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        new = _dispatch.make(type(self), self._raw.copy(), None)
+        memo[id(self)] = new
+        new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
+        return new
+
+
+def _rebuild(cls: type, raw: Any, attrs: dict | None) -> Tensor:
+    obj = object.__new__(cls)
+    obj._raw = raw
+    if attrs:
+        obj.__dict__.update(attrs)
+    return obj
+
+
+from . import dispatch as _dispatch  # noqa: E402  (the core needs the class defined first)

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up (if needed) and run the main demo on NumPy (no GPU or cluster needed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] && .venv/bin/python -c "import interop, torch, dask" 2>/dev/null \
+  || bash scripts/setup.sh
+.venv/bin/python examples/demo.py "$@"

@@ -1,0 +1,54 @@
+"""Shared fixtures: every test that takes ``backend`` runs on numpy and dask, and on cupy
+where a CUDA GPU is present (skipped cleanly elsewhere)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("ci", max_examples=40, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=15, deadline=None)
+settings.register_profile("long", max_examples=2000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def gpu_available() -> bool:
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - any failure means no usable GPU
+        return False
+
+
+HAS_GPU = gpu_available()
+BACKENDS = ["numpy", "dask", pytest.param("cupy", marks=pytest.mark.gpu)]
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAS_GPU:
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU and CuPy")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    return request.param
+
+
+def to_numpy(x):
+    """Host values of an interop tensor, raw array or scalar (the test's view of a result)."""
+    import interop
+    if isinstance(x, interop.Tensor):
+        x = x.raw
+    if hasattr(x, "compute"):
+        x = x.compute()
+    if type(x).__module__.startswith("cupy"):
+        x = x.get()
+    return np.asarray(x)
