@@ -153,8 +153,31 @@ def _bring_in(x: Any, be: Backend, moved: dict[int, Any]) -> Any:
     return moved[id(x)]
 
 
+def _unwrap_simple(args: tuple) -> tuple[Backend | None, list] | None:
+    """One pass for the common call: Tensors on one backend and plain values; else None."""
+    first = None
+    rargs = []
+    for a in args:
+        if isinstance(a, Tensor):
+            raw = a._raw
+            be = _raw_backends.get(type(raw))
+            if be is None or (first is not None and be is not first):
+                return None
+            first = be
+            rargs.append(raw)
+        elif type(a) in _NEUTRAL and type(a) is not np.ndarray:
+            rargs.append(a)
+        else:
+            return None
+    return first, rargs
+
+
 def unwrap_call(args: tuple, kwargs: dict) -> tuple[Backend | None, list, dict]:
     """Raw arguments on one backend, and that backend (None when there are no arrays)."""
+    if not kwargs:
+        simple = _unwrap_simple(args)
+        if simple is not None:
+            return simple[0], simple[1], {}
     u = _Unwrapper()
     rargs = [u.one(a) for a in args]
     rkwargs = {k: u.one(v) for k, v in kwargs.items()} if kwargs else {}
@@ -195,7 +218,9 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
     """run(cls, args, kwargs) for a table entry: out-of-place, with optional out=."""
     impl, creation, name = entry.impl, entry.creation, entry.name
     if not entry.out:
-        return lambda cls, args, kwargs: run_op(impl, creation, cls, args, kwargs)
+        def run_plain(cls: type, args: tuple, kwargs: dict) -> Any:
+            return run_op(impl, creation, cls, args, kwargs)
+        return run_plain
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
         out = kwargs.pop("out", None) if kwargs else None
@@ -256,6 +281,15 @@ def dispatch(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
     return tf._dispatch_overloaded(public, overloaded, args, kwargs or {})
 
 
+def call(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
+    """Run ``public``'s operation: directly if nothing can override, else via the protocol."""
+    if not _active[0]:
+        cls = plain_result_class(args, kwargs)
+        if cls is not None:
+            return run(cls, args, kwargs)
+    return dispatch(public, run, args, kwargs)
+
+
 def make_public(run: Callable, name: str, qualname: str, doc: str = "") -> Callable:
     """A function or method: the fast path, else the override protocol."""
     def public(*args: Any, **kwargs: Any) -> Any:
@@ -270,26 +304,46 @@ def make_public(run: Callable, name: str, qualname: str, doc: str = "") -> Calla
     return public
 
 
-def make_operator(run: Callable, passed: Callable | None, dunder: str) -> Callable:
+def _default_handler(cls: type) -> bool:
+    """True if ``cls`` keeps the default ``__torch_function__`` (results simply become cls)."""
+    return cls is Tensor or getattr(cls.__torch_function__, "__func__", None) is _DEFAULT_TF
+
+
+def make_operator(run: Callable, passed: Callable | None, dunder: str,
+                  fast: Callable | None = None, kinds: str = "", swap: bool = False) -> Callable:
     """``t + x`` and friends; ``passed`` is the callable handlers see (torch's choice, A13).
 
-    Unknown operand types and unrelated-subclass clashes give NotImplemented, so
-    Python tries the other operand and then raises its usual ``unsupported
-    operand`` error.  A TypeError raised *by a handler* propagates unchanged (torch
-    would swallow it, and ``==`` would silently be False: a known pitfall).
+    ``fast(a, b)`` computes on raw arrays directly when both operands are plain
+    tensors (or a Python number) of one backend and one dtype of a kind in
+    ``kinds``: there NumPy's and torch's result dtypes agree, so the shortcut
+    gives the same answer as the table entry.  Unknown operand types and
+    unrelated-subclass clashes give NotImplemented, so Python tries the other
+    operand and then raises its usual ``unsupported operand`` error.  A
+    TypeError raised *by a handler* propagates unchanged (torch would swallow
+    it, and ``==`` would silently be False: a known pitfall).
     """
     def operator(self: Any, *other: Any) -> Any:
+        if fast is not None and not _active[0]:
+            cls = type(self)
+            o = other[0]
+            to = type(o)
+            if (cls is Tensor or _default_handler(cls)) and (to is cls or to is Tensor):
+                a, b = self._raw, o._raw
+                if (type(a) is type(b) and a.dtype == b.dtype and a.dtype.kind in kinds
+                        and a.ndim and b.ndim):
+                    return make(cls, fast(b, a) if swap else fast(a, b), self)
+            elif ((to is float and "f" in kinds) or (to is int and "i" in kinds)) and (
+                    cls is Tensor or _default_handler(cls)):
+                a = self._raw
+                kind = a.dtype.kind
+                if a.ndim and kind in kinds and (kind in "fc" or to is int and kind != "b"):
+                    return make(cls, fast(o, a) if swap else fast(a, o), self)
         if other and not operand_ok(other[0]):
             if type(other[0]) is not list:
                 return NotImplemented
             other = (Tensor(other[0]),)
-        args = (self, *other)
         try:
-            if not _active[0]:
-                cls = plain_result_class(args, None)
-                if cls is not None:
-                    return run(cls, args, {})
-            return dispatch(passed or operator, run, args, {})
+            return call(passed or operator, run, (self, *other), {})
         except tf.NoImplementationFound:
             return NotImplemented
     operator.__name__ = dunder
@@ -297,6 +351,23 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str) -> Callab
     operator.__module__ = "interop"
     operator._interop_run = run
     return operator
+
+
+def make_getitem(run: Callable) -> Callable:
+    """``t[i]``: a slice or an int on a plain tensor is a view made directly; all else dispatches."""
+    def __getitem__(self: Any, index: Any) -> Any:  # noqa: N807
+        cls = type(self)
+        if not _active[0] and (cls is Tensor or _default_handler(cls)):
+            ti = type(index)
+            if ti is slice:
+                return make(cls, self._raw[index], self)
+            if ti is int and self._raw.ndim:
+                return make(cls, self._raw[index, ...], self)
+        return call(__getitem__, run, (self, index), {})
+    __getitem__._interop_run = run
+    __getitem__.__qualname__ = "Tensor.__getitem__"
+    __getitem__.__module__ = "interop"
+    return __getitem__
 
 
 def operand_ok(x: Any) -> bool:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..dispatch import (DispatchedProperty, make_inplace_run, make_operator, make_public,
-                        make_run)
+from ..dispatch import (DispatchedProperty, make_getitem, make_inplace_run, make_operator,
+                        make_public, make_run)
 from . import attributes, creation, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
 from .registry import TABLE, Op, op
 
@@ -50,7 +50,8 @@ def _install_operators(tensor_cls: type) -> None:
         run = make_run(TABLE[name])
         run = _swapped(run) if swap else run
         func = getattr(tensor_cls, passed) if passed else None
-        setattr(tensor_cls, dunder, make_operator(run, func, dunder))
+        fast, kinds = operators.FAST.get(dunder, (None, ""))
+        setattr(tensor_cls, dunder, make_operator(run, func, dunder, fast, kinds, swap))
         TORCH_NAMES[f"torch.Tensor.{dunder}"] = run
     for dunder, inplace in operators.INPLACE.items():
         method = getattr(tensor_cls, inplace)
@@ -59,7 +60,8 @@ def _install_operators(tensor_cls: type) -> None:
     for dunder, (name, passed) in operators.UNARY.items():
         run = make_run(TABLE[name])
         func = getattr(tensor_cls, passed) if passed else None
-        setattr(tensor_cls, dunder, make_operator(run, func, dunder))
+        fast, kinds = operators.FAST.get(dunder, (None, ""))
+        setattr(tensor_cls, dunder, make_operator(run, func, dunder, fast, kinds, swap))
         TORCH_NAMES[f"torch.Tensor.{dunder}"] = run
 
 
@@ -68,6 +70,8 @@ def install(tensor_cls: type, namespace: dict[str, Any]) -> None:
     for entry in TABLE.values():
         _install_entry(entry, tensor_cls, namespace)
     _install_operators(tensor_cls)
+    getitem = tensor_cls.__dict__["__getitem__"]
+    tensor_cls.__getitem__ = make_getitem(getitem._interop_run)
 
 
 __all__ = ["TABLE", "TORCH_NAMES", "Op", "install", "op"]

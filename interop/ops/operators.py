@@ -9,6 +9,24 @@ means the dunder itself is passed.
 
 from __future__ import annotations
 
+import operator as _op
+
+# Shortcuts for operands of one backend and one dtype (see dispatch.make_operator):
+# dunder -> (raw function, dtype kinds where NumPy's result equals torch's).
+FAST = {
+    "__add__": (_op.add, "biufc"), "__radd__": (_op.add, "biufc"),
+    "__sub__": (_op.sub, "iufc"), "__rsub__": (_op.sub, "iufc"),
+    "__mul__": (_op.mul, "biufc"), "__rmul__": (_op.mul, "biufc"),
+    "__truediv__": (_op.truediv, "fc"), "__rtruediv__": (_op.truediv, "fc"),
+    "__floordiv__": (_op.floordiv, "iuf"), "__rfloordiv__": (_op.floordiv, "iuf"),
+    "__mod__": (_op.mod, "iuf"), "__rmod__": (_op.mod, "iuf"),
+    "__pow__": (_op.pow, "fc"), "__rpow__": (_op.pow, "fc"),
+    "__eq__": (_op.eq, "biufc"), "__ne__": (_op.ne, "biufc"),
+    "__lt__": (_op.lt, "biuf"), "__le__": (_op.le, "biuf"),
+    "__gt__": (_op.gt, "biuf"), "__ge__": (_op.ge, "biuf"),
+    "__and__": (_op.and_, "biu"), "__or__": (_op.or_, "biu"), "__xor__": (_op.xor, "biu"),
+}
+
 BINARY = {
     "__add__": ("add", "add", False), "__radd__": ("add", "add", False),
     "__sub__": ("sub", "sub", False), "__rsub__": ("sub", None, True),

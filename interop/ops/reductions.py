@@ -36,7 +36,7 @@ def sum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: A
         axis: Any = None, keepdims: bool | None = None) -> Any:
     """Sum over ``dim`` (all by default); integers and bools accumulate in int64."""
     d, k = _reduce_args("sum", input, dim, axis, keepdim, keepdims)
-    return be.np.sum(input, axis=d, keepdims=k, dtype=_acc_dtype(input, dtype))
+    return input.sum(axis=d, keepdims=k, dtype=_acc_dtype(input, dtype))
 
 
 @op(out=True, family="reduction")
@@ -44,7 +44,7 @@ def prod(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: 
          axis: Any = None, keepdims: bool | None = None) -> Any:
     """Product over ``dim``; integers and bools accumulate in int64."""
     d, k = _reduce_args("prod", input, dim, axis, keepdim, keepdims)
-    return be.np.prod(input, axis=d, keepdims=k, dtype=_acc_dtype(input, dtype))
+    return input.prod(axis=d, keepdims=k, dtype=_acc_dtype(input, dtype))
 
 
 def _floating(name: str, input: Any, dtype: Any) -> Any:
@@ -62,7 +62,7 @@ def mean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: 
          axis: Any = None, keepdims: bool | None = None) -> Any:
     """Mean over ``dim``; integer tensors need ``dtype=`` (as in torch)."""
     d, k = _reduce_args("mean", input, dim, axis, keepdim, keepdims)
-    return be.np.mean(_floating("mean", input, dtype), axis=d, keepdims=k)
+    return _floating("mean", input, dtype).mean(axis=d, keepdims=k)
 
 
 def _correction(unbiased: bool | None, correction: Any) -> float:

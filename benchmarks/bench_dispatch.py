@@ -1,0 +1,89 @@
+"""Dispatch overhead: interop against the raw backend call, measured in one process.
+
+Run: .venv/bin/python benchmarks/bench_dispatch.py [--quick]
+
+For each operation and shape, prints the best-of-N time per call of the raw
+NumPy expression and of the same expression on an interop ``Tensor``, a
+``SubTensor`` (default ``__torch_function__``) and a ``HookedTensor`` (its own
+``__torch_function__`` calling ``super()``), with ratios to raw.  Ratios from
+one run are what to compare: machines are noisy, so no test asserts on them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import timeit
+from collections.abc import Callable
+
+import numpy as np
+
+import interop
+
+
+class SubTensor(interop.Tensor):
+    """A subclass keeping the default handler."""
+
+
+class HookedTensor(interop.Tensor):
+    """A subclass with its own (pass-through) handler."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return super().__torch_function__(func, types, args, kwargs)
+
+
+def best_ns(fn: Callable[[], object], budget_s: float) -> float:
+    """Best per-call time in ns, calibrating the loop count to the time budget."""
+    number = 1
+    while True:
+        t = timeit.timeit(fn, number=number)
+        if t > budget_s / 10 or number > 10**7:
+            break
+        number *= 4
+    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e9
+
+
+def cases(shape: tuple[int, ...]) -> dict[str, tuple[Callable, Callable]]:
+    """name -> (raw case factory, tensor case factory); factories take arrays/tensors."""
+    mm = len(shape) == 2
+    return {
+        "t + t": (lambda a, b: (lambda: a + b), lambda x, y: (lambda: x + y)),
+        "t.sum()": (lambda a, b: (lambda: a.sum()), lambda x, y: (lambda: x.sum())),
+        "t[1:3]": (lambda a, b: (lambda: a[1:3]), lambda x, y: (lambda: x[1:3])),
+        "matmul": ((lambda a, b: (lambda: np.matmul(a, b))) if mm else
+                   (lambda a, b: (lambda: np.matmul(a, b))),
+                   lambda x, y: (lambda: interop.matmul(x, y))),
+    }
+
+
+def run(quick: bool) -> list[tuple]:
+    rows = []
+    budget = 0.05 if quick else 0.4
+    for shape in [(8,), (64, 64), (1024, 1024)]:
+        rng = np.random.default_rng(0)
+        a, b = rng.standard_normal(shape), rng.standard_normal(shape)
+        tensors = {cls.__name__: (interop.as_tensor(a).as_subclass(cls),
+                                  interop.as_tensor(b).as_subclass(cls))
+                   for cls in (interop.Tensor, SubTensor, HookedTensor)}
+        for name, (raw_case, t_case) in cases(shape).items():
+            raw = best_ns(raw_case(a, b), budget)
+            row = [name, shape, raw]
+            for x, y in tensors.values():
+                row.append(best_ns(t_case(x, y), budget))
+            rows.append(tuple(row))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="short timing budget")
+    rows = run(parser.parse_args().quick)
+    print(f"{'operation':<10} {'shape':<13} {'raw numpy':>11} {'Tensor':>16} {'SubTensor':>16}"
+          f" {'HookedTensor':>16}")
+    for name, shape, raw, *times in rows:
+        cells = " ".join(f"{t / 1e3:8.2f}us {t / raw:5.2f}x" for t in times)
+        print(f"{name:<10} {str(shape):<13} {raw / 1e3:9.2f}us {cells}")
+
+
+if __name__ == "__main__":
+    main()
