@@ -23,6 +23,7 @@ from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float
 from .ops import TABLE as _TABLE
 from .ops import install as _install
 from .ops.creation import Generator, default_generator, manual_seed
+from .protocols import numpy_protocols as _numpy_protocols
 from .protocols import torch_participant as _torch_participant
 from .protocols.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
                                        TorchFunctionMode)
@@ -31,6 +32,7 @@ from . import dispatch as _dispatch
 
 _install(Tensor, globals())
 _dispatch.RESOLVERS.append(_torch_participant.resolve_torch_callable)
+_numpy_protocols.install(Tensor)
 
 device = Device
 

@@ -338,6 +338,9 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
                 kind = a.dtype.kind
                 if a.ndim and kind in kinds and (kind in "fc" or to is int and kind != "b"):
                     return make(cls, fast(o, a) if swap else fast(a, o), self)
+        if other and (type(other[0]) is np.ndarray or isinstance(other[0], np.generic)) \
+                and dunder in NUMPY_OPERATORS:
+            return NUMPY_OPERATORS[dunder](self, other[0])  # as `ndarray <op> t` would: NumPy's
         if other and not operand_ok(other[0]):
             if type(other[0]) is not list:
                 return NotImplemented
@@ -396,6 +399,10 @@ def implementation_for(func: Callable) -> Callable | None:
 
 RESOLVERS: list[Callable[[Callable], Callable | None]] = []
 """Lookups for callables of other surfaces (torch callables by name, NumPy functions)."""
+
+NUMPY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {}
+"""dunder -> ufunc call for a NumPy operand (protocols/numpy_protocols), so that
+``t + ndarray`` and ``ndarray + t`` (which NumPy sends to ``np.add``) agree."""
 
 
 class DispatchedProperty:

@@ -1,0 +1,247 @@
+"""Tensor as a participant in NumPy's protocols: ``__array_ufunc__`` (NEP 13),
+``__array_function__`` (NEP 18, with NEP 35's ``like=``) and ``__array__``.
+
+A NumPy call on tensors joins the one dispatch path: handlers and modes see
+``func`` = the NumPy function, the ufunc, or the bound ufunc method
+(``np.add.reduce``), and the default handler runs it by unwrapping the
+tensors, bringing the operands onto one backend and calling the *same* NumPy
+callable again on the raw arrays.  NumPy, CuPy and Dask then each run their
+own implementation (NEP 13/18): NumPy's semantics, the data's device, Dask
+stays lazy.  Results come back as the lowest Tensor subclass; ``out=``
+tensors are written through and returned themselves.
+
+What the backend lacks raises a TypeError naming the function and the
+backend: never a silent copy to the host, never a silent Dask compute.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import dispatch
+from ..backends.base import Backend
+from ..tensor import Tensor
+
+_active = dispatch._active
+_SCALARS = frozenset({int, float, bool, complex})
+_raw_backends = dispatch._raw_backends
+_DASK_COMPUTES = ".*is not implemented by Dask array"  # Dask warns, then computes: we refuse
+
+
+# ------------------------------------------------------------------ running on the backend
+def _label(func: Any, method: str = "__call__") -> str:
+    if isinstance(func, np.ufunc):
+        return f"numpy.{func.__name__}" + ("" if method == "__call__" else f".{method}")
+    return f"{func.__module__}.{func.__name__}"
+
+
+def _lacks(label: str, be: Backend | None) -> TypeError:
+    name = be.name if be is not None else "numpy"
+    return TypeError(
+        f"{label} is not implemented by the {name} backend, and interop neither copies data "
+        "to the host nor computes a Dask graph implicitly: convert explicitly (t.numpy(), "
+        "t.cpu(), or t.compute() for Dask) and call NumPy on the result, or use an interop "
+        "function")
+
+
+def _call_backend(func: Any, method: str, be: Backend | None, rargs: list, rkwargs: dict) -> Any:
+    """The NumPy callable on raw arrays, with NumPy's 'nobody implements it' made clear."""
+    fn = func if method == "__call__" else getattr(func, method)
+    try:
+        if be is not None and be.lazy:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("error", _DASK_COMPUTES, FutureWarning)
+                return fn(*rargs, **rkwargs)
+        return fn(*rargs, **rkwargs)
+    except FutureWarning:
+        raise _lacks(_label(func, method), be) from None
+    except TypeError as exc:
+        text = str(exc)
+        if "no implementation found" in text or "returned NotImplemented from" in text:
+            raise _lacks(_label(func, method), be) from None
+        raise
+
+
+def _out_results(label: str, out: Any, raw_out: Any, ret: Any, cls: type, args: tuple) -> Any:
+    """Results for an ``out=`` call: the given out objects themselves, identity kept."""
+    many = isinstance(out, tuple)
+    outs, raws = (out, raw_out) if many else ((out,), (raw_out,))
+    for o, r in zip(outs, raws):
+        if o is not None and r is not (o._raw if isinstance(o, Tensor) else o):
+            raise TypeError(f"{label}: out= holds a {type(o).__name__} on another backend than "
+                            "the inputs; its buffer can't receive the result. Pass an out= "
+                            "tensor on the inputs' backend, or assign the result instead")
+    if not many:
+        return out
+    if len(outs) == 1:
+        return outs[0]
+    rets = ret if isinstance(ret, tuple) else (ret,)
+    return tuple(o if o is not None else dispatch.wrap(r, cls, args) for o, r in zip(outs, rets))
+
+
+def run_ufunc(ufunc: np.ufunc, method: str, cls: type, args: tuple, kwargs: dict) -> Any:
+    """The default for a ufunc call: the backend's ufunc on raw arrays, results as ``cls``."""
+    be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
+    ret = _call_backend(ufunc, method, be, rargs, rkwargs)
+    if method == "at":
+        return None
+    out = kwargs.get("out") if kwargs else None
+    if out is None:
+        return dispatch.wrap(ret, cls, args)
+    return _out_results(_label(ufunc, method), out, rkwargs["out"], ret, cls, args)
+
+
+def run_function(func: Callable, cls: type, args: tuple, kwargs: dict) -> Any:
+    """The default for a NumPy function: the backend's implementation, results as ``cls``."""
+    be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
+    ret = _call_backend(func, "__call__", be, rargs, rkwargs)
+    out = kwargs.get("out") if kwargs else None
+    if out is None:
+        return dispatch.wrap(ret, cls, args)
+    return _out_results(_label(func), out, rkwargs["out"], ret, cls, args)
+
+
+def resolve_numpy_callable(func: Callable) -> Callable | None:
+    """run(cls, args, kwargs) for a ufunc, a bound ufunc method or a NEP-18 NumPy function."""
+    if isinstance(func, np.ufunc):
+        return functools.partial(run_ufunc, func, "__call__")
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, np.ufunc):
+        return functools.partial(run_ufunc, owner, func.__name__)
+    if hasattr(func, "_implementation") and (getattr(func, "__module__", None) or "").startswith("numpy"):
+        return functools.partial(run_function, func)
+    return None
+
+
+# ------------------------------------------------------------------ the protocol methods
+def __array_ufunc__(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any,  # noqa: N807
+                    **kwargs: Any) -> Any:
+    """NEP 13: every ufunc and ufunc method, through the ``__torch_function__`` hook."""
+    if not _active[0]:
+        if method == "__call__" and not kwargs:
+            plain = _plain_raws(inputs)
+            if plain is not None:  # the common call: plain operands of one array type
+                kind, raws = plain
+                ret = _call_backend(ufunc, method, _raw_backends[kind], raws, {})
+                return dispatch.make(Tensor, ret) if type(ret) is kind \
+                    else dispatch.wrap(ret, Tensor)
+        cls = dispatch.plain_result_class(inputs, kwargs)
+        if cls is not None:
+            return run_ufunc(ufunc, method, cls, inputs, kwargs)
+    func = ufunc if method == "__call__" else getattr(ufunc, method)
+    return dispatch.dispatch(func, functools.partial(run_ufunc, ufunc, method), inputs, kwargs)
+
+
+def _plain_raws(inputs: tuple) -> tuple[type, list] | None:
+    """(array type, raw inputs) when every input is an exact Tensor, an ndarray or a scalar
+    and the arrays are all of one type, else None: such a call needs no override check and
+    no move between backends."""
+    raws = []
+    kind = None
+    for x in inputs:
+        t = type(x)
+        if t is Tensor:
+            x = x._raw
+            t = type(x)
+            if t not in _raw_backends:
+                return None
+        elif t in _SCALARS or isinstance(x, np.generic):
+            raws.append(x)
+            continue
+        elif t is not np.ndarray:
+            return None
+        if kind is not t:
+            if kind is not None:
+                return None
+            kind = t
+        raws.append(x)
+    return (kind, raws) if kind is not None else None
+
+
+def _mentions(obj: Any, items: Any) -> bool:
+    for x in items:
+        if x is obj or (type(x) in (list, tuple) and _mentions(obj, x)):
+            return True
+    return False
+
+
+def __array_function__(self: Tensor, func: Callable, types: tuple, args: tuple,  # noqa: N807
+                       kwargs: dict) -> Any:
+    """NEP 18: every public NumPy function, through the ``__torch_function__`` hook.
+
+    NumPy removes ``like=`` before calling (NEP 35); when ``self`` is not among
+    the arguments it was the ``like`` and is put back, so handlers see the
+    call as written and the backend creates on its own device.
+    """
+    if not (_mentions(self, args) or _mentions(self, kwargs.values())):
+        kwargs = {**kwargs, "like": self}
+    if not _active[0]:
+        cls = dispatch.plain_result_class(args, kwargs)
+        if cls is not None:
+            return run_function(func, cls, args, kwargs)
+    return dispatch.dispatch(func, functools.partial(run_function, func), args, kwargs)
+
+
+def __array__(self: Tensor, dtype: Any = None, copy: bool | None = None) -> np.ndarray:  # noqa: N807
+    """The host array: no copy for NumPy tensors; Dask computes; GPU data raises.
+
+    Honours NumPy 2's ``copy=``: ``copy=False`` raises where a copy can't be
+    avoided (a dtype change, a Dask compute).
+    """
+    raw, be = self._raw, self._backend
+    device = be.device_of(raw)
+    if device.type != "cpu":
+        raise TypeError(f"can't convert a {be.name} tensor on {device} to a NumPy array: NumPy "
+                        "needs host memory and interop never copies from the GPU implicitly; "
+                        "call t.cpu() (or t.numpy(force=True)) first")
+    if be.lazy:
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested: a dask "
+                             "tensor has no memory to share (np.asarray computes it)")
+        raw, copy = be.to_host(raw), None
+    return np.asarray(raw, dtype=dtype, copy=copy)
+
+
+# ------------------------------------------------------------------ operators with NumPy operands
+_OPERATOR_UFUNCS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "matmul": np.matmul,
+    "truediv": np.true_divide, "floordiv": np.floor_divide, "mod": np.remainder,
+    "pow": np.power, "lshift": np.left_shift, "rshift": np.right_shift,
+    "and": np.bitwise_and, "xor": np.bitwise_xor, "or": np.bitwise_or,
+}
+_COMPARISON_UFUNCS = {"lt": np.less, "le": np.less_equal, "eq": np.equal, "ne": np.not_equal,
+                      "gt": np.greater, "ge": np.greater_equal}
+
+
+def numpy_operators() -> dict[str, Callable[[Any, Any], Any]]:
+    """dunder -> ``f(tensor, numpy_operand)``: the ufunc that ``operand <op> tensor`` would call.
+
+    ``ndarray + t`` can only reach us as ``np.add(a, t)`` (NumPy's binop rule,
+    PROTOCOLS.md B10), so ``t + ndarray`` calls ``np.add(t, a)`` too: both
+    orders give the same values and dtype (NumPy's promotion).
+    """
+    table: dict[str, Callable[[Any, Any], Any]] = {}
+    for name, ufunc in _OPERATOR_UFUNCS.items():
+        table[f"__{name}__"] = ufunc
+        table[f"__r{name}__"] = functools.partial(_reflected, ufunc)
+    for name, ufunc in _COMPARISON_UFUNCS.items():
+        table[f"__{name}__"] = ufunc
+    return table
+
+
+def _reflected(ufunc: np.ufunc, self: Any, other: Any) -> Any:
+    return ufunc(other, self)
+
+
+def install(tensor_cls: type) -> None:
+    """Put the NumPy protocols on ``tensor_cls`` and teach the dispatch core NumPy callables."""
+    tensor_cls.__array_ufunc__ = __array_ufunc__
+    tensor_cls.__array_function__ = __array_function__
+    tensor_cls.__array__ = __array__
+    dispatch.RESOLVERS.append(resolve_numpy_callable)
+    dispatch.NUMPY_OPERATORS.update(numpy_operators())

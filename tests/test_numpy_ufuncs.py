@@ -1,0 +1,230 @@
+"""Every ufunc of ``np._core.umath`` on interop tensors (numpy and dask backends; cupy on a
+GPU) against the same ufunc on plain NumPy arrays: values, dtype, shape, result type.
+
+Ufuncs with numeric loops are computed; the string-only ones must fail as NumPy fails on
+the same numeric arrays.  The ufunc methods (reduce, accumulate, reduceat, outer, at) run
+for every binary ufunc on NumPy tensors; Dask, which implements only ``__call__`` and
+``outer``, must refuse the others with a TypeError naming the function and the backend.
+``out=`` and ``where=`` take tensors, keep their identity and write through.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import interop
+from tests.conftest import to_numpy
+from tests.numpy_compare import as_tensors, assert_matches
+
+UMATH = np._core.umath
+UFUNCS = sorted(name for name, v in vars(UMATH).items() if isinstance(v, np.ufunc))
+NUMERIC = "?bhilqBHILQefdgFDG"
+
+
+def loop_dtypes(ufunc: np.ufunc) -> list[np.dtype] | None:
+    """Input dtypes of one numeric loop: float64 if it has one, else int64, bool, any."""
+    loops = [t.split("->")[0] for t in ufunc.types]
+    loops = [ins for ins in loops if all(c in NUMERIC for c in ins)]
+    for preferred in ("d", "q", "l", "?"):
+        for ins in loops:
+            if set(ins) == {preferred}:
+                return [np.dtype(c) for c in ins]
+    return [np.dtype(c) for c in loops[0]] if loops else None
+
+
+def sample(dtype: np.dtype, shape=(3, 3), seed=0) -> np.ndarray:
+    """Values inside every ufunc's domain (arccos, arctanh, log, shifts, gcd ...)."""
+    rng = np.random.default_rng(seed)
+    if dtype.kind == "b":
+        return rng.random(shape) > 0.5
+    if dtype.kind in "iu":
+        return rng.integers(1, 5, shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.uniform(0.1, 0.9, shape) + 0.1j).astype(dtype)
+    return rng.uniform(0.1, 0.9, shape).astype(dtype)
+
+
+def inputs_for(ufunc: np.ufunc) -> list[np.ndarray]:
+    """Inputs of shape (3, 3); gufuncs get a stack of two of their core shape, so Dask
+    splits a loop dimension."""
+    dts = loop_dtypes(ufunc)
+    if ufunc.signature is None:
+        shapes = [(3, 3)] * len(dts)
+    else:
+        cores = ufunc.signature.split("->")[0][1:-1].split("),(")
+        shapes = [(2,) + (3,) * len([d for d in core.split(",") if d]) for core in cores]
+    return [sample(dt, shape, seed=i) for i, (dt, shape) in enumerate(zip(dts, shapes))]
+
+
+COMPUTED = [n for n in UFUNCS if loop_dtypes(getattr(UMATH, n)) is not None]
+STRING_ONLY = [n for n in UFUNCS if n not in COMPUTED]
+BINARY = [n for n in COMPUTED if getattr(UMATH, n).nin == 2 and getattr(UMATH, n).nout == 1
+          and getattr(UMATH, n).signature is None]
+
+
+def test_the_ufunc_lists_cover_umath():
+    assert len(UFUNCS) >= 100 and len(COMPUTED) + len(STRING_ONLY) == len(UFUNCS)
+    assert {"add", "matmul", "frexp", "divmod", "ldexp", "clip", "vecdot"} <= set(COMPUTED)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # arccosh & co. outside their domain
+@pytest.mark.parametrize("name", COMPUTED)
+def test_ufunc_call_matches_numpy(name, backend):
+    ufunc = getattr(UMATH, name)
+    arrays = inputs_for(ufunc)
+    expected = ufunc(*arrays)
+    assert_matches(ufunc(*as_tensors(arrays, backend)), expected, backend, name)
+    # A tensor in the second position only, an ndarray in the first (Dask's gufuncs need
+    # equal chunks along loop dimensions, and the ndarray comes in as one chunk).
+    if len(arrays) == 2 and not (backend == "dask" and ufunc.signature):
+        assert_matches(ufunc(arrays[0], as_tensors(arrays[1], backend)), expected, backend,
+                       f"{name}(ndarray, tensor)")
+
+
+@pytest.mark.parametrize("name", STRING_ONLY)
+def test_string_ufunc_fails_as_numpy_does(name, backend):
+    ufunc = getattr(UMATH, name)
+    arrays = [sample(np.dtype("float64"), seed=i) for i in range(ufunc.nin)]
+    with pytest.raises(TypeError) as expected:
+        ufunc(*arrays)
+    # NumPy raises its own no-loop error; Dask declines the ufunc, so interop's TypeError
+    with pytest.raises(type(expected.value) if backend == "numpy" else TypeError,
+                       match=None if backend == "numpy" else f"numpy.{name} .*dask backend"):
+        ufunc(*as_tensors(arrays, backend))
+
+
+def method_cases(ufunc: np.ufunc, x: np.ndarray) -> dict:
+    """method -> (inputs, kwargs) for the ufunc methods on a 2-D input."""
+    return {"reduce": ((x,), {"axis": 0}), "accumulate": ((x,), {"axis": 1}),
+            "reduceat": ((x, [0, 2]), {"axis": 1}), "outer": ((x[0], x[:, 1]), {}),
+            "at": ((x, [0, 0, 2]), {})}
+
+
+@pytest.mark.parametrize("method", ["reduce", "accumulate", "reduceat", "outer", "at"])
+@pytest.mark.parametrize("name", BINARY)
+def test_ufunc_methods_match_numpy(name, method):
+    ufunc = getattr(UMATH, name)
+    x = sample(loop_dtypes(ufunc)[0])
+    args, kwargs = method_cases(ufunc, x)[method]
+    if method == "at":
+        args = (*args, x[0, 0])
+    tensors = as_tensors(list(args), "numpy")
+    try:
+        expected = getattr(ufunc, method)(*args, **kwargs)
+    except (TypeError, ValueError) as exc:
+        with pytest.raises(type(exc)):
+            getattr(ufunc, method)(*tensors, **kwargs)
+        return
+    got = getattr(ufunc, method)(*tensors, **kwargs)
+    if method == "at":  # in place, on the tensor's own buffer
+        assert got is None
+        np.testing.assert_array_equal(tensors[0].raw, args[0])
+        return
+    assert_matches(got, expected, "numpy", f"{name}.{method}")
+
+
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "logical_and", "subtract"])
+def test_dask_ufunc_methods_outer_or_a_clear_error(name):
+    ufunc = getattr(np, name)
+    x = sample(loop_dtypes(ufunc)[0])
+    t = as_tensors(x, "dask")
+    assert_matches(ufunc.outer(t[0], t[:, 1]), ufunc.outer(x[0], x[:, 1]), "dask", "outer")
+    for method, (args, kwargs) in method_cases(ufunc, x).items():
+        if method == "outer":
+            continue
+        targs = as_tensors(list(args), "dask") + ([1] if method == "at" else [])
+        with pytest.raises(TypeError, match=rf"numpy\.{name}\.{method} .*dask backend"):
+            getattr(ufunc, method)(*targs, **kwargs)
+
+
+# ------------------------------------------------------------------ out= and where=
+def test_out_tensor_keeps_identity_and_writes_through(backend):
+    x = np.arange(6.0).reshape(2, 3)
+    t = as_tensors(x.copy(), backend)
+    raw_before = t.raw
+    r = np.add(t, 1.0, out=t)
+    assert r is t and t.raw is raw_before  # Dask: its array object is re-pointed in place
+    np.testing.assert_array_equal(to_numpy(t), x + 1)
+    r = np.multiply(t, t, out=(t,))
+    assert r is t
+    np.testing.assert_array_equal(to_numpy(t), (x + 1) ** 2)
+
+
+def test_out_tensor_shares_the_numpy_buffer():
+    base = np.zeros(4)
+    t = interop.as_tensor(base)
+    np.sqrt(np.arange(4.0), out=t)  # the tensor is only in out=
+    np.testing.assert_array_equal(base, np.sqrt(np.arange(4.0)))
+
+
+def test_out_tuple_for_two_outputs(backend):
+    x = np.arange(1.0, 7.0)
+    if backend == "dask":  # Dask's two-output ufuncs take no out=
+        with pytest.raises(TypeError, match="out"):
+            np.divmod(as_tensors(x, backend), 4.0, out=as_tensors((x, x), backend))
+        return
+    q, r = as_tensors(np.zeros(6), backend), as_tensors(np.zeros(6), backend)
+    got = np.divmod(as_tensors(x, backend), 4.0, out=(q, r))
+    assert got[0] is q and got[1] is r
+    np.testing.assert_array_equal(to_numpy(q), x // 4)
+    np.testing.assert_array_equal(to_numpy(r), x % 4)
+    got = np.divmod(as_tensors(x, backend), 4.0, out=(None, r))
+    assert got[1] is r and isinstance(got[0], interop.Tensor)
+    np.testing.assert_array_equal(to_numpy(got[0]), x // 4)
+
+
+def test_out_ndarray_with_tensor_inputs_returns_that_ndarray():
+    out = np.zeros(3)
+    got = np.add(interop.tensor(np.arange(3.0)), 1.0, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, [1.0, 2.0, 3.0])
+
+
+def test_where_tensor(backend):
+    x, mask = np.arange(6.0), np.arange(6) % 2 == 0
+    out = np.full(6, -1.0)
+    expected = np.add(x, 10.0, out=out.copy(), where=mask)
+    t_out = as_tensors(out.copy(), backend)
+    got = np.add(as_tensors(x, backend), 10.0, out=t_out, where=as_tensors(mask, backend))
+    assert got is t_out
+    np.testing.assert_array_equal(to_numpy(got), expected)
+
+
+def test_reduce_out_and_keepdims_match_numpy():
+    x = sample(np.dtype("float64"))
+    out = interop.tensor(np.zeros((1, 3)))
+    got = np.add.reduce(interop.tensor(x), axis=0, keepdims=True, out=out)
+    assert got is out
+    np.testing.assert_allclose(out.raw, np.add.reduce(x, axis=0, keepdims=True))
+
+
+def test_out_on_another_backend_is_refused():
+    t = interop.tensor(np.arange(3.0), backend="dask")
+    out = interop.tensor(np.zeros(3))
+    with pytest.raises(TypeError, match=r"numpy\.add: out= .*another backend"):
+        np.add(t, 1.0, out=out)
+
+
+# ------------------------------------------------------------------ result classes
+class Meters(interop.Tensor):
+    unit = "m"
+
+
+def test_ufunc_results_are_the_lowest_subclass_with_attributes(backend):
+    x = np.arange(4.0)
+    m = as_tensors(x, backend).as_subclass(Meters)
+    m.label = "distance"
+    for got in (np.add(m, 1.0), np.add(x, m), np.add.outer(m, m) if backend == "numpy" else m,
+                np.sqrt(m), np.divmod(m, 3.0)[1]):
+        assert type(got) is Meters and got.label == "distance"
+    if backend == "numpy":
+        assert type(np.add.reduce(m)) is Meters
+        np.testing.assert_array_equal(np.add.reduce(m).raw, x.sum())
+
+
+def test_zero_dim_results_are_tensors():
+    t = interop.tensor(np.array(2.0))
+    got = np.add(t, 1)
+    assert isinstance(got, interop.Tensor) and got.shape == () and got.dtype == np.float64
+    assert float(np.add.reduce(interop.tensor(np.arange(4.0)))) == 6.0
