@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", max_examples=40, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.register_profile("dev", max_examples=15, deadline=None)
-settings.register_profile("long", max_examples=2000, deadline=None)
+# The `backend` fixture only names a backend, so reusing it across examples is safe.
+_QUIET = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+          HealthCheck.differing_executors]
+settings.register_profile("ci", max_examples=40, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile("dev", max_examples=15, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile("long", max_examples=2000, deadline=None, suppress_health_check=_QUIET)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 

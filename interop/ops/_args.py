@@ -70,3 +70,17 @@ def promote(*xs: Any) -> tuple[Any, ...]:
     """Operands cast to torch's result type."""
     dt = dtypes.result_type(*xs)
     return tuple(cast(x, dt) for x in xs)
+
+
+def whole_arrays(be: Any, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Any:
+    """Run ``impl(chunk_backend, *args)`` lazily on whole arrays (one Dask task).
+
+    For the few scatter-like operations Dask cannot express chunk by chunk:
+    the graph stays lazy and the answer exact, at the cost of parallelism.
+    """
+    import dask
+    import dask.array as da
+    first = next(a for a in args if getattr(a, "dask", None) is not None)
+    chunk_be = be.chunk_backend(first)
+    task = dask.delayed(impl, pure=True)(chunk_be, *args)
+    return da.from_delayed(task, shape=shape, dtype=dtype, meta=first._meta)

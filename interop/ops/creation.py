@@ -112,6 +112,9 @@ def eye(be: Any, n: int, m: int | None = None, *, dtype: Any = None, device: Any
         backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
     """The identity matrix (n by m)."""
     b = target(backend, device)
+    if b.lazy and m not in (None, n):  # dask's eye with M != N builds a broken graph
+        square = b.create("eye", max(n, m), dtype=_float_or(dtype), device=device, chunks=chunks)
+        return square[:n, :m]
     return b.create("eye", n, M=m, dtype=_float_or(dtype), device=device, chunks=chunks)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes
 from ._args import cast, float_input, promote
 from .registry import op
@@ -92,9 +94,48 @@ BINARY = {
     "logical_xor": ("logical_xor", "logical", ()),
 }
 
+# Input dtype kinds torch does not implement an operation for (after promotion);
+# interop refuses them too, with torch's exception type, rather than NumPy's answer.
+REFUSED_KINDS = {
+    "abs": "b", "ceil": "b", "floor": "b", "trunc": "b", "round": "b", "clamp": "b",
+    "hypot": "biu", "logaddexp": "biu", "logaddexp2": "biu", "nextafter": "biu",
+    "bitwise_left_shift": "bfc", "bitwise_right_shift": "bfc",
+    "floor_divide": "bc", "fmod": "bc", "remainder": "bc", "pow": "b",
+}
+_INT_DIVISIONS = {"floor_divide", "fmod", "remainder"}
+
 _NO_INPLACE = {"isnan", "isinf", "isfinite", "signbit", "eq", "ne", "lt", "le", "gt", "ge",
                "logical_not", "logical_and", "logical_or", "logical_xor", "positive",
                "conj_physical"}
+
+
+def refuse_kinds(name: str, dtype: Any) -> None:
+    """Raise as torch does for a dtype the operation is not implemented for."""
+    if dtype is not None and dtype.kind in REFUSED_KINDS.get(name, ""):
+        raise NotImplementedError(f'"{name}" not implemented for {dtype} tensors (torch refuses '
+                                  f"them too); convert first, e.g. t.to(interop.float32)")
+
+
+def check_int_division(be: Any, name: str, divisor: Any) -> None:
+    """torch raises on integer division by zero (NumPy would give 0); eager backends only,
+    since checking a Dask operand would compute it."""
+    dt = getattr(divisor, "dtype", None)
+    is_int = dt.kind in "iu" if dt is not None else isinstance(divisor, int)
+    if is_int and not be.lazy and bool(be.np.any(be.np.asarray(divisor) == 0)):
+        raise RuntimeError(f"ZeroDivisionError: {name}: integer division by zero; use floating "
+                           "point operands (t.float()) to get inf/nan instead")
+
+
+def int_pow(be: Any, a: Any, b: Any) -> Any:
+    """Integer powers with torch's meaning for negative exponents (NumPy refuses them):
+    1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0."""
+    negative = b < 0
+    if not bool(be.np.any(negative)) if not be.lazy else False:
+        return be.np.power(a, b)
+    safe = be.np.power(a, be.np.where(negative, 0, b))
+    ones = be.np.where(be.np.remainder(b, 2) == 0, 1, -1).astype(safe.dtype)
+    small = be.np.where(a == 1, 1, be.np.where(a == -1, ones, 0)).astype(safe.dtype)
+    return be.np.where(negative, small, safe)
 
 
 def _require_int(name: str, *xs: Any) -> None:
@@ -106,6 +147,10 @@ def _require_int(name: str, *xs: Any) -> None:
                             "use a logical_* function or convert with .to(interop.int64)")
 
 
+_BOOL_UNARY = {"sign": lambda be, x: x.copy(), "conj_physical": lambda be, x: x.copy(),
+               "square": lambda be, x: be.np.square(x.astype("int64"))}
+
+
 def _unary(name: str, fname: str, kind: str) -> Any:
     def impl(be: Any, input: Any) -> Any:
         fn = getattr(be.np, fname)
@@ -113,6 +158,9 @@ def _unary(name: str, fname: str, kind: str) -> Any:
             return fn(float_input(be, input))
         if kind == "int":
             _require_int(name, input)
+        refuse_kinds(name, input.dtype)
+        if input.dtype.kind == "b" and name in _BOOL_UNARY:
+            return _BOOL_UNARY[name](be, input)
         if kind == "same" and name in ("floor", "ceil", "trunc") and input.dtype.kind in "biu":
             return input.copy()
         return fn(input)
@@ -127,6 +175,14 @@ def _binary(name: str, fname: str, kind: str) -> Any:
         if kind == "int":
             _require_int(name, input, other)
         a, b = promote(input, other)
+        if name != "pow" or getattr(other, "dtype", None) is not None:
+            refuse_kinds(name, getattr(a, "dtype", None))
+        if name in _INT_DIVISIONS:
+            check_int_division(be, name, b)
+        elif name == "pow" and getattr(a, "dtype", None) is not None and a.dtype.kind in "biu":
+            if a.dtype.kind == "b":  # bool ** bool stays bool in torch: x ** y == x or not y
+                return be.np.logical_or(a, be.np.logical_not(b))
+            return int_pow(be, a, b)
         if kind == "float":
             dt = getattr(a, "dtype", None)
             if dt is not None and dt.kind in "biu":
@@ -156,9 +212,10 @@ def add(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
 @op(inplace=True, aliases=("subtract",), out=True, family="elementwise")
 def sub(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """input - alpha * other; bool tensors cannot be subtracted (as in torch)."""
-    if getattr(input, "dtype", None) == dtypes.bool and getattr(other, "dtype", None) == dtypes.bool:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
-                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(getattr(x, "dtype", None) == dtypes.bool or type(x) is bool for x in (input, other)):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
     a, b = promote(input, other)
     return be.np.subtract(a, b if alpha == 1 else b * alpha)
 
@@ -172,6 +229,8 @@ def div(be: Any, input: Any, other: Any, *, rounding_mode: str | None = None) ->
         if dt is not None and dt.kind in "biu":
             a, b = cast(a, dtypes.get_default_dtype()), cast(b, dtypes.get_default_dtype())
         return be.np.true_divide(a, b)
+    if a.dtype.kind in "iu":
+        check_int_division(be, "div", b)
     if rounding_mode == "floor":
         return be.np.floor_divide(a, b)
     if rounding_mode == "trunc":
@@ -188,6 +247,8 @@ def clamp(be: Any, input: Any, min: Any = None, max: Any = None) -> Any:  # noqa
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     bounds = [x for x in (min, max) if x is not None]
     dt = dtypes.result_type(input, *bounds)
+    if any(getattr(x, "dtype", None) is None for x in bounds):
+        refuse_kinds("clamp", dt)
     out = cast(input, dt)
     if min is not None:
         out = be.np.maximum(out, cast(min, dt))
@@ -199,6 +260,7 @@ def clamp(be: Any, input: Any, min: Any = None, max: Any = None) -> Any:  # noqa
 @op(function=True, method="round", inplace=True, out=True, family="elementwise")
 def round(be: Any, input: Any, *, decimals: int = 0) -> Any:  # noqa: A001
     """Round half to even (as torch and NumPy do)."""
+    refuse_kinds("round", input.dtype)
     if input.dtype.kind in "biu":
         return input.copy()
     return be.np.round(input, decimals)
@@ -207,7 +269,11 @@ def round(be: Any, input: Any, *, decimals: int = 0) -> Any:  # noqa: A001
 @op(family="elementwise", out=True)
 def isclose(be: Any, input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Any:
-    """Elementwise closeness, as torch.isclose."""
+    """Elementwise closeness, as torch.isclose (both tensors of one dtype)."""
+    dt_a, dt_b = getattr(input, "dtype", None), getattr(other, "dtype", None)
+    if dt_a is not None and dt_b is not None and dt_a != dt_b:
+        raise RuntimeError(f"isclose: {dt_a} did not match {dt_b}; convert one operand with "
+                           ".to(other.dtype)")
     a, b = promote(input, other)
     return be.np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
@@ -264,5 +330,12 @@ def rsqrt(be: Any, input: Any) -> Any:
 @op(family="elementwise", out=True)
 def nan_to_num(be: Any, input: Any, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> Any:
-    """Replace NaN and infinities by finite numbers."""
-    return be.np.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
+    """Replace NaN and infinities by finite numbers (the dtype's extremes by default)."""
+    if input.dtype.kind not in "fc":
+        return input.copy()
+    info = np.finfo(input.dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    out = be.np.where(be.np.isnan(input), nan, input)
+    out = be.np.where(be.np.isposinf(out), hi, out)
+    return be.np.where(be.np.isneginf(out), lo, out).astype(input.dtype)

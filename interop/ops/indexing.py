@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes
-from ._args import cast, check_dim, promote
+from ._args import cast, check_dim, promote, whole_arrays
 from .registry import op
 
 
@@ -66,9 +66,11 @@ def _take_along(be: Any, input: Any, index: Any, d: int) -> Any:
         return be.np.take_along_axis(input, index, axis=d)
     import numpy as np  # Dask: whole rows along d, then NumPy's take_along_axis per block
     chunks = {i: -1 if i == d else input.chunks[i] for i in range(input.ndim)}
-    index_chunks = {i: -1 if i == d else input.chunks[i] for i in range(index.ndim)}
-    return be.np.map_blocks(np.take_along_axis, input.rechunk(chunks),
-                            index.rechunk(index_chunks), axis=d, dtype=input.dtype)
+    index = be.np.broadcast_to(index, tuple(index.shape[i] if i == d else input.shape[i]
+                                            for i in range(input.ndim)))
+    index = index.rechunk({i: -1 if i == d else input.chunks[i] for i in range(index.ndim)})
+    return be.np.map_blocks(np.take_along_axis, input.rechunk(chunks), index, axis=d,
+                            dtype=input.dtype, chunks=index.chunks)
 
 
 @op(family="indexing", out=True)
@@ -136,9 +138,12 @@ def masked_select(be: Any, input: Any, mask: Any) -> Any:
 
 
 @op(family="indexing", inplace=True, method=True)
-def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, *, alpha: Any = 1) -> Any:
+def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     """Add ``alpha * source`` into ``input`` at ``index`` along ``dim`` (duplicates accumulate)."""
     d = check_dim("index_add", dim, input.ndim)
+    if be.lazy:
+        return whole_arrays(be, index_add, tuple(input.shape), input.dtype, input, d, index,
+                            source, alpha)
     out = input.copy()
     moved = be.np.moveaxis(out, d, 0)
     src = be.np.moveaxis(source if alpha == 1 else source * alpha, d, 0).astype(input.dtype)
@@ -147,10 +152,13 @@ def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, *, alpha: 
 
 
 @op(family="indexing", inplace=True, method=True)
-def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, *, value: Any = None,
+def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, value: Any = None, *,
             reduce: str | None = None) -> Any:
     """Write ``src`` (or ``value``) into a copy of ``input`` at ``index`` along ``dim``."""
     d = check_dim("scatter", dim, input.ndim)
+    if be.lazy:
+        return whole_arrays(be, lambda b, *a: scatter(b, *a, reduce=reduce), tuple(input.shape),
+                            input.dtype, input, d, index, src, value)
     out = input.copy()
     values = src if src is not None else value
     if getattr(values, "shape", None) is not None and tuple(values.shape) != tuple(index.shape):

@@ -143,6 +143,8 @@ def amin(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any
 def _arg_extreme(name: str, fn: str) -> Any:
     def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
              keepdims: bool | None = None) -> Any:
+        if input.dtype.kind == "b":
+            raise RuntimeError(f"{name}(): does not support bool input; convert with .int() first")
         d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
         if d is None:
             out = getattr(be.np, fn)(be.np.reshape(input, (-1,)))
@@ -220,8 +222,11 @@ def diff(be: Any, input: Any, n: int = 1, dim: int = -1, prepend: Any = None,
 @op(out=True, family="reduction")
 def norm(be: Any, input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Any:
-    """Vector p-norm (2 by default) over ``dim`` or all elements."""
-    x = float_input(be, input if dtype is None else input.astype(dtypes.as_dtype(dtype)))
+    """Vector p-norm (2 by default) over ``dim`` or all elements (floating tensors only)."""
+    x = input if dtype is None else input.astype(dtypes.as_dtype(dtype))
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {x.dtype}; convert with .float() first")
     d = check_dim("norm", dim_arg(dim), x.ndim)
     a = be.np.abs(x)
     if p in ("fro", 2, 2.0, None):

@@ -39,10 +39,19 @@ def stack(be: Any, tensors: Any, dim: int = 0, *, axis: Any = None) -> Any:
     return be.np.stack(_promoted_list(tensors), axis=d)
 
 
+def _reshape(be: Any, input: Any, shape: tuple) -> Any:
+    if not be.lazy:
+        return be.np.reshape(input, shape)
+    try:
+        return be.np.reshape(input, shape)
+    except NotImplementedError:  # Dask cannot split chunks unevenly: one chunk, then reshape
+        return be.np.reshape(input.rechunk(-1), shape)
+
+
 @op(family="shape")
 def reshape(be: Any, input: Any, *shape: Any) -> Any:
     """A tensor with the same data and a new shape (a view when possible)."""
-    return be.np.reshape(input, size_arg(shape))
+    return _reshape(be, input, size_arg(shape))
 
 
 @op(family="shape", function=False)
@@ -51,8 +60,8 @@ def view(be: Any, input: Any, *shape: Any) -> Any:
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
         return input.view(dtypes.as_dtype(shape[0]))
     shape = size_arg(shape)
-    out = be.np.reshape(input, shape)
-    if be.name != "dask" and out.size and not be.np.shares_memory(out, input):
+    out = _reshape(be, input, shape)
+    if not be.lazy and out.size and not be.np.shares_memory(out, input):
         raise RuntimeError(f"view size is not compatible with input tensor's size and stride; "
                            f"use .reshape({', '.join(map(str, shape))}) instead")
     return out
