@@ -190,12 +190,37 @@ def unwrap_call(args: tuple, kwargs: dict) -> tuple[Backend | None, list, dict]:
 
 
 # ------------------------------------------------------------------ running
+def backend_error(name: str, exc: Exception) -> Exception:
+    """A backend's exception restated as torch would raise it, naming the operation and a fix.
+
+    NumPy reports shape mistakes as ValueError where torch raises RuntimeError,
+    and its messages name ufuncs, not the operation the user called.
+    """
+    msg = str(exc)
+    if isinstance(exc, ValueError):
+        if "broadcast" in msg:
+            hint = ("the shapes must be broadcastable: trailing dimensions equal or 1 "
+                    "(add dimensions with unsqueeze or reshape)")
+        elif "reshape" in msg:
+            hint = "the new shape must hold the same number of elements"
+        else:
+            hint = "check the shapes of the arguments"
+        return RuntimeError(f"{name}: {msg.strip()}; {hint}")
+    return TypeError(f"{name}: {msg.strip()}; pass tensors or numbers of a supported dtype")
+
+
 def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict) -> Any:
     be, rargs, rkwargs = unwrap_call(args, kwargs)
-    if creation:
-        ret = impl(be, *rargs, **rkwargs)
-    else:
-        ret = impl(be or registry.default_backend(), *rargs, **rkwargs)
+    try:
+        if creation:
+            ret = impl(be, *rargs, **rkwargs)
+        else:
+            ret = impl(be or registry.default_backend(), *rargs, **rkwargs)
+    except (ValueError, TypeError) as exc:
+        if isinstance(exc, (ValueError, dtypes.OperandError)) or type(exc).__module__.startswith(
+                ("numpy", "cupy", "dask")):
+            raise backend_error(getattr(impl, "__name__", "operation"), exc) from exc
+        raise
     return wrap(ret, cls, args)
 
 
@@ -331,7 +356,10 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
                 a, b = self._raw, o._raw
                 if (type(a) is type(b) and a.dtype == b.dtype and a.dtype.kind in kinds
                         and a.ndim and b.ndim):
-                    return make(cls, fast(b, a) if swap else fast(a, b), self)
+                    try:
+                        return make(cls, fast(b, a) if swap else fast(a, b), self)
+                    except ValueError as exc:
+                        raise backend_error(dunder.strip("_"), exc) from exc
             elif ((to is float and "f" in kinds) or (to is int and "i" in kinds)) and (
                     cls is Tensor or _default_handler(cls)):
                 a = self._raw

@@ -147,12 +147,18 @@ def _promote(current: np.dtype | None, new: np.dtype) -> np.dtype:
     return new if current is None else promote_types(current, new)
 
 
+class OperandError(TypeError):
+    """An operand that is neither an array nor a number."""
+
+
 def result_type(*operands: Any) -> np.dtype:
     """torch.result_type over raw arrays, 0-d arrays and Python scalars."""
     dim = zero = wrapped = None
     for x in operands:
         dt = getattr(x, "dtype", None)
         if dt is None:
+            if not isinstance(x, PY_SCALARS):
+                raise OperandError(f"expected a tensor or a number, got {type(x).__name__}")
             if isinstance(x, _pybool):
                 wrapped = _promote(wrapped, bool)
             elif isinstance(x, _pyint):

@@ -38,6 +38,7 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
         source, copy = registry.backend_of(data), False
         target = _target_backend(backend, device, None)
     else:
+        _check_numeric(data)
         target = _target_backend(backend, device, source)
     if source is not target:
         data, copy = move(data, source, target, device, **options), False
@@ -68,6 +69,14 @@ def move(raw: Any, source: Backend, target: Backend, device: Any = None, **optio
     return target.asarray(source.to_host(raw) if source.name != "numpy" else raw, device=device)
 
 
+def _check_numeric(arr: Any) -> None:
+    if arr.dtype.kind not in "biufc":
+        what = "strings" if arr.dtype.kind in "US" else f"{arr.dtype} data"
+        raise TypeError(f"interop.tensor: {what} cannot become a tensor (an array of dtype "
+                        f"{arr.dtype}); tensors hold bool, integer, floating or complex numbers: "
+                        "convert with .astype(float) first")
+
+
 def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarray:
     """Python scalars, nested lists and DLPack producers as a NumPy array, dtype as torch infers."""
     if hasattr(data, "__dlpack__") and not isinstance(data, (list, tuple)):
@@ -81,11 +90,9 @@ def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarr
                              "must have the same length: pad them or make one tensor per row") from None
         raise TypeError(f"interop.tensor: could not convert {type(data).__name__} to a tensor "
                         f"({exc})") from None
-    if arr.dtype.kind not in "biufc":
-        what = "strings" if arr.dtype.kind in "US" else f"{arr.dtype} data"
-        raise TypeError(f"interop.tensor: {what} cannot become a tensor (got {data!r:.60}); "
-                        "tensors hold bool, integer, floating or complex numbers")
-    if dtype is None and isinstance(data, (list, tuple, float, complex)):
+    _check_numeric(arr)
+    if dtype is None and isinstance(data, (list, tuple, float, complex)) \
+            and not isinstance(data, np.generic):
         if arr.dtype.kind == "f":
             arr = arr.astype(dtypes.get_default_dtype())
         elif arr.dtype.kind == "c":
