@@ -17,6 +17,7 @@ backend: never a silent copy to the host, never a silent Dask compute.
 from __future__ import annotations
 
 import functools
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -163,22 +164,24 @@ def _plain_raws(inputs: tuple) -> tuple[type, list] | None:
     return (kind, raws) if kind is not None else None
 
 
-def _mentions(obj: Any, items: Any) -> bool:
-    for x in items:
-        if x is obj or (type(x) in (list, tuple) and _mentions(obj, x)):
-            return True
-    return False
+@functools.cache
+def _takes_like(func: Callable) -> bool:
+    """NEP 35 creation functions (np.zeros, np.asarray, ...): they dispatch on ``like`` only."""
+    try:
+        return "like" in inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def __array_function__(self: Tensor, func: Callable, types: tuple, args: tuple,  # noqa: N807
                        kwargs: dict) -> Any:
     """NEP 18: every public NumPy function, through the ``__torch_function__`` hook.
 
-    NumPy removes ``like=`` before calling (NEP 35); when ``self`` is not among
-    the arguments it was the ``like`` and is put back, so handlers see the
-    call as written and the backend creates on its own device.
+    NumPy removes ``like=`` before calling a creation function (NEP 35); it is
+    put back, so handlers see the call as written and the backend creates on
+    its own device.
     """
-    if not (_mentions(self, args) or _mentions(self, kwargs.values())):
+    if _takes_like(func):
         kwargs = {**kwargs, "like": self}
     if not _active[0]:
         cls = dispatch.plain_result_class(args, kwargs)
