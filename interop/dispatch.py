@@ -347,41 +347,64 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
     TypeError raised *by a handler* propagates unchanged (torch would swallow
     it, and ``==`` would silently be False: a known pitfall).
     """
-    def operator(self: Any, *other: Any) -> Any:
-        if fast is not None and not _active[0]:
-            cls = type(self)
-            o = other[0]
-            to = type(o)
-            if (cls is Tensor or _default_handler(cls)) and (to is cls or to is Tensor):
-                a, b = self._raw, o._raw
-                if (type(a) is type(b) and a.dtype == b.dtype and a.dtype.kind in kinds
-                        and a.ndim and b.ndim):
-                    try:
-                        return make(cls, fast(b, a) if swap else fast(a, b), self)
-                    except ValueError as exc:
-                        raise backend_error(dunder.strip("_"), exc) from exc
-            elif ((to is float and "f" in kinds) or (to is int and "i" in kinds)) and (
-                    cls is Tensor or _default_handler(cls)):
-                a = self._raw
-                kind = a.dtype.kind
-                if a.ndim and kind in kinds and (kind in "fc" or to is int and kind != "b"):
-                    return make(cls, fast(o, a) if swap else fast(a, o), self)
-        if other and (type(other[0]) is np.ndarray or isinstance(other[0], np.generic)) \
+    def slow(self: Any, other: Any) -> Any:
+        if (type(other) is np.ndarray or isinstance(other, np.generic)) \
                 and dunder in NUMPY_OPERATORS:
-            return NUMPY_OPERATORS[dunder](self, other[0])  # as `ndarray <op> t` would: NumPy's
-        if other and not operand_ok(other[0]):
-            if type(other[0]) is not list:
+            return NUMPY_OPERATORS[dunder](self, other)  # as `ndarray <op> t` would: NumPy's
+        if not operand_ok(other):
+            if type(other) is not list:
                 return NotImplemented
-            other = (Tensor(other[0]),)
+            other = Tensor(other)
         try:
-            return call(passed or operator, run, (self, *other), {})
+            return call(passed or public, run, (self, other), {})
         except tf.NoImplementationFound:
             return NotImplemented
-    operator.__name__ = dunder
-    operator.__qualname__ = f"Tensor.{dunder}"
-    operator.__module__ = "interop"
-    operator._interop_run = run
-    return operator
+
+    def operator(self: Any, other: Any) -> Any:
+        if _active[0]:
+            return slow(self, other)
+        cls = type(self)
+        to = type(other)
+        if to is cls or to is Tensor:
+            if cls is not Tensor and not _default_handler(cls):
+                return slow(self, other)
+            a, b = self._raw, other._raw
+            dt = a.dtype
+            if type(a) is not type(b) or dt != b.dtype or dt.kind not in kinds or \
+                    not (a.ndim and b.ndim):
+                return slow(self, other)
+            try:
+                raw = fast(b, a) if swap else fast(a, b)
+            except ValueError as exc:
+                raise backend_error(dunder.strip("_"), exc) from exc
+        elif to is float or to is int:
+            if cls is not Tensor and not _default_handler(cls):
+                return slow(self, other)
+            a = self._raw
+            kind = a.dtype.kind
+            if not a.ndim or kind not in kinds or not (kind in "fc" or to is int and kind != "b"):
+                return slow(self, other)
+            raw = fast(other, a) if swap else fast(a, other)
+        else:
+            return slow(self, other)
+        if cls is Tensor:
+            obj = _new(Tensor)
+            obj._raw = raw
+            return obj
+        return make(cls, raw, self)
+
+    def unary(self: Any) -> Any:
+        return call(passed or public, run, (self,), {})
+
+    public = operator if fast is not None else (unary if dunder in _UNARY_DUNDERS else slow)
+    public.__name__ = dunder
+    public.__qualname__ = f"Tensor.{dunder}"
+    public.__module__ = "interop"
+    public._interop_run = run
+    return public
+
+
+_UNARY_DUNDERS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
 
 
 def make_getitem(run: Callable) -> Callable:

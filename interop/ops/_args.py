@@ -68,6 +68,10 @@ def cast(x: Any, dtype: Any) -> Any:
 
 def promote(*xs: Any) -> tuple[Any, ...]:
     """Operands cast to torch's result type."""
+    if len(xs) == 2:
+        da = getattr(xs[0], "dtype", None)
+        if da is not None and da == getattr(xs[1], "dtype", None):
+            return xs  # one dtype already: nothing to promote
     dt = dtypes.result_type(*xs)
     return tuple(cast(x, dt) for x in xs)
 
