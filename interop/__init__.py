@@ -66,6 +66,14 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | N
     return _dispatch.make(Tensor, to_raw(data, dtype, device, backend, copy=None, **options))
 
 
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            backend: str | None = None) -> Tensor:
+    """torch.asarray: share memory unless ``copy=True`` or a conversion needs a copy."""
+    if copy:
+        return tensor(obj, dtype=dtype, device=device, backend=backend)
+    return as_tensor(obj, dtype=dtype, device=device, backend=backend)
+
+
 def from_dlpack(x: Any) -> Tensor:
     """Zero-copy import of any DLPack producer (torch, CuPy, JAX, NumPy)."""
     return as_tensor(x)

@@ -179,6 +179,18 @@ def broadcast_tensors(be: Any, *tensors: Any) -> Any:
     return tuple(be.np.broadcast_arrays(*tensors))
 
 
+@op(family="shape", method=False, creation=True)
+def broadcast_shapes(be: Any, *shapes: Any) -> tuple:
+    """The shape these shapes broadcast to (torch.broadcast_shapes)."""
+    import numpy as np
+    try:
+        return tuple(np.broadcast_shapes(*(tuple(s) if isinstance(s, (tuple, list)) else (s,)
+                                           for s in shapes)))
+    except ValueError as exc:
+        raise RuntimeError(f"broadcast_shapes: shapes {list(shapes)} do not broadcast: trailing "
+                           "dimensions must be equal or 1") from exc
+
+
 @op(family="shape", function=False, method="expand_as")
 def expand_as(be: Any, input: Any, other: Any) -> Any:
     """Broadcast to ``other``'s shape."""

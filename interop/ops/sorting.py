@@ -102,3 +102,10 @@ def unique(be: Any, input: Any, sorted: bool = True, return_inverse: bool = Fals
 def bincount(be: Any, input: Any, weights: Any = None, minlength: int = 0) -> Any:
     """Count of each non-negative integer value."""
     return be.np.bincount(input, weights=weights, minlength=minlength)
+
+
+@op(family="sorting", method=False, out=True)
+def isin(be: Any, elements: Any, test_elements: Any, *, assume_unique: bool = False,
+         invert: bool = False) -> Any:
+    """True where an element of ``elements`` occurs in ``test_elements``."""
+    return be.np.isin(elements, test_elements, assume_unique=assume_unique, invert=invert)
