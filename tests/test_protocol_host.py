@@ -37,6 +37,15 @@ class NI:
         return NotImplemented
 
 
+def _recording_subclass(seen):
+    class LT(Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return super().__torch_function__(func, types, args, kwargs)
+    return LT
+
+
 def pyfunc(a, b=None):
     if has_torch_function((a, b)):
         return handle_torch_function(pyfunc, (a, b), a, b)
@@ -119,13 +128,7 @@ def test_A5_default_handler_and_lowest_subclass():
                                   "t%2", "t.T", "t.shape", "t[0]", "len", "t+=1", "t[0]=1"])
 def test_A6_func_each_operator_passes(case):
     seen = []
-
-    class LT(Tensor):
-        @classmethod
-        def __torch_function__(cls, func, types, args=(), kwargs=None):
-            seen.append(func)
-            return super().__torch_function__(func, types, args, kwargs)
-    t = interop.ones(2, 2).as_subclass(LT)
+    t = interop.ones(2, 2).as_subclass(_recording_subclass(seen))
 
     def iadd():
         x = t
@@ -155,13 +158,7 @@ def test_A6_func_each_operator_passes(case):
 
 def test_A6_hash_never_dispatches():
     seen = []
-
-    class LT(Tensor):
-        @classmethod
-        def __torch_function__(cls, func, types, args=(), kwargs=None):
-            seen.append(func)
-            return super().__torch_function__(func, types, args, kwargs)
-    t = interop.ones(2).as_subclass(LT)
+    t = interop.ones(2).as_subclass(_recording_subclass(seen))
     hash(t)
     assert seen == []
 
