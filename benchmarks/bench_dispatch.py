@@ -74,15 +74,20 @@ def run(quick: bool) -> list[tuple]:
     return rows
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def cli(run: Callable[[bool], list[tuple]], columns: list[str], doc: str, width: int = 10) -> None:
+    """Parse --quick, run, and print rows (name, shape, raw ns, *ns) with ratios to raw."""
+    parser = argparse.ArgumentParser(description=doc)
     parser.add_argument("--quick", action="store_true", help="short timing budget")
     rows = run(parser.parse_args().quick)
-    print(f"{'operation':<10} {'shape':<13} {'raw numpy':>11} {'Tensor':>16} {'SubTensor':>16}"
-          f" {'HookedTensor':>16}")
+    print(f"{'operation':<{width}} {'shape':<13} {'raw numpy':>11} "
+          + " ".join(f"{c:>16}" for c in columns))
     for name, shape, raw, *times in rows:
         cells = " ".join(f"{t / 1e3:8.2f}us {t / raw:5.2f}x" for t in times)
-        print(f"{name:<10} {str(shape):<13} {raw / 1e3:9.2f}us {cells}")
+        print(f"{name:<{width}} {str(shape):<13} {raw / 1e3:9.2f}us {cells}")
+
+
+def main() -> None:
+    cli(run, ["Tensor", "SubTensor", "HookedTensor"], __doc__)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from ..tensor import Tensor
 _active = dispatch._active
 _SCALARS = frozenset({int, float, bool, complex})
 _raw_backends = dispatch._raw_backends
+_new = object.__new__
 _DASK_COMPUTES = ".*is not implemented by Dask array"  # Dask warns, then computes: we refuse
 
 
@@ -127,10 +128,16 @@ def __array_ufunc__(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any,  #
         if method == "__call__" and not kwargs:
             plain = _plain_raws(inputs)
             if plain is not None:  # the common call: plain operands of one array type
-                kind, raws = plain
-                ret = _call_backend(ufunc, method, _raw_backends[kind], raws, {})
-                return dispatch.make(Tensor, ret) if type(ret) is kind \
-                    else dispatch.wrap(ret, Tensor)
+                cls, kind, raws = plain
+                try:
+                    ret = ufunc(*raws)
+                except TypeError:  # run it again the general way, for the clear error
+                    return run_ufunc(ufunc, method, cls, inputs, kwargs)
+                if type(ret) is kind and cls is Tensor:
+                    obj = _new(Tensor)
+                    obj._raw = ret
+                    return obj
+                return dispatch.wrap(ret, cls, inputs)
         cls = dispatch.plain_result_class(inputs, kwargs)
         if cls is not None:
             return run_ufunc(ufunc, method, cls, inputs, kwargs)
@@ -138,30 +145,35 @@ def __array_ufunc__(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any,  #
     return dispatch.dispatch(func, functools.partial(run_ufunc, ufunc, method), inputs, kwargs)
 
 
-def _plain_raws(inputs: tuple) -> tuple[type, list] | None:
-    """(array type, raw inputs) when every input is an exact Tensor, an ndarray or a scalar
-    and the arrays are all of one type, else None: such a call needs no override check and
-    no move between backends."""
+def _plain_raws(inputs: tuple) -> tuple[type, type, list] | None:
+    """(result class, array type, raw inputs) when every input is a Tensor keeping the
+    default handler, an ndarray or a scalar, and the arrays are all of one type; else None.
+    Such a call needs no override check and no move between backends."""
     raws = []
-    kind = None
+    cls, kind = Tensor, None
     for x in inputs:
         t = type(x)
-        if t is Tensor:
+        if t is Tensor or (isinstance(x, Tensor) and dispatch._default_handler(t)):
+            if t is not cls:
+                if issubclass(t, cls):
+                    cls = t
+                elif not issubclass(cls, t):
+                    return None
             x = x._raw
             t = type(x)
             if t not in _raw_backends:
                 return None
-        elif t in _SCALARS or isinstance(x, np.generic):
-            raws.append(x)
-            continue
         elif t is not np.ndarray:
+            if t in _SCALARS or isinstance(x, np.generic):
+                raws.append(x)
+                continue
             return None
         if kind is not t:
             if kind is not None:
                 return None
             kind = t
         raws.append(x)
-    return (kind, raws) if kind is not None else None
+    return (cls, kind, raws) if kind is not None else None
 
 
 @functools.cache
