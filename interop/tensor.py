@@ -171,10 +171,6 @@ class Tensor:
         """'numpy', 'cupy' or 'dask'."""
         return registry.backend_of(self._raw).name
 
-    @property
-    def _backend(self) -> Backend:
-        return registry.backend_of(self._raw)
-
     __hash__ = object.__hash__  # identity, as torch (never dispatched)
     __array_priority__ = 1000
 

@@ -261,8 +261,3 @@ def _get_current_function_mode() -> TorchFunctionMode | None:
 
 def _get_current_function_mode_stack() -> list[TorchFunctionMode]:
     return list(_modes.get())
-
-
-def nothing_active() -> bool:
-    """True when no mode or guard is active in any thread: the fast path may run."""
-    return not _active[0]
