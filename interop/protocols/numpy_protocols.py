@@ -46,9 +46,9 @@ def _lacks(label: str, be: Backend | None) -> TypeError:
     name = be.name if be is not None else "numpy"
     return TypeError(
         f"{label} is not implemented by the {name} backend, and interop neither copies data "
-        "to the host nor computes a Dask graph implicitly: convert explicitly (t.numpy(), "
-        "t.cpu(), or t.compute() for Dask) and call NumPy on the result, or use an interop "
-        "function")
+        "to the host nor computes a Dask graph implicitly: convert explicitly (t.numpy() "
+        "computes a Dask tensor, t.cpu() copies from the GPU) and call NumPy on that, or use "
+        "an interop function")
 
 
 def _call_backend(func: Any, method: str, be: Backend | None, rargs: list, rkwargs: dict) -> Any:
