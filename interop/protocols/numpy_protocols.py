@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import dispatch
+from ..backends import registry
 from ..backends.base import Backend
 from ..tensor import Tensor
 
@@ -208,7 +209,8 @@ def __array__(self: Tensor, dtype: Any = None, copy: bool | None = None) -> np.n
     Honours NumPy 2's ``copy=``: ``copy=False`` raises where a copy can't be
     avoided (a dtype change, a Dask compute).
     """
-    raw, be = self._raw, self._backend
+    raw = self._raw
+    be = registry.backend_of(raw)
     device = be.device_of(raw)
     if device.type != "cpu":
         raise TypeError(f"can't convert a {be.name} tensor on {device} to a NumPy array: NumPy "
