@@ -315,6 +315,22 @@ def test_np_testing_on_host_tensors(backend):
         np.testing.assert_allclose(t, x + 1)
 
 
+def test_matplotlib_plots_host_tensors():
+    """matplotlib converts with np.asarray: the plotted data are the tensor's values."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = interop.tensor(INPUTS["x"][0])
+    fig, ax = plt.subplots()
+    try:
+        (line,) = ax.plot(t, t * 2)
+        np.testing.assert_array_equal(line.get_xdata(), INPUTS["x"][0])
+        np.testing.assert_array_equal(line.get_ydata(), INPUTS["x"][0] * 2)
+    finally:
+        plt.close(fig)
+
+
 @pytest.mark.gpu
 def test_cupy_asarray_says_call_cpu():
     t = interop.tensor([1.0, 2.0], backend="cupy")
