@@ -1,12 +1,16 @@
-"""Text reprs in torch's style, with the backend shown.
+"""How a tensor shows itself: torch-style text, and an HTML card for Jupyter.
 
-``tensor([1., 2.], backend='numpy')``; the dtype appears when it is not the
+``tensor([1., 2.], backend='numpy')``; a subclass shows its own name
+(``Meters([1., 2.], backend='numpy')``), the dtype appears when it is not the
 default for its kind (default float, int64, bool), the device for GPU data.
-Dask tensors show shape, chunks and dtype without computing anything.
+Neither repr ever computes a Dask graph, and GPU data travels to the host only
+as the bounded corners that are printed.
 """
 
 from __future__ import annotations
 
+import html
+import math
 from typing import Any
 
 import numpy as np
@@ -16,18 +20,39 @@ from . import dtypes
 _THRESHOLD, _EDGEITEMS = 1000, 3
 
 
+def display_name(cls: type) -> str:
+    """What a repr starts with: ``tensor`` for the base class, a subclass's own name (as torch)."""
+    from .tensor import Tensor
+    return "tensor" if cls is Tensor or not issubclass(cls, Tensor) else cls.__name__
+
+
 def _implicit_dtype(dt: np.dtype) -> bool:
     return dt in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool, dtypes.default_complex())
 
 
-def _values(host: np.ndarray, prefix: str) -> str:
+def _values(host: np.ndarray, prefix: str, summarize: bool | None = None) -> str:
+    """numpy's array2string set up as torch prints; ``summarize`` for a large array's corners."""
+    summarize = host.size > _THRESHOLD if summarize is None else summarize
     floating = host.dtype.kind in "fc"
-    finite = host[np.isfinite(host)] if floating and host.size <= _THRESHOLD else None
+    finite = host[np.isfinite(host)] if floating and not summarize else None
     whole = finite is not None and bool(np.all(finite == np.round(finite)))
-    return np.array2string(
-        host, separator=", ", prefix=prefix, threshold=_THRESHOLD, edgeitems=_EDGEITEMS,
-        precision=4, floatmode="fixed" if floating and not whole else "maxprec",
-        suppress_small=False)
+    text = np.array2string(
+        host, separator=", ", prefix=prefix, threshold=0 if summarize else _THRESHOLD,
+        edgeitems=_EDGEITEMS, precision=4,
+        floatmode="fixed" if floating and not whole else "maxprec", suppress_small=False)
+    return text.replace(", ..., ", ",  ..., ")  # torch pads the summary mark
+
+
+def _host_values(be: Any, raw: Any, prefix: str) -> str:
+    """The printed values; a GPU array sends only the corners that are shown to the host."""
+    if be.device_of(raw).type == "cpu":
+        return _values(np.asarray(raw), prefix)
+    return _values(np.asarray(be.to_host(_preview(be, raw))), prefix,
+                   summarize=raw.size > _THRESHOLD)
+
+
+def _lazy_body(raw: Any) -> str:
+    return f"<lazy shape={tuple(raw.shape)}, chunks={raw.chunksize}, dtype={raw.dtype}>"
 
 
 def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
@@ -35,12 +60,10 @@ def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
     extras = []
     device = be.device_of(raw)
     if be.lazy:
-        body = f"<lazy shape={tuple(raw.shape)}, chunks={raw.chunksize}, dtype={raw.dtype}>"
+        body = _lazy_body(raw)
     else:
-        prefix = f"{name}("
-        host = be.to_host(_preview(be, raw)) if device.type != "cpu" else raw
-        body = _values(np.asarray(host), prefix)
-        if host.size == 0 and host.ndim != 1:
+        body = _host_values(be, raw, f"{name}(")
+        if raw.size == 0 and raw.ndim != 1:
             extras.append(f"size={tuple(raw.shape)}")
         if not _implicit_dtype(raw.dtype):
             extras.append(f"dtype={dtypes.as_dtype(raw.dtype)}")
@@ -51,10 +74,53 @@ def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
 
 
 def _preview(be: Any, raw: Any) -> Any:
-    """Only the summarised corners of a large GPU array travel to the host for printing."""
+    """The corners of a large array that a summarised print shows, plus one hidden middle row.
+
+    Each long axis keeps its first and last ``_EDGEITEMS`` and one element
+    between, so the corners print, with ``summarize=True``, exactly as the
+    whole array would (the middle one falls under the ``...``).
+    """
     if raw.size <= _THRESHOLD:
         return raw
-    index = tuple(be.np.r_[0:_EDGEITEMS, s - _EDGEITEMS:s] if s > 2 * _EDGEITEMS else slice(None)
-                  for s in raw.shape)
-    return raw[be.np.ix_(*[i if not isinstance(i, slice) else be.np.arange(s)
-                           for i, s in zip(index, raw.shape)])]
+    e = _EDGEITEMS
+    index = [be.np.asarray([*range(e + 1), *range(s - e, s)]) if s > 2 * e else be.np.arange(s)
+             for s in raw.shape]
+    return raw[be.np.ix_(*index)]
+
+
+# ------------------------------------------------------------------ Jupyter
+def format_bytes(n: float) -> str:
+    """``48 B``, ``7.63 MiB``; ``unknown`` for Dask arrays of unknown size."""
+    if n is None or (isinstance(n, float) and math.isnan(n)):
+        return "unknown"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{int(n)} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+def html_card(tensor: Any) -> str:
+    """The ``_repr_html_`` of a tensor: class, shape, dtype, backend, device, size and a preview.
+
+    Reads the raw array directly (no dispatch, so a logging subclass's hook
+    stays quiet while the notebook draws).  A Dask tensor shows the chunk
+    diagram Dask draws from its metadata, never its values: rendering runs no
+    task.  A GPU tensor's preview copies only the printed corners.
+    """
+    from .backends import registry
+    raw = tensor._raw
+    be = registry.backend_of(raw)
+    rows = [("class", type(tensor).__qualname__), ("shape", tuple(raw.shape)),
+            ("dtype", str(raw.dtype)), ("backend", be.name), ("device", str(be.device_of(raw))),
+            ("memory", format_bytes(raw.nbytes))]
+    if be.lazy:
+        rows.append(("chunks", raw.chunksize))
+        preview = f"<div class='interop-dask'>{raw._repr_html_()}</div>"
+    else:
+        preview = f"<pre>{html.escape(_host_values(be, raw, ''))}</pre>"
+    table = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>"
+                    f"{html.escape(str(v))}</td></tr>" for k, v in rows)
+    return (f"<div class='interop-tensor'><table>{table}</table>"
+            f"<details open><summary>{'chunks' if be.lazy else 'values'}</summary>"
+            f"{preview}</details></div>")

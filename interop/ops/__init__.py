@@ -13,7 +13,7 @@ from typing import Any
 
 from ..dispatch import (DispatchedProperty, make_getitem, make_inplace_run, make_operator,
                         make_public, make_run)
-from . import attributes, creation, dtype_functions, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
+from . import attributes, creation, dask_api, dtype_functions, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
 from .registry import TABLE, Op, op
 
 TORCH_NAMES: dict[str, Callable] = {}
@@ -24,8 +24,16 @@ def _swapped(run: Callable) -> Callable:
     return lambda cls, args, kwargs: run(cls, (args[1], args[0]), kwargs)
 
 
+def _named(run: Callable) -> Callable:
+    """repr/format name the tensor's own class (``Meters([1.])``), as torch's do."""
+    from ..repr import display_name
+    return lambda cls, args, kwargs: run(cls, args, {**kwargs, "name": display_name(type(args[0]))})
+
+
 def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> None:
     run = make_run(entry)
+    if entry.name in ("__repr__", "__format__"):
+        run = _named(run)
     for name in (entry.name, *entry.aliases) if entry.function else ():
         namespace[name] = make_public(run, name, name, entry.doc)
     if entry.method:

@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes
 from ..backends import registry
 from ..backends.base import Device
+from ..errors import ShapeError
 from .registry import op
 
 
@@ -88,9 +89,9 @@ def is_complex(be: Any, input: Any) -> bool:
 def _one_value(name: str, input: Any) -> Any:
     n = math.prod(input.shape)
     if n != 1:
-        raise RuntimeError(f"{name}: a Tensor with {n} elements cannot be converted to Scalar; "
-                           "index one element first (t[i].item()) or reduce (t.sum().item())")
-    return registry.backend_of(input).to_host(input).reshape(()).item()
+        raise ShapeError(f"{name}: a Tensor with {n} elements cannot be converted to Scalar; "
+                         "index one element first (t[i].item()) or reduce (t.sum().item())")
+    return registry.backend_of(input).to_host(input, f"{name}()").reshape(()).item()
 
 
 @op(function=False, family="attributes")
@@ -102,7 +103,7 @@ def item(be: Any, input: Any) -> Any:
 @op(function=False, family="attributes")
 def tolist(be: Any, input: Any) -> Any:
     """Nested Python lists (computes on Dask, copies from the GPU)."""
-    return be.to_host(input).tolist()
+    return be.to_host(input, "tolist()").tolist()
 
 
 @op(function=False, family="attributes")
@@ -114,7 +115,7 @@ def numpy(be: Any, input: Any, *, force: bool = False) -> np.ndarray:
     if be.device_of(input).type != "cpu" and not force:
         raise TypeError("can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the "
                         "tensor to host memory first.")
-    return be.to_host(input)
+    return be.to_host(input, "numpy()")
 
 
 def _dunder(name: str) -> Any:
@@ -166,17 +167,18 @@ def contains_(be: Any, input: Any, element: Any) -> bool:
 
 
 @_dunder("__repr__")
-def repr_(be: Any, input: Any, *, tensor_contents: Any = None) -> str:
+def repr_(be: Any, input: Any, *, tensor_contents: Any = None, name: str = "tensor") -> str:
+    """torch's repr with the backend shown; ``name`` is the tensor's class (see ops.install)."""
     from ..repr import format_tensor
-    return format_tensor(be, input)
+    return format_tensor(be, input, name)
 
 
 @_dunder("__format__")
-def format_(be: Any, input: Any, format_spec: str) -> str:
+def format_(be: Any, input: Any, format_spec: str, *, name: str = "tensor") -> str:
     if input.ndim == 0 and format_spec:
         return format(_one_value("format", input), format_spec)
     from ..repr import format_tensor
-    return format(format_tensor(be, input), format_spec)
+    return format(format_tensor(be, input, name), format_spec)
 
 
 # ------------------------------------------------------------------ conversions

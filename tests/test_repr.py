@@ -1,0 +1,155 @@
+"""Text and HTML reprs: torch's text with the backend, Jupyter's card, and no Dask compute."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import interop
+from interop.repr import _preview, _values, format_bytes
+
+torch = pytest.importorskip("torch")
+
+
+class Meters(interop.Tensor):
+    unit = "m"
+
+
+class Logged(interop.Tensor):
+    calls: list = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        cls.calls.append(getattr(func, "__name__", str(func)))
+        return super().__torch_function__(func, types, args, kwargs)
+
+
+CASES = [
+    np.array([1.0, 2.0], np.float32), np.array([1.5, 2.25], np.float32),
+    np.arange(6).reshape(2, 3), np.array([True, False]), np.array(3.5, np.float32),
+    np.zeros((0, 3), np.float32), np.array([1e10, 1.5], np.float32),
+    np.arange(2000, dtype=np.float32), np.arange(5000.0, dtype=np.float32).reshape(50, 100) / 7,
+    np.array([0.001, 1234.5], np.float32), np.array([-1, 7, 300], np.int64),
+]
+
+
+class TaskCounter:
+    """Counts Dask tasks run while active (a real dask callback, not a mock)."""
+
+    def __enter__(self):
+        from dask.callbacks import Callback
+        self.tasks = 0
+
+        def pretask(key, dsk, state):
+            self.tasks += 1
+        self._cb = Callback(pretask=pretask)
+        self._cb.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._cb.__exit__(*exc)
+
+
+@pytest.mark.parametrize("arr", CASES, ids=lambda a: f"{a.dtype}{a.shape}")
+def test_text_repr_is_torchs_plus_backend(arr):
+    expected = repr(torch.from_numpy(arr))[:-1] + ", backend='numpy')"
+    assert repr(interop.tensor(arr)) == expected
+
+
+def test_non_default_dtype_is_named_as_numpy_dtype():
+    assert repr(interop.tensor([1, 2], dtype=interop.int32)) == \
+        "tensor([1, 2], dtype=int32, backend='numpy')"
+    assert repr(interop.tensor(np.array([1.0, 2.0]))) == \
+        "tensor([1., 2.], dtype=float64, backend='numpy')"
+
+
+def test_subclass_repr_names_the_class_as_torch_does():
+    m = interop.tensor([1.0, 2.0]).as_subclass(Meters)
+    tm = torch.tensor([1.0, 2.0]).as_subclass(type("Meters", (torch.Tensor,), {}))
+    assert repr(m) == repr(tm)[:-1] + ", backend='numpy')"
+    assert str(m) == f"{m}" == repr(m)
+    assert repr(m[0] + m.sum()).startswith("Meters(")
+
+
+def test_subclass_hook_sees_repr_and_can_call_super():
+    Logged.calls.clear()
+    t = interop.tensor([1.0]).as_subclass(Logged)
+    assert repr(t) == "Logged([1.], backend='numpy')"
+    assert "__repr__" in Logged.calls
+
+
+def test_dask_repr_shows_shape_chunks_dtype_without_compute():
+    d = interop.tensor(np.arange(12.0).reshape(3, 4), backend="dask", chunks=(1, 4))
+    with TaskCounter() as counter:
+        text = repr(d + 1)
+        html = (d + 1)._repr_html_()
+    assert text == "tensor(<lazy shape=(3, 4), chunks=(1, 4), dtype=float64>, backend='dask')"
+    assert "<svg" in html and "chunks" in html
+    assert counter.tasks == 0
+    with TaskCounter() as counter:  # the counter does see a compute
+        (d + 1).raw.compute()
+    assert counter.tasks > 0
+
+
+def _card_fields(html: str) -> dict[str, str]:
+    return dict(re.findall(r"<th[^>]*>(\w+)</th><td[^>]*>([^<]*)</td>", html))
+
+
+@pytest.mark.parametrize("cls", [interop.Tensor, Meters])
+def test_html_card_shows_what_the_tensor_is(backend, cls):
+    arr = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    t = interop.tensor(arr, device="cuda") if backend == "cupy" else interop.tensor(arr, backend=backend)
+    t = t.as_subclass(cls) if cls is not interop.Tensor else t
+    with TaskCounter() as counter:
+        html = t._repr_html_()
+    assert counter.tasks == 0
+    fields = _card_fields(html)
+    assert fields["class"] == cls.__qualname__
+    assert fields["shape"] == "(2, 3)"
+    assert fields["dtype"] == "float32"
+    assert fields["backend"] == backend
+    assert fields["device"] == ("cuda:0" if backend == "cupy" else "cpu")
+    assert fields["memory"] == "24 B"
+    if backend == "dask":
+        assert "<svg" in html and fields["chunks"] == "(2, 3)"
+    else:
+        assert "[[0., 1., 2.],\n [3., 4., 5.]]" in html
+
+
+def test_html_card_does_not_go_through_the_hook():
+    Logged.calls.clear()
+    interop.tensor([1.0, 2.0]).as_subclass(Logged)._repr_html_()
+    assert Logged.calls == []
+
+
+def test_html_preview_of_a_large_tensor_is_bounded():
+    t = interop.tensor(np.arange(1_000_000.0).reshape(1000, 1000))
+    html = t._repr_html_()
+    assert len(html) < 3000 and "..." in html
+    assert _card_fields(html)["memory"] == "7.63 MiB"
+
+
+@pytest.mark.parametrize("shape", [(2000,), (50, 100), (3, 400), (10, 10, 20), (1001, 1)])
+@pytest.mark.parametrize("scale", [1.0, 1 / 7, 1e-6])
+def test_gpu_preview_prints_as_the_whole_array_from_its_corners(shape, scale):
+    """GPU data sends only the corners to the host; run here on the NumPy backend's namespace."""
+    from interop.backends import registry
+    raw = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) * np.float32(scale)
+    corners = _preview(registry.get_backend("numpy"), raw)
+    assert corners.size <= 7 ** len(shape)
+    assert _values(corners, "tensor(", summarize=True) == _values(raw, "tensor(")
+
+
+@pytest.mark.gpu
+def test_cupy_repr_names_the_device():
+    t = interop.tensor(np.arange(2000.0, dtype=np.float32), device="cuda")
+    assert repr(t) == repr(interop.tensor(np.arange(2000.0, dtype=np.float32)))[:-len(
+        "backend='numpy')")] + "device='cuda:0', backend='cupy')"
+
+
+@pytest.mark.parametrize("n, text", [(0, "0 B"), (1023, "1023 B"), (1024, "1.00 KiB"),
+                                     (8_000_000, "7.63 MiB"), (float("nan"), "unknown")])
+def test_format_bytes(n, text):
+    assert format_bytes(n) == text
