@@ -15,7 +15,6 @@ import numpy as np
 from .. import dtypes
 from ..backends import registry
 from ..backends.base import Device
-from ..errors import ShapeError
 from .registry import op
 
 
@@ -89,9 +88,9 @@ def is_complex(be: Any, input: Any) -> bool:
 def _one_value(name: str, input: Any) -> Any:
     n = math.prod(input.shape)
     if n != 1:
-        raise ShapeError(f"{name}: a Tensor with {n} elements cannot be converted to Scalar; "
-                         "index one element first (t[i].item()) or reduce (t.sum().item())")
-    return registry.backend_of(input).to_host(input, f"{name}()").reshape(()).item()
+        raise RuntimeError(f"{name}: a Tensor with {n} elements cannot be converted to Scalar; "
+                           "index one element first (t[i].item()) or reduce (t.sum().item())")
+    return registry.backend_of(input).to_host(input).reshape(()).item()
 
 
 @op(function=False, family="attributes")
@@ -103,7 +102,7 @@ def item(be: Any, input: Any) -> Any:
 @op(function=False, family="attributes")
 def tolist(be: Any, input: Any) -> Any:
     """Nested Python lists (computes on Dask, copies from the GPU)."""
-    return be.to_host(input, "tolist()").tolist()
+    return be.to_host(input).tolist()
 
 
 @op(function=False, family="attributes")
@@ -115,7 +114,7 @@ def numpy(be: Any, input: Any, *, force: bool = False) -> np.ndarray:
     if be.device_of(input).type != "cpu" and not force:
         raise TypeError("can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the "
                         "tensor to host memory first.")
-    return be.to_host(input, "numpy()")
+    return be.to_host(input)
 
 
 def _dunder(name: str) -> Any:
