@@ -16,6 +16,7 @@ from typing import Any
 from . import dtypes, overrides
 from .backends import (BACKEND_NAMES, Device, DeviceMismatchError, get_backend,
                        set_default_backend)
+from .backends.base import DaskComputeError, DaskComputeWarning, InteropWarning
 from .config import config
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16,  # noqa: A004
                      float32, float64, get_default_dtype, half, int, int8, int16, int32,  # noqa: A004
@@ -23,22 +24,23 @@ from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float
 from .ops import TABLE as _TABLE
 from .ops import install as _install
 from .ops.creation import Generator, default_generator, manual_seed
+from .ops.dask_api import compute_all as compute
+from .ops.dask_api import persist_all as persist
 from .protocols import numpy_protocols as _numpy_protocols
 from .protocols import torch_participant as _torch_participant
 from .protocols.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
                                        TorchFunctionMode)
+from .tensor import SizeAttribute as _SizeAttribute
 from .tensor import Tensor, to_raw
 from . import dispatch as _dispatch
 
 _install(Tensor, globals())
+Tensor.size = _SizeAttribute(Tensor.__dict__["size"])  # an int (Array API) callable as torch's size()
 _dispatch.RESOLVERS.append(_torch_participant.resolve_torch_callable)
 _numpy_protocols.install(Tensor)
+from . import array_api  # noqa: E402  (interop.array_api: the standard's namespace)
 
 device = Device
-
-
-class InteropWarning(UserWarning):
-    """Warnings issued by interop (tests turn them into errors)."""
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None = None,

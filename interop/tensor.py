@@ -18,6 +18,7 @@ import numpy as np
 from . import dtypes
 from .backends import registry
 from .backends.base import Backend, Device
+from .errors import NonNumericError
 from .protocols import torch_function as _tf
 
 
@@ -44,6 +45,8 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
         data, copy = move(data, source, target, device, **options), False
     elif options and target.lazy:
         data = target.asarray(data, **options)
+    if device is not None and target.device_of(data) != Device(device):
+        data, copy = target.to_device(data, device), False  # Dask chunks, or another GPU
     if dtype is not None and data.dtype != dtype:
         return data.astype(dtype)
     return data.copy() if copy else data
@@ -62,7 +65,7 @@ def move(raw: Any, source: Backend, target: Backend, device: Any = None, **optio
     if target.lazy:
         return target.from_foreign(raw, source, **options)
     if source.lazy:
-        raw = raw.compute()
+        (raw,) = source.compute(raw)
         source = registry.backend_of(raw)
         if source is target:
             return raw
@@ -72,9 +75,9 @@ def move(raw: Any, source: Backend, target: Backend, device: Any = None, **optio
 def _check_numeric(arr: Any) -> None:
     if arr.dtype.kind not in "biufc":
         what = "strings" if arr.dtype.kind in "US" else f"{arr.dtype} data"
-        raise TypeError(f"interop.tensor: {what} cannot become a tensor (an array of dtype "
-                        f"{arr.dtype}); tensors hold bool, integer, floating or complex numbers: "
-                        "convert with .astype(float) first")
+        raise NonNumericError(f"interop.tensor: {what} cannot become a tensor (an array of "
+                              f"dtype {arr.dtype}); tensors hold bool, integer, floating or "
+                              "complex numbers: convert with .astype(float) first")
 
 
 def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarray:
@@ -185,6 +188,19 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    # ------------------------------------------------------------ the Array API object
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
+        """``interop.array_api``, the standard's namespace for tensors (versions 2021.12-2024.12)."""
+        from .array_api import namespace
+        return namespace(api_version)
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
+        """The Array API's move, ``t.to(device)`` (the tensor itself when already there)."""
+        if stream is not None:
+            raise ValueError("interop.Tensor.to_device: stream= is not supported (moves are "
+                             "synchronous); call to_device(device) without it")
+        return self.to(device)
+
     # ------------------------------------------------------------ pickling and copies
     def __reduce_ex__(self, protocol: int) -> tuple:
         return (_rebuild, (type(self), self._raw, dict(self.__dict__) if self.__dict__ else None))
@@ -199,6 +215,47 @@ class Tensor:
         memo[id(self)] = new
         new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
         return new
+
+
+class Size(int):
+    """``t.size``: the element count (the Array API attribute), also callable as torch's method.
+
+    The standard makes ``size`` an ``int`` attribute; torch makes it a method
+    returning the shape.  This ``int`` serves both: ``t.size == 6``,
+    ``t.size * 2`` and ``t.size()`` (the shape), ``t.size(1)`` (one dimension,
+    dispatched as ``torch.Tensor.size``).
+    """
+
+    def __new__(cls, n: int, method: Any, tensor: Tensor) -> Size:
+        obj = super().__new__(cls, n)
+        obj._call = (method, tensor)
+        return obj
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        method, tensor = self._call
+        return method(tensor, *args, **kwargs)
+
+    def __reduce__(self) -> tuple:
+        return (int, (int(self),))
+
+
+class SizeAttribute:
+    """Installs ``Tensor.size`` as a ``Size``; on the class it is the dispatched method itself.
+
+    Unknown sizes (Dask arrays with NaN dimensions) give ``None``, as the standard says.
+    """
+
+    def __init__(self, method: Any) -> None:
+        self.method = method
+        self.__doc__ = Size.__doc__
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self.method
+        n = 1
+        for d in obj._raw.shape:
+            n *= d
+        return None if n != n else Size(n, self.method, obj)
 
 
 def _rebuild(cls: type, raw: Any, attrs: dict | None) -> Tensor:

@@ -64,6 +64,18 @@ class DeviceMismatchError(RuntimeError, ValueError):
     """Operands live on different devices and moving them was not allowed."""
 
 
+class InteropWarning(UserWarning):
+    """Warnings issued by interop (tests turn them into errors)."""
+
+
+class DaskComputeWarning(InteropWarning):
+    """A Dask graph was computed for an implicit value read (``dask_compute='warn'``)."""
+
+
+class DaskComputeError(RuntimeError):
+    """A Dask graph would be computed for an implicit value read (``dask_compute='raise'``)."""
+
+
 class Backend:
     """Base class: one instance per array library, created on first use."""
 
@@ -97,6 +109,12 @@ class Backend:
         """Call a creation function (zeros, arange, ...) of this library on ``device``."""
         return getattr(self.np, fn)(*args, **kwargs)
 
+    def to_device(self, raw: Any, device: Any) -> Any:
+        """``raw`` on another device of this backend (an explicit move the user asked for)."""
+        raise DeviceMismatchError(f"the {self.name} backend holds data on "
+                                  f"{self.device_of(raw)} only, not on {device}: use "
+                                  "backend='cupy' (or device='cuda') for GPU tensors")
+
     def random(self, seed: Any) -> Any:
         """A NumPy-style ``Generator`` producing arrays of this backend from ``seed``."""
         return np.random.default_rng(seed)
@@ -105,9 +123,21 @@ class Backend:
         """Bring an array of another backend in (policy already checked by the caller)."""
         return self.asarray(source.to_host(raw), **options)
 
-    def to_host(self, raw: Any) -> np.ndarray:
-        """A NumPy array with the same values (may compute or copy; callers decide when)."""
+    def to_host(self, raw: Any, why: str = "") -> np.ndarray:
+        """A NumPy array with the same values (may compute or copy; callers decide when).
+
+        ``why`` names the call that needs the values (``item()``, ``np.asarray``),
+        for the messages of lazy backends.
+        """
         return np.asarray(raw)
+
+    def compute(self, *raws: Any, **kwargs: Any) -> tuple:
+        """The values of ``raws`` in memory, computed together (eager backends: the arrays)."""
+        return raws
+
+    def persist(self, *raws: Any, **kwargs: Any) -> tuple:
+        """``raws`` with their values held in (cluster) memory (eager backends: the arrays)."""
+        return raws
 
     def chunk_backend(self, raw: Any) -> Backend:
         """The backend that holds the data: itself, except for Dask's chunks."""

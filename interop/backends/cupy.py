@@ -37,10 +37,18 @@ class CupyBackend(Backend):
         with cupy.cuda.Device(0 if device is None else Device(device).index):
             return getattr(cupy, fn)(*args, **kwargs)
 
+    def to_device(self, raw: cupy.ndarray, device: Any) -> cupy.ndarray:
+        """``raw`` on GPU ``device`` (cupy.asarray copies to the current device, if another)."""
+        index = Device(device).index
+        if index is None:
+            return super().to_device(raw, device)
+        with cupy.cuda.Device(index):
+            return cupy.asarray(raw)
+
     def random(self, seed: Any) -> Any:
         return cupy.random.default_rng(np.random.SeedSequence(seed).generate_state(1)[0])
 
-    def to_host(self, raw: cupy.ndarray) -> np.ndarray:
+    def to_host(self, raw: cupy.ndarray, why: str = "") -> np.ndarray:
         return cupy.asnumpy(raw)
 
 

@@ -1,18 +1,24 @@
 """The Dask backend: lazy, chunked, out-of-core and distributed.
 
 Its chunks are NumPy arrays, or CuPy arrays on a GPU; ``chunk_backend`` says
-which, and the device follows from it.
+which, and the device follows from it.  Nothing here computes a graph except
+``compute``/``persist`` (asked for explicitly) and ``to_host``, the one gate
+for implicit value reads, governed by ``interop.config(dask_compute=...)``.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any
 
 import array_api_compat.dask.array as compat_dask
+import dask
 import dask.array as da
 import numpy as np
 
-from .base import Backend, Device
+from . import registry
+from .base import Backend, DaskComputeError, DaskComputeWarning, Device
 
 
 class DaskBackend(Backend):
@@ -23,13 +29,11 @@ class DaskBackend(Backend):
     np = da
 
     def chunk_backend(self, raw: da.Array) -> Backend:
-        from .registry import backend_of
-        return backend_of(raw._meta) or self._host()
+        return registry.backend_of(raw._meta) or self._host()
 
     @staticmethod
     def _host() -> Backend:
-        from .registry import get_backend
-        return get_backend("numpy")
+        return registry.get_backend("numpy")
 
     def device_of(self, raw: da.Array) -> Device:
         chunks = self.chunk_backend(raw)
@@ -40,15 +44,24 @@ class DaskBackend(Backend):
         if isinstance(data, da.Array):
             out = data.astype(dtype) if dtype is not None and data.dtype != dtype else data
             return out if chunks == "auto" else out.rechunk(chunks)
-        from .registry import get_backend
-        holder = get_backend("cupy") if device is not None and Device(device).type == "cuda" \
-            else self._host()
+        holder = registry.get_backend("cupy") if device is not None and \
+            Device(device).type == "cuda" else self._host()
         local = holder.asarray(data, dtype=dtype, device=device, copy=copy)
         return da.from_array(local, chunks=chunks, asarray=False)
 
     def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
                **kwargs: Any) -> da.Array:
-        return getattr(da, fn)(*args, chunks=chunks or "auto", **kwargs)
+        out = getattr(da, fn)(*args, chunks=chunks or "auto", **kwargs)
+        return out if device is None else self.to_device(out, device)
+
+    def to_device(self, raw: da.Array, device: Any) -> da.Array:
+        """The same lazy array with each chunk on ``device`` (CuPy chunks for 'cuda:N')."""
+        device = Device(device)
+        if device == self.device_of(raw):
+            return raw
+        holder = registry.get_backend("cupy" if device.type == "cuda" else "numpy")
+        meta = holder.asarray(np.empty((0,) * raw.ndim, dtype=raw.dtype), device=device)
+        return raw.map_blocks(_chunk_to, str(device), dtype=raw.dtype, meta=meta)
 
     def random(self, seed: Any) -> Any:
         return da.random.default_rng(np.random.default_rng(seed))
@@ -57,9 +70,39 @@ class DaskBackend(Backend):
         # The chunks stay on the source's device: a CuPy array becomes a Dask array of CuPy chunks.
         return da.from_array(raw, chunks=chunks, asarray=False)
 
-    def to_host(self, raw: da.Array) -> np.ndarray:
+    def compute(self, *raws: Any, **kwargs: Any) -> tuple:
+        # 0-d results come back as NumPy scalars: keep them arrays, as every backend's are.
+        return tuple(np.asarray(r) if isinstance(r, np.generic) else r
+                     for r in dask.compute(*raws, **kwargs))
+
+    def persist(self, *raws: Any, **kwargs: Any) -> tuple:
+        return dask.persist(*raws, **kwargs)
+
+    def to_host(self, raw: da.Array, why: str = "") -> np.ndarray:
+        """The values on the host: the only implicit compute, governed by ``dask_compute``."""
+        policy = registry.dask_compute[0]
+        if policy != "allow":
+            msg = (f"{why or 'reading the values'} computes a lazy Dask tensor (shape "
+                   f"{tuple(raw.shape)}, {raw.npartitions} chunks); call t.compute() to compute "
+                   f"explicitly, or set interop.config(dask_compute='allow') "
+                   f"(now {policy!r})")
+            if policy == "raise":
+                raise DaskComputeError(msg)
+            warnings.warn(msg, DaskComputeWarning, stacklevel=2)
         local = raw.compute()
-        return self.chunk_backend(raw).to_host(local)
+        return self.chunk_backend(raw).to_host(local, why)
+
+
+def _chunk_to(chunk: Any, device: str) -> Any:
+    """One chunk moved to ``device`` (runs inside a task, on whichever worker holds it)."""
+    source = registry.backend_of(chunk)
+    target = registry.get_backend("cupy" if device.startswith("cuda") else "numpy")
+    return target.asarray(source.to_host(chunk), device=device, copy=False)
+
+
+def has_unknown_sizes(raw: da.Array) -> bool:
+    """True when some chunk sizes are NaN (after boolean masking, unique, nonzero)."""
+    return any(math.isnan(s) for s in raw.shape)
 
 
 backend = DaskBackend()

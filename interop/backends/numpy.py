@@ -24,7 +24,7 @@ class NumpyBackend(Backend):
                 "use backend='cupy' for GPU tensors")
         return np.array(data, dtype=dtype, copy=copy)
 
-    def to_host(self, raw: np.ndarray) -> np.ndarray:
+    def to_host(self, raw: np.ndarray, why: str = "") -> np.ndarray:
         return raw
 
 

@@ -28,6 +28,7 @@ _loaded: dict[str, Backend] = {}
 _by_type: dict[type, Backend] = {}
 _default = [os.environ.get("INTEROP_BACKEND", "numpy")]
 implicit_transfer = [False]
+dask_compute = ["allow"]  # what implicit value reads of a Dask tensor do: allow, warn, raise
 
 
 def get_backend(name: str | Backend) -> Backend:

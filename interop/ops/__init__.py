@@ -13,7 +13,7 @@ from typing import Any
 
 from ..dispatch import (DispatchedProperty, make_getitem, make_inplace_run, make_operator,
                         make_public, make_run)
-from . import attributes, creation, dtype_functions, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
+from . import attributes, creation, dask_api, dtype_functions, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
 from .registry import TABLE, Op, op
 
 TORCH_NAMES: dict[str, Callable] = {}

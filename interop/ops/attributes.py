@@ -90,7 +90,7 @@ def _one_value(name: str, input: Any) -> Any:
     if n != 1:
         raise RuntimeError(f"{name}: a Tensor with {n} elements cannot be converted to Scalar; "
                            "index one element first (t[i].item()) or reduce (t.sum().item())")
-    return registry.backend_of(input).to_host(input).reshape(()).item()
+    return registry.backend_of(input).to_host(input, f"{name}()").reshape(()).item()
 
 
 @op(function=False, family="attributes")
@@ -102,7 +102,7 @@ def item(be: Any, input: Any) -> Any:
 @op(function=False, family="attributes")
 def tolist(be: Any, input: Any) -> Any:
     """Nested Python lists (computes on Dask, copies from the GPU)."""
-    return be.to_host(input).tolist()
+    return be.to_host(input, "tolist()").tolist()
 
 
 @op(function=False, family="attributes")
@@ -114,7 +114,7 @@ def numpy(be: Any, input: Any, *, force: bool = False) -> np.ndarray:
     if be.device_of(input).type != "cpu" and not force:
         raise TypeError("can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the "
                         "tensor to host memory first.")
-    return be.to_host(input)
+    return be.to_host(input, "numpy()")
 
 
 def _dunder(name: str) -> Any:

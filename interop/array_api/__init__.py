@@ -1,0 +1,44 @@
+"""The Python Array API standard (2024.12) for interop tensors: ``t.__array_namespace__()``.
+
+    >>> import interop, interop.array_api as xp
+    >>> x = interop.tensor([1.0, 2.0, 3.0])
+    >>> xp.mean(x)
+    tensor(2., dtype=float64, backend='numpy')
+
+Functions take and return interop tensors with the standard's semantics (its
+argument names, promotion and result dtypes; Python floats are float64 here,
+where the torch surface makes them float32).  Each is generated from its name
+(``_names``) by one wrapper (``_wrap``) that calls the same function of the
+tensor's backend's array-api-compat namespace, so NumPy, CuPy and Dask
+tensors stay on their backend.  Creation functions without array operands
+use ``device=`` and the default backend.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import dtypes as _dtypes
+from . import fft, linalg
+from ._info import __array_namespace_info__
+from ._names import API_VERSION, API_VERSIONS, ARRAY, CONSTANTS, CREATION, DTYPES, METADATA
+from ._wrap import generate_all
+
+__array_api_version__ = API_VERSION
+
+e, inf, nan, pi, newaxis = math.e, math.inf, math.nan, math.pi, None
+globals().update({name: getattr(_dtypes, name) for name in DTYPES})
+globals().update(generate_all(CREATION + METADATA + ARRAY, host=METADATA))
+
+__all__ = ["__array_api_version__", "__array_namespace_info__", "fft", "linalg",
+           *CONSTANTS, *DTYPES, *CREATION, *METADATA, *ARRAY]
+
+
+def namespace(api_version: str | None = None) -> object:
+    """This module, after checking ``api_version`` (None means the latest, 2024.12)."""
+    if api_version is not None and api_version not in API_VERSIONS:
+        raise ValueError(f"interop.array_api: version {api_version!r} of the Array API standard "
+                         f"is not supported; supported: {', '.join(API_VERSIONS)} (or None for "
+                         f"{API_VERSION})")
+    import sys
+    return sys.modules[__name__]

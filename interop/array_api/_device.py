@@ -1,0 +1,54 @@
+"""Devices on the Array API surface: which backend creates on a ``device=``, and its native form.
+
+Users pass interop ``Device`` objects (what ``x.device`` returns), strings
+(``"cpu"``, ``"cuda:1"``) or a library's own device objects (a CuPy
+``Device``, array-api-compat's Dask device); backends' array-api-compat
+namespaces want their own.  CPU devices are served by the NumPy or Dask
+backend, CUDA devices by CuPy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backends import registry
+from ..backends.base import CPU, Backend, Device
+
+
+def as_device(device: Any) -> Device:
+    """An interop ``Device`` for any device object a user or a backend may hand us."""
+    if isinstance(device, (Device, str)):
+        return Device(device)
+    index = getattr(device, "id", None)  # cupy.cuda.Device
+    if isinstance(index, int):
+        return Device("cuda", index)
+    if type(device).__module__.startswith("array_api_compat"):  # the Dask device: host chunks
+        return CPU
+    raise ValueError(f"interop.array_api: unknown device {device!r}: pass x.device, "
+                     "'cpu', 'cuda' or 'cuda:N'")
+
+
+def _serves(be: Backend, device: Device) -> bool:
+    return device.type == ("cuda" if be.name == "cupy" else "cpu")
+
+
+def backend_for(device: Any, operands: Backend | None) -> Backend:
+    """The backend that makes arrays on ``device``: the operands', else the default, else the one
+    whose memory that is (NumPy for the host, CuPy for a GPU)."""
+    default = registry.default_backend()
+    if device is None:
+        return operands or default
+    dev = as_device(device)
+    for be in (operands, default):
+        if be is not None and _serves(be, dev):
+            return be
+    return registry.get_backend("cupy" if dev.type == "cuda" else "numpy")
+
+
+def native(be: Backend, device: Any) -> Any:
+    """``device`` as ``be``'s array-api-compat namespace expects it."""
+    dev = as_device(device)
+    if dev.type == "cuda":
+        import cupy
+        return cupy.cuda.Device(dev.index)
+    return "cpu"

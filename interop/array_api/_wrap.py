@@ -1,0 +1,73 @@
+"""The one wrapper generator: an ``interop.array_api`` function from the backends' own.
+
+Every function of the namespace is made here from its name: it goes through
+the dispatch core (so a subclass's ``__torch_function__`` and modes see it,
+with ``func`` the ``interop.array_api`` function), unwraps tensors without
+copying, picks the backend (the operands', or the one serving ``device=``),
+calls the same-named function of that backend's array-api-compat namespace
+(standard semantics, not torch's) and wraps the results once as tensors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import array_api_compat.numpy as _compat_numpy
+
+from .. import dispatch
+from ..backends.base import Backend
+from ..tensor import move
+from . import _device
+
+MODULE = "interop.array_api"
+
+
+def _function_of(be: Backend, module: str, name: str, public_name: str, host: bool) -> Callable:
+    ns = _compat_numpy if host else be.xp
+    if module:
+        ns = getattr(ns, module)
+    fn = getattr(ns, name, None)
+    if fn is None:
+        raise TypeError(f"{public_name} is not implemented by the {be.name} backend (its "
+                        f"namespace {ns.__name__} lacks {name}): move the data explicitly, e.g. "
+                        "x.to(backend='numpy'), or use another function")
+    return fn
+
+
+def _moved(rargs: list, source: Backend | None, target: Backend) -> list:
+    """Array operands moved to ``target``: the explicit transfer a ``device=`` asked for."""
+    if source is None or source is target:
+        return rargs
+    return [move(a, source, target) if source.owns(a) else a for a in rargs]
+
+
+def generate(name: str, module: str = "", host: bool = False) -> Callable[..., Any]:
+    """The public ``interop.array_api[.module].name``; ``host``: a dtype/shape-only function,
+    run by NumPy's namespace whatever the default backend."""
+    qualname = f"{module}.{name}" if module else name
+    public_name = f"{MODULE}.{qualname}"
+
+    def run(cls: type, args: tuple, kwargs: dict) -> Any:
+        be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
+        device = rkwargs.get("device")
+        if device is not None or be is None:
+            target = _device.backend_for(device, be)
+            if device is not None:
+                rkwargs["device"] = _device.native(target, device)
+                rargs = _moved(rargs, be, target)
+            be = target
+        fn = _function_of(be, module, name, public_name, host)
+        return dispatch.wrap(fn(*rargs, **rkwargs), cls, args)
+
+    doc = (f"``{qualname}`` of the Array API standard (2024.12), computed by the backend's "
+           "array-api-compat namespace; takes and returns interop tensors.")
+    public = dispatch.make_public(run, name, qualname, doc)
+    public.__module__ = f"{MODULE}.{module}" if module else MODULE
+    return public
+
+
+def generate_all(names: tuple[str, ...], module: str = "",
+                 host: tuple[str, ...] = ()) -> dict[str, Callable[..., Any]]:
+    """``{name: generate(name, ...)}`` for a namespace's functions."""
+    return {n: generate(n, module, host=n in host) for n in names}

@@ -1,0 +1,164 @@
+"""interop.array_api as a namespace: versions, inspection, the array object's attributes,
+array-api-compat's view of tensors, the one hook, and backends kept (numpy, dask, cupy)."""
+
+from __future__ import annotations
+
+import pickle
+
+import array_api_compat as aac
+import array_api_strict as strict
+import numpy as np
+import pytest
+
+import interop
+import interop.array_api as xp
+from interop.array_api import _names
+from tests.conftest import to_numpy
+
+
+def _t(a, backend):
+    return interop.tensor(np.asarray(a), backend=backend)
+
+
+@pytest.fixture
+def default_backend(backend):
+    """Makes ``backend`` the default for creation functions, restored afterwards."""
+    old = interop.default_backend()
+    interop.set_default_backend(backend)
+    yield backend
+    interop.set_default_backend(old)
+
+
+def test_namespace_has_every_name_of_the_standard():
+    standard = {n for n in strict.__all__ if n not in {
+        "ArrayAPIStrictFlags", "Device", "__version__", "get_array_api_strict_flags",
+        "reset_array_api_strict_flags", "set_array_api_strict_flags"}}
+    assert standard - set(xp.__all__) == set()
+    assert all(hasattr(xp, n) for n in xp.__all__)
+    assert set(_names.LINALG) == set(xp.linalg.__all__)
+    assert set(xp.fft.__all__) == set(strict.fft.__all__)
+    assert set(_names.LINALG) - set(strict.linalg.__all__) == set()  # eig/eigvals are 2025.12
+    assert xp.__array_api_version__ == "2024.12"
+
+
+@pytest.mark.parametrize("version", [None, "2021.12", "2022.12", "2023.12", "2024.12"])
+def test_array_namespace_versions(version, backend):
+    t = _t([1.0, 2.0], backend)
+    assert t.__array_namespace__(api_version=version) is xp
+    assert aac.array_namespace(t, api_version=version) is xp
+
+
+@pytest.mark.parametrize("version", ["2019.12", "2025.12", "latest"])
+def test_unsupported_version_raises(version):
+    with pytest.raises(ValueError, match="not supported"):
+        interop.tensor([1.0]).__array_namespace__(api_version=version)
+
+
+def test_array_api_compat_helpers(backend):
+    t = _t(np.arange(6.0).reshape(2, 3), backend)
+    assert aac.is_array_api_obj(t)
+    assert aac.array_namespace(t, _t([1.0], backend)) is xp
+    assert aac.device(t) == t.device == "cpu"
+    assert aac.size(t) == 6
+    moved = aac.to_device(t, "cpu")
+    assert isinstance(moved, interop.Tensor) and moved.backend == backend
+
+
+def test_size_is_an_int_and_torchs_method():
+    t = interop.tensor(np.zeros((2, 3)))
+    assert t.size == 6 and isinstance(t.size, int) and t.size + 1 == 7
+    assert t.size() == (2, 3) and t.size(1) == 3 and t.size(dim=-1) == 3
+    assert interop.Tensor.size(t, 0) == 2
+    assert pickle.loads(pickle.dumps(t.size)) == 6
+    assert interop.tensor(3.0).size == 1
+
+
+def test_size_of_unknown_dask_shape_is_none():
+    t = interop.tensor(np.arange(6.0), backend="dask", chunks=3)
+    assert xp.nonzero(t > 2)[0].size is None
+
+
+def test_array_object_attributes(backend):
+    a = np.arange(24.0).reshape(2, 3, 4)
+    t = _t(a, backend)
+    assert t.ndim == 3 and t.shape == (2, 3, 4) and t.dtype == xp.float64
+    np.testing.assert_array_equal(to_numpy(t.mT), np.swapaxes(a, -1, -2))
+    np.testing.assert_array_equal(to_numpy(_t(a[0], backend).T), a[0].T)
+    assert t.to_device(t.device).backend == backend
+    with pytest.raises(ValueError, match="stream"):
+        t.to_device("cpu", stream=1)
+    assert float(_t(2.5, backend)) == 2.5 and int(_t(3, backend)) == 3
+    assert complex(_t(1j, backend)) == 1j and bool(_t(True, backend))
+    assert [10, 20, 30][_t(np.int64(1), backend)] == 20
+
+
+def test_reductions_are_0d_tensors(backend):
+    t = _t(np.arange(4.0), backend)
+    for r in (xp.sum(t), xp.max(t), xp.linalg.vector_norm(t), xp.mean(t)):
+        assert isinstance(r, interop.Tensor) and r.ndim == 0 and r.backend == backend
+
+
+def test_standard_semantics_not_torchs(backend):
+    i = _t(np.arange(4, dtype=np.int32), backend)
+    assert xp.divide(xp.astype(i, xp.float32), 2.0).dtype == xp.float32
+    assert xp.asarray([1.0, 2.0]).dtype == xp.float64  # torch would give float32
+    assert xp.sum(i).dtype == xp.int64  # the default integer, as the standard says
+    v = xp.std(_t([1.0, 2.0, 3.0, 4.0], backend))  # correction=0, torch's default is 1
+    assert float(v) == pytest.approx(np.std([1.0, 2.0, 3.0, 4.0]))
+
+
+def test_creation_follows_default_backend_and_device(default_backend):
+    z = xp.zeros((2, 2))
+    assert z.backend == default_backend and z.dtype == xp.float64
+    on = _t([1.0], default_backend)
+    assert xp.ones(3, device=on.device).backend == default_backend
+    assert xp.full_like(on, 7.0).backend == default_backend
+    assert xp.fft.fftfreq(4).backend == default_backend
+
+
+def test_info_per_backend(default_backend):
+    info = xp.__array_namespace_info__()
+    assert info.default_device() == "cpu" and info.devices() == [interop.device("cpu")]
+    assert info.default_dtypes()["real floating"] == xp.float64
+    assert info.default_dtypes(device=info.default_device())["indexing"] == xp.int64
+    assert set(info.dtypes(kind="real floating")) == {"float32", "float64"}
+    assert {"boolean indexing", "data-dependent shapes", "max dimensions"} <= set(info.capabilities())
+    assert default_backend in repr(info)
+
+
+def test_mixed_numpy_and_dask_give_dask():
+    r = xp.add(_t([1.0, 2.0], "numpy"), _t([1.0, 2.0], "dask"))
+    assert r.backend == "dask"
+
+
+def test_missing_backend_function_names_op_backend_and_fix():
+    d = _t(np.eye(2), "dask")
+    with pytest.raises(TypeError, match=r"linalg\.det is not implemented by the dask backend.*to\(backend='numpy'\)"):
+        xp.linalg.det(d)
+    assert float(xp.linalg.det(d.to(backend="numpy"))) == 1.0
+
+
+def test_subclass_hook_sees_array_api_calls():
+    seen = []
+
+    class Logged(interop.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func.__qualname__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    t = interop.tensor([1.0, 2.0]).as_subclass(Logged)
+    r = xp.linalg.vector_norm(xp.sqrt(t))
+    assert type(r) is Logged
+    assert "sqrt" in seen and "linalg.vector_norm" in seen
+
+
+def test_subclass_results_keep_class_and_attributes(backend):
+    class Meters(interop.Tensor):
+        unit = "m"
+
+    m = _t([1.0, 4.0], backend).as_subclass(Meters)
+    m.note = "x"
+    r = xp.sqrt(m)
+    assert type(r) is Meters and r.note == "x"
+    assert all(type(u) is Meters for u in xp.unique_counts(m))
