@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, errors
 from .backends import registry
 from .backends.base import Backend
 from .protocols import torch_function as tf
@@ -197,16 +197,28 @@ def backend_error(name: str, exc: Exception) -> Exception:
     and its messages name ufuncs, not the operation the user called.
     """
     msg = str(exc)
+    if isinstance(exc, IndexError):
+        hint = ("dim must lie in [-ndim, ndim-1]" if "axis" in msg and "for axis" not in msg
+                else "indices along a dimension of size n must lie in [-n, n-1]")
+        return errors.IndexOutOfRangeError(f"{name}: {msg.strip()}; {hint}")
     if isinstance(exc, ValueError):
         if "broadcast" in msg:
             hint = ("the shapes must be broadcastable: trailing dimensions equal or 1 "
                     "(add dimensions with unsqueeze or reshape)")
-        elif "reshape" in msg:
+        elif "reshape" in msg or "size of new array" in msg:
             hint = "the new shape must hold the same number of elements"
         else:
-            hint = "check the shapes of the arguments"
-        return RuntimeError(f"{name}: {msg.strip()}; {hint}")
+            hint = "check the arguments' shapes and values"
+        return errors.ShapeError(f"{name}: {msg.strip()}; {hint}")
     return TypeError(f"{name}: {msg.strip()}; pass tensors or numbers of a supported dtype")
+
+
+def _raised_by_backend(exc: BaseException) -> bool:
+    """True if ``exc`` comes from the array library, not from interop's own checks."""
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return not tb.tb_frame.f_globals.get("__name__", "").startswith("interop")
 
 
 def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict) -> Any:
@@ -216,9 +228,11 @@ def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict)
             ret = impl(be, *rargs, **rkwargs)
         else:
             ret = impl(be or registry.default_backend(), *rargs, **rkwargs)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, IndexError) as exc:
+        if type(exc).__module__ == errors.__name__:
+            raise  # already stated by interop
         if isinstance(exc, (ValueError, dtypes.OperandError)) or type(exc).__module__.startswith(
-                ("numpy", "cupy", "dask")):
+                ("numpy", "cupy", "dask")) or type(exc) is IndexError and _raised_by_backend(exc):
             raise backend_error(getattr(impl, "__name__", "operation"), exc) from exc
         raise
     return wrap(ret, cls, args)
@@ -416,7 +430,10 @@ def make_getitem(run: Callable) -> Callable:
             if ti is slice:
                 return make(cls, self._raw[index], self)
             if ti is int and self._raw.ndim:
-                return make(cls, self._raw[index, ...], self)
+                try:
+                    return make(cls, self._raw[index, ...], self)
+                except IndexError:
+                    pass  # the table entry below says it in torch's words
         return call(__getitem__, run, (self, index), {})
     __getitem__._interop_run = run
     __getitem__.__qualname__ = "Tensor.__getitem__"

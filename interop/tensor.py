@@ -18,6 +18,7 @@ import numpy as np
 from . import dtypes
 from .backends import registry
 from .backends.base import Backend, Device
+from .errors import NonNumericError
 from .protocols import torch_function as _tf
 
 
@@ -74,9 +75,9 @@ def move(raw: Any, source: Backend, target: Backend, device: Any = None, **optio
 def _check_numeric(arr: Any) -> None:
     if arr.dtype.kind not in "biufc":
         what = "strings" if arr.dtype.kind in "US" else f"{arr.dtype} data"
-        raise TypeError(f"interop.tensor: {what} cannot become a tensor (an array of dtype "
-                        f"{arr.dtype}); tensors hold bool, integer, floating or complex numbers: "
-                        "convert with .astype(float) first")
+        raise NonNumericError(f"interop.tensor: {what} cannot become a tensor (an array of "
+                              f"dtype {arr.dtype}); tensors hold bool, integer, floating or "
+                              "complex numbers: convert with .astype(float) first")
 
 
 def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarray:

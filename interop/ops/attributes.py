@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes
 from ..backends import registry
 from ..backends.base import Device
+from ..errors import ShapeError
 from .registry import op
 
 
@@ -88,8 +89,8 @@ def is_complex(be: Any, input: Any) -> bool:
 def _one_value(name: str, input: Any) -> Any:
     n = math.prod(input.shape)
     if n != 1:
-        raise RuntimeError(f"{name}: a Tensor with {n} elements cannot be converted to Scalar; "
-                           "index one element first (t[i].item()) or reduce (t.sum().item())")
+        raise ShapeError(f"{name}: a Tensor with {n} elements cannot be converted to Scalar; "
+                         "index one element first (t[i].item()) or reduce (t.sum().item())")
     return registry.backend_of(input).to_host(input, f"{name}()").reshape(()).item()
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..backends import registry
 from ..backends.base import Backend
+from ..errors import ShapeError
 from ._args import size_arg
 from .registry import op
 
@@ -36,12 +37,21 @@ def _float_or(dtype: Any) -> np.dtype:
     return dtypes.as_dtype(dtype) or dtypes.get_default_dtype()
 
 
+def _sizes(name: str, size: tuple) -> tuple:
+    """The shape of a new tensor, refused as torch does when a size is negative."""
+    shape = size_arg(size)
+    if any(s < 0 for s in shape):
+        raise ShapeError(f"{name}(): Dimension size must be non-negative, got size {list(shape)}; "
+                         "pass sizes of 0 or more")
+    return shape
+
+
 def _filled(fn: str, doc: str) -> Any:
     def impl(be: Any, *size: Any, dtype: Any = None, device: Any = None, backend: Any = None,
              chunks: Any = None, requires_grad: bool = False, layout: Any = None,
              pin_memory: bool = False, out: Any = None) -> Any:
         b = target(backend, device)
-        return b.create(fn, size_arg(size), dtype=_float_or(dtype), device=device, chunks=chunks)
+        return b.create(fn, _sizes(fn, size), dtype=_float_or(dtype), device=device, chunks=chunks)
     impl.__name__, impl.__doc__ = fn, doc
     return impl
 
@@ -57,8 +67,13 @@ def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any 
          backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
     """A tensor of ``fill_value`` (dtype inferred from it, as torch)."""
     b = target(backend, device)
-    dt = dtypes.as_dtype(dtype) or dtypes.scalar_dtype(fill_value)
-    return b.create("full", size_arg((size,)), fill_value, dtype=dt, device=device, chunks=chunks)
+    try:
+        dt = dtypes.as_dtype(dtype) or dtypes.scalar_dtype(fill_value)
+    except TypeError as exc:
+        raise TypeError(f"full(): argument 'fill_value' must be a number ({exc}); pass a bool, "
+                        "int, float or complex") from None
+    return b.create("full", _sizes("full", (size,)), fill_value, dtype=dt, device=device,
+                    chunks=chunks)
 
 
 def _like(fn: str, doc: str) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..errors import UnsupportedDtypeError
 from ._args import cast, float_input, promote
 from .registry import op
 
@@ -143,8 +144,9 @@ def _require_int(name: str, *xs: Any) -> None:
         dt = getattr(x, "dtype", None)
         if (dt is not None and dt.kind not in "biu") or isinstance(x, (float, complex)):
             kind = dt if dt is not None else type(x).__name__
-            raise TypeError(f"{name}(): only integer and bool tensors are supported, got {kind}; "
-                            "use a logical_* function or convert with .to(interop.int64)")
+            raise UnsupportedDtypeError(
+                f"{name}(): only integer and bool tensors are supported, got {kind}; "
+                "use a logical_* function or convert with .to(interop.int64)")
 
 
 _BOOL_UNARY = {"sign": lambda be, x: x.copy(), "conj_physical": lambda be, x: x.copy(),

@@ -9,23 +9,31 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes
+from ..errors import IndexOutOfRangeError, InvalidIndexError
 from ._args import cast, check_dim, promote, whole_arrays
 from .registry import op
 
 
-def _check_index(input: Any, index: Any) -> None:
+def _check_index(input: Any, index: Any, name: str) -> None:
+    """torch's IndexErrors for integer indices, named after ``name`` and with the valid range."""
     items = index if isinstance(index, tuple) else (index,)
     dim = 0
     for item in items:
         if isinstance(item, bool) or item is None or item is Ellipsis:
             return
+        if isinstance(item, (str, bytes, float, complex)):
+            raise InvalidIndexError(
+                f"{name}: only integers, slices (`:`), ellipsis (`...`), None and integer or "
+                f"boolean tensors are valid indices (got {type(item).__name__}); convert the "
+                "index with int(...) or interop.tensor(..., dtype=interop.int64)")
         if isinstance(item, int):
             if dim >= input.ndim:
-                raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
+                raise IndexError(f"{name}: too many indices for tensor of dimension {input.ndim}; "
+                                 f"pass at most {input.ndim} indices")
             size = input.shape[dim]
             if not -size <= item < size:
-                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size "
-                                 f"{size}")
+                raise IndexError(f"{name}: index {item} is out of bounds for dimension {dim} with "
+                                 f"size {size}; valid indices are {-size} to {size - 1}")
         dim += 1
 
 
@@ -33,23 +41,36 @@ def _check_index(input: Any, index: Any) -> None:
     torch=("torch.Tensor.__getitem__",))
 def getitem(be: Any, input: Any, index: Any) -> Any:
     """t[index]: basic (views), advanced (copies) and boolean indexing."""
-    _check_index(input, index)
+    _check_index(input, index, "t[index]")
     if be.lazy:
         return input[index]
     items = index if isinstance(index, tuple) else (index,)
     if not any(i is Ellipsis for i in items):
         items = (*items, Ellipsis)  # keep 0-d results as views, not NumPy scalars
-    return input[items]
+    try:
+        return input[items]
+    except IndexError as exc:
+        raise _index_error("t[index]", exc) from None
 
 
 @op("__setitem__", function=False, method="__setitem__", family="indexing",
     torch=("torch.Tensor.__setitem__",))
 def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
     """t[index] = value, written through to the buffer (values cast to t's dtype)."""
-    _check_index(input, index)
+    _check_index(input, index, "t[index] = value")
     if getattr(value, "dtype", None) is not None and value.dtype != input.dtype:
         value = value.astype(input.dtype)
-    input[index] = value
+    try:
+        input[index] = value
+    except IndexError as exc:
+        raise _index_error("t[index] = value", exc) from None
+
+
+def _index_error(name: str, exc: IndexError) -> IndexError:
+    """The backend's IndexError for an array or boolean index, named and with the fix."""
+    return IndexOutOfRangeError(f"{name}: {exc}; integer indices along a dimension of size n "
+                                "must lie in [-n, n-1], a boolean mask must have the shape of "
+                                "the dimensions it selects")
 
 
 @op(family="indexing", out=True)
@@ -83,7 +104,11 @@ def gather(be: Any, input: Any, dim: int, index: Any, *, sparse_grad: bool = Fal
     if tuple(index.shape) != tuple(input.shape):
         slices = tuple(slice(0, s) if i != d else slice(None) for i, s in enumerate(index.shape))
         input = input[slices]
-    return _take_along(be, input, index, d)
+    try:
+        return _take_along(be, input, index, d)
+    except IndexError as exc:  # torch says RuntimeError here, NumPy IndexError: both catch it
+        raise IndexOutOfRangeError(f"gather(): {exc}; index values along dim {d} must lie in "
+                                   f"[0, {input.shape[d] - 1}]") from None
 
 
 @op(family="indexing", aliases=("take_along_axis",), method=True)

@@ -18,8 +18,9 @@ FAST = {
     "__sub__": (_op.sub, "iufc"), "__rsub__": (_op.sub, "iufc"),
     "__mul__": (_op.mul, "biufc"), "__rmul__": (_op.mul, "biufc"),
     "__truediv__": (_op.truediv, "fc"), "__rtruediv__": (_op.truediv, "fc"),
-    "__floordiv__": (_op.floordiv, "iuf"), "__rfloordiv__": (_op.floordiv, "iuf"),
-    "__mod__": (_op.mod, "iuf"), "__rmod__": (_op.mod, "iuf"),
+    # integer // and % go to the table entry, which raises on division by zero as torch does
+    "__floordiv__": (_op.floordiv, "f"), "__rfloordiv__": (_op.floordiv, "f"),
+    "__mod__": (_op.mod, "f"), "__rmod__": (_op.mod, "f"),
     "__pow__": (_op.pow, "fc"), "__rpow__": (_op.pow, "fc"),
     "__eq__": (_op.eq, "biufc"), "__ne__": (_op.ne, "biufc"),
     "__lt__": (_op.lt, "biuf"), "__le__": (_op.le, "biuf"),

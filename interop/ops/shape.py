@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes
+from ..errors import ShapeError
 from ._args import check_dim, dim_arg, promote, size_arg
 from .registry import op
 
@@ -253,6 +254,8 @@ def repeat_interleave(be: Any, input: Any, repeats: Any, dim: Any = None, *,
 @op(family="shape", aliases=("moveaxis",))
 def movedim(be: Any, input: Any, source: Any, destination: Any) -> Any:
     """Move dimensions to new positions (a view)."""
+    for d in (source, destination):
+        check_dim("movedim", dim_arg(d), input.ndim)
     return be.np.moveaxis(input, source, destination)
 
 
@@ -289,6 +292,9 @@ def split(be: Any, input: Any, split_size_or_sections: Any, dim: int = 0) -> Any
 @op(family="shape")
 def chunk(be: Any, input: Any, chunks: int, dim: int = 0) -> Any:
     """Split into ``chunks`` nearly equal parts along ``dim``."""
+    if chunks <= 0:
+        raise ShapeError(f"chunk(): chunk expects `chunks` to be greater than 0, got: {chunks}; "
+                         "pass the number of parts wanted (1 or more)")
     n = input.shape[check_dim("chunk", dim, input.ndim)]
     size = -(-n // chunks) if n else 1
     return split(be, input, size, dim)
@@ -298,7 +304,14 @@ def chunk(be: Any, input: Any, chunks: int, dim: int = 0) -> Any:
 def narrow(be: Any, input: Any, dim: int, start: int, length: int) -> Any:
     """The slice ``start:start+length`` along ``dim`` (a view)."""
     d = check_dim("narrow", dim, input.ndim)
-    start = start + input.shape[d] if start < 0 else start
+    size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"narrow(): start out of range (expected to be in range of [{-size}, "
+                         f"{size}], but got {start}); count start from 0 along dim {d}")
+    start = start + size if start < 0 else start
+    if length < 0 or start + length > size:
+        raise ShapeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
+                         f"({size}); pass a length of at most {size - start} along dim {d}")
     return input[(slice(None),) * d + (slice(start, start + length),)]
 
 

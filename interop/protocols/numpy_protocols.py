@@ -90,6 +90,8 @@ def _out_results(label: str, out: Any, raw_out: Any, ret: Any, cls: type, args: 
 def run_ufunc(ufunc: np.ufunc, method: str, cls: type, args: tuple, kwargs: dict) -> Any:
     """The default for a ufunc call: the backend's ufunc on raw arrays, results as ``cls``."""
     be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
+    if be is not None and be.lazy and method == "__call__" and rkwargs.get("out") is not None:
+        _check_out_cast(ufunc, rargs, rkwargs)
     ret = _call_backend(ufunc, method, be, rargs, rkwargs)
     if method == "at":
         return None
@@ -97,6 +99,18 @@ def run_ufunc(ufunc: np.ufunc, method: str, cls: type, args: tuple, kwargs: dict
     if out is None:
         return dispatch.wrap(ret, cls, args)
     return _out_results(_label(ufunc, method), out, rkwargs["out"], ret, cls, args)
+
+
+def _check_out_cast(ufunc: np.ufunc, rargs: list, rkwargs: dict) -> None:
+    """NumPy's casting check for ``out=``, made before a lazy call: Dask would re-type the out
+    array to the result's dtype instead of refusing, as NumPy does, a cast it may not make."""
+    outs = rkwargs["out"] if isinstance(rkwargs["out"], tuple) else (rkwargs["out"],)
+    ins = [a.dtype if hasattr(a, "dtype") else type(a) for a in rargs]
+    if "dtype" in rkwargs or "signature" in rkwargs or len(ins) != ufunc.nin or \
+            not all(isinstance(d, np.dtype) or d in _SCALARS for d in ins):
+        return
+    ufunc.resolve_dtypes((*ins, *(getattr(o, "dtype", None) for o in outs)),
+                         casting=rkwargs.get("casting", "same_kind"))
 
 
 def run_function(func: Callable, cls: type, args: tuple, kwargs: dict) -> Any:

@@ -1,0 +1,35 @@
+"""Exception classes for mistakes that torch and NumPy report with different types.
+
+interop answers two surfaces at once, and the two libraries disagree on the
+type of some errors (a shape mismatch is torch's ``RuntimeError`` but NumPy's
+``ValueError``).  Each class here derives from every type a user of either
+library may have written an ``except`` clause for, so code ported from torch
+or from NumPy keeps catching interop's errors.  docs/errors.md has the table.
+"""
+
+from __future__ import annotations
+
+
+class ShapeError(RuntimeError, ValueError):
+    """Shapes or sizes that do not fit the operation (torch: RuntimeError; NumPy: ValueError)."""
+
+
+class NonNumericError(TypeError, ValueError, RuntimeError):
+    """Data that is not numbers: strings (torch: ValueError), objects and None (torch:
+    RuntimeError); interop has always said TypeError."""
+
+
+class IndexOutOfRangeError(IndexError, RuntimeError):
+    """An index past the end (NumPy and torch indexing: IndexError; torch.gather: RuntimeError)."""
+
+
+class InvalidIndexError(IndexError, TypeError):
+    """An index of a type that cannot index (NumPy: IndexError; torch: TypeError for a str)."""
+
+
+class UnsupportedDtypeError(TypeError, NotImplementedError):
+    """An operation not defined for a dtype (torch: NotImplementedError for a function such as
+    bitwise_and on floats, TypeError for the operator; NumPy: TypeError)."""
+
+
+__all__ = ["IndexOutOfRangeError", "InvalidIndexError", "NonNumericError", "ShapeError", "UnsupportedDtypeError"]
