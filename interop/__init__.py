@@ -16,7 +16,7 @@ from typing import Any
 from . import dtypes, overrides
 from .backends import (BACKEND_NAMES, Device, DeviceMismatchError, get_backend,
                        set_default_backend)
-from .backends.base import DaskComputeError, DaskComputeWarning, InteropWarning
+from .backends.base import DaskComputeError, DaskComputeWarning, InteropWarning, UnknownShapeError
 from .config import config
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16,  # noqa: A004
                      float32, float64, get_default_dtype, half, int, int8, int16, int32,  # noqa: A004

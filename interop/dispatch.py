@@ -229,6 +229,10 @@ def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict)
         else:
             ret = impl(be or registry.default_backend(), *rargs, **rkwargs)
     except (ValueError, TypeError, IndexError) as exc:
+        explained = be.explain_error(getattr(impl, "__name__", "operation"), rargs, exc) \
+            if be is not None else None
+        if explained is not None:
+            raise explained from exc
         if type(exc).__module__ == errors.__name__:
             raise  # already stated by interop
         if isinstance(exc, (ValueError, dtypes.OperandError)) or type(exc).__module__.startswith(

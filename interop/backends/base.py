@@ -64,6 +64,10 @@ class DeviceMismatchError(RuntimeError, ValueError):
     """Operands live on different devices and moving them was not allowed."""
 
 
+class UnknownShapeError(RuntimeError, ValueError):
+    """An operation needs sizes that a lazy array does not know yet (Dask's NaN chunks)."""
+
+
 class InteropWarning(UserWarning):
     """Warnings issued by interop (tests turn them into errors)."""
 
@@ -138,6 +142,10 @@ class Backend:
     def persist(self, *raws: Any, **kwargs: Any) -> tuple:
         """``raws`` with their values held in (cluster) memory (eager backends: the arrays)."""
         return raws
+
+    def explain_error(self, name: str, args: list, exc: Exception) -> Exception | None:
+        """A clearer error for ``exc``, raised by operation ``name`` on ``args``; None: no better one."""
+        return None
 
     def chunk_backend(self, raw: Any) -> Backend:
         """The backend that holds the data: itself, except for Dask's chunks."""

@@ -18,7 +18,7 @@ import dask.array as da
 import numpy as np
 
 from . import registry
-from .base import Backend, DaskComputeError, DaskComputeWarning, Device
+from .base import Backend, DaskComputeError, DaskComputeWarning, Device, UnknownShapeError
 
 
 class DaskBackend(Backend):
@@ -77,6 +77,17 @@ class DaskBackend(Backend):
 
     def persist(self, *raws: Any, **kwargs: Any) -> tuple:
         return dask.persist(*raws, **kwargs)
+
+    def explain_error(self, name: str, args: list, exc: Exception) -> Exception | None:
+        """Operations that need unknown (NaN) sizes say how to learn them."""
+        unknown = [tuple(a.shape) for a in args if isinstance(a, da.Array) and has_unknown_sizes(a)]
+        if not unknown:
+            return None
+        return UnknownShapeError(
+            f"{name}: needs sizes that this lazy tensor does not know yet (shape "
+            f"{unknown[0]}: NaN sizes come from boolean masking, unique or nonzero); call "
+            f"t.compute_chunk_sizes() first (it computes the chunk sizes, not the values). "
+            f"Dask said: {str(exc).strip().splitlines()[0]}")
 
     def to_host(self, raw: da.Array, why: str = "") -> np.ndarray:
         """The values on the host: the only implicit compute, governed by ``dask_compute``."""

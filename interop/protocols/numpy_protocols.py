@@ -63,6 +63,11 @@ def _call_backend(func: Any, method: str, be: Backend | None, rargs: list, rkwar
         return fn(*rargs, **rkwargs)
     except FutureWarning:
         raise _lacks(_label(func, method), be) from None
+    except ValueError as exc:  # e.g. Dask's unknown (NaN) sizes: the backend may say more
+        explained = be.explain_error(_label(func, method), rargs, exc) if be is not None else None
+        if explained is None:
+            raise
+        raise explained from exc
     except TypeError as exc:
         text = str(exc)
         if "no implementation found" in text or "returned NotImplemented from" in text:
