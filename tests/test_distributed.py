@@ -1,0 +1,86 @@
+"""A real dask.distributed cluster: 2 worker processes, 1 thread each (one module-scoped
+fixture).  Interop graphs, subclasses with attributes and torch-style code run on the
+workers, through pickling, and match NumPy."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import numpy as np
+import pytest
+
+import interop
+
+distributed = pytest.importorskip("distributed")
+
+
+class Tagged(interop.Tensor):
+    """Module level, so workers unpickle it by reference."""
+
+
+def _pid_block(block: interop.Tensor) -> interop.Tensor:
+    return interop.full((1,), os.getpid(), backend=block.backend)
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        scheduler_port=0, silence_logs=logging.ERROR, memory_limit="1GiB")
+    with cluster, distributed.Client(cluster, timeout="60s") as c:
+        c.wait_for_workers(2, timeout=60)
+        yield c
+
+
+@pytest.fixture
+def host() -> np.ndarray:
+    return np.random.default_rng(5).standard_normal((400, 30))
+
+
+def test_reduction_runs_on_the_workers(client, host):
+    t = interop.tensor(host, backend="dask", chunks=(50, 30))
+    pids = t.map_blocks(_pid_block, chunks=(1,), drop_axis=1, dtype=np.int64)
+    col, std, seen = interop.compute(t.sum(dim=0), t.std(), pids)  # the client is the scheduler
+    np.testing.assert_allclose(col.raw, host.sum(axis=0))
+    np.testing.assert_allclose(std.raw, host.std(ddof=1))
+    workers = set(client.run(os.getpid).values())
+    assert set(seen.raw.tolist()) <= workers and os.getpid() not in workers
+
+
+def test_torch_style_computation(client, host):
+    x = interop.tensor(host, backend="dask", chunks=(100, 30))
+    w = interop.tensor(np.linspace(-1, 1, 30 * 4).reshape(30, 4), backend="dask")
+    logits = (x @ w + 0.5).clamp(min=0)                             # linear + relu
+    probs = logits.exp() / logits.exp().sum(dim=1, keepdim=True)     # softmax
+    out = probs.mean(dim=0).compute()
+    ref_logits = np.maximum(host @ np.linspace(-1, 1, 120).reshape(30, 4) + 0.5, 0)
+    ref = (np.exp(ref_logits) / np.exp(ref_logits).sum(axis=1, keepdims=True)).mean(axis=0)
+    np.testing.assert_allclose(out.raw, ref)
+
+
+def test_torch_functions_on_the_cluster(client, host):
+    torch = pytest.importorskip("torch")
+    x = interop.tensor(host, backend="dask", chunks=(100, 30))
+    y = torch.nn.functional.softmax(torch.tanh(x) @ x.T[:, :5], dim=1).sum(dim=0)
+    assert isinstance(y, interop.Tensor) and y.backend == "dask"
+    ref = torch.nn.functional.softmax(torch.tanh(torch.from_numpy(host)) @
+                                      torch.from_numpy(host).T[:, :5], dim=1).sum(dim=0)
+    np.testing.assert_allclose(y.compute().raw, ref.numpy())
+
+
+def test_subclass_and_attributes_travel_to_workers_and_back(client, host):
+    t = interop.tensor(host[:4]).as_subclass(Tagged)
+    t.unit = "m"
+    future = client.submit(lambda s: (s * 2).sum(dim=1), t)
+    out = future.result(timeout=60)
+    assert type(out) is Tagged and out.unit == "m" and out.backend == "numpy"
+    np.testing.assert_allclose(out.raw, (host[:4] * 2).sum(axis=1))
+
+
+def test_persist_keeps_chunks_on_the_cluster(client, host):
+    t = interop.tensor(host, backend="dask", chunks=(100, 30)) * 2
+    p = t.persist()
+    distributed.wait(p.raw)
+    assert p.backend == "dask" and len(client.who_has(p.raw)) == p.raw.npartitions
+    np.testing.assert_allclose(p.sum(dim=0).compute().raw, (host * 2).sum(axis=0))
