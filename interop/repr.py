@@ -111,7 +111,7 @@ def html_card(tensor: Any) -> str:
     from .backends import registry
     raw = tensor._raw
     be = registry.backend_of(raw)
-    rows = [("class", type(tensor).__qualname__), ("shape", tuple(raw.shape)),
+    rows = [("class", type(tensor).__name__), ("shape", tuple(raw.shape)),
             ("dtype", str(raw.dtype)), ("backend", be.name), ("device", str(be.device_of(raw))),
             ("memory", format_bytes(raw.nbytes))]
     if be.lazy:

@@ -1,0 +1,298 @@
+"""Generate docs/support-matrix.md: every operation of the table, on every surface and backend.
+
+Each cell is the outcome of a real call made now, not a claim: the
+operation's sample arguments (tensors of that backend) go through the interop
+function or method, the torch callable named in the table, the NumPy function
+of the same name and the Array API namespace's function of the same name.
+Results on Dask (computed) and CuPy must equal the NumPy backend's result on
+the same surface.  Run: ``python scripts/support_matrix.py [--out PATH] [--check]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import sys
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import interop
+from interop.backends import registry
+from interop.ops import TABLE, Op
+
+SURFACES = ("interop", "torch", "NumPy", "Array API")
+BACKENDS = ("numpy", "dask", "cupy")
+WORKS, RAISES, DIFFERS, ABSENT, NOT_RUN = "✓", "✗", "≠", "—", "·"
+OUT = Path(__file__).resolve().parent.parent / "docs" / "support-matrix.md"
+
+M = np.arange(12, dtype=np.float32).reshape(3, 4) / 3 + 0.5
+I64 = np.array([[1, 0, 2], [2, 1, 0]])
+B = np.array([[True, False, True], [False, False, True]])
+ONE = np.array([2.5], dtype=np.float32)
+
+# Arguments tried in order until the interop surface accepts one on NumPy.
+GENERIC = [(M,), (M, M), (M, 1), (M, 0), (I64,), (I64, I64), (B,), (B, B), (M, M, M),
+           (M, M, 0.5), ((3, 4),), (3,), (M, (4, 3)), (M, 1, 0), ([M, M],), (M, 0, 1)]
+# Operations no generic argument list fits.
+SAMPLES: dict[str, tuple] = {
+    "item": (ONE,), "__bool__": (ONE,), "__float__": (ONE,), "__int__": (ONE,),
+    "__complex__": (ONE,), "__index__": (np.array([3]),), "__format__": (ONE.reshape(()), ".2f"),
+    "astype": (M, np.float64), "fill": (M.copy(), 1.5), "copy": (M.copy(), M),
+    "full": ((2, 3), 1.5), "randint": (0, 5, (3,)), "rechunk": (M, 2),
+    "map_blocks": (M, lambda b: b + 1), "can_cast": (np.float32, np.int32),
+    "promote_types": (np.int32, np.float32), "imag": (M.astype(np.complex64),),
+    "gather": (M[:2, :3], 1, I64), "masked_fill": (M[:2, :3], B, -1.0),
+    "index_add": (M, 0, np.array([0, 2, 0]), M), "scatter": (M[:2, :3], 1, I64, M[:2, :3]),
+    "scatter_add": (M[:2, :3], 1, I64, M[:2, :3]), "matmul": (M, M.T), "mm": (M, M.T),
+    "bmm": (M[None], M.T[None]), "mv": (M, M[0]), "dot": (M[0], M[0]),
+    "einsum": ("ij,kj->ik", M, M), "expand": (M[:1], 3, 4), "broadcast_to": (M[0], (2, 4)),
+    "narrow": (M, 1, 1, 2), "searchsorted": (np.sort(M[0]), M[0]),
+}
+RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like"}
+
+
+def _available(backend: str) -> bool:
+    try:
+        registry.get_backend(backend)
+        return backend != "cupy" or _gpu()
+    except ImportError:
+        return False
+
+
+def _gpu() -> bool:
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - no driver, no device: no GPU
+        return False
+
+
+@contextlib.contextmanager
+def _default_backend(name: str) -> Iterator[None]:
+    """Creation functions make tensors on the default backend: set it for the call."""
+    previous = registry.default_backend().name
+    interop.set_default_backend(name)
+    try:
+        yield
+    finally:
+        interop.set_default_backend(previous)
+
+
+def _to(x: Any, backend: str) -> Any:
+    if isinstance(x, np.ndarray):
+        return interop.tensor(x, backend=backend)
+    if isinstance(x, list):
+        return [_to(v, backend) for v in x]
+    return x
+
+
+def _host(x: Any) -> Any:
+    """Computed host values of a result (tensors, tuples of them, Python values)."""
+    if isinstance(x, interop.Tensor):
+        raw = x.raw
+        return registry.backend_of(raw).to_host(raw) if registry.backend_of(raw).lazy or \
+            x.backend == "cupy" else np.asarray(raw)
+    if isinstance(x, (tuple, list)):
+        return [_host(v) for v in x]
+    return x
+
+
+def _backends_of(x: Any) -> set[str]:
+    if isinstance(x, interop.Tensor):
+        return {x.backend}
+    if isinstance(x, (tuple, list)):
+        return set().union(*map(_backends_of, x)) if x else set()
+    if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, np.generic):
+        return {type(x).__module__}  # a foreign array (a torch.Tensor from torch.zeros)
+    return set()
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and (
+            a.dtype.kind not in "fc" or np.allclose(a, b, equal_nan=True)) and (
+            a.dtype.kind in "fc" or np.array_equal(a, b))
+    return type(a) is type(b) and (a == b or a != a)
+
+
+def _torch_callable(entry: Op) -> Callable | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    for name in entry.torch:
+        obj: Any = torch
+        try:
+            for part in name.split(".")[1:]:
+                obj = getattr(obj, part)
+        except AttributeError:
+            continue
+        return obj
+    return None
+
+
+def _namespace_callable(space: Any, entry: Op) -> Callable | None:
+    fn = getattr(space, entry.name, None)
+    return fn if callable(fn) and not isinstance(fn, type) else None
+
+
+def _interop_callable(entry: Op) -> Callable:
+    if entry.function:
+        return getattr(interop, entry.name)
+    if entry.property:
+        return lambda t: getattr(t, entry.method)
+    return getattr(interop.Tensor, entry.method or entry.inplace)
+
+
+def _surfaces(entry: Op) -> dict[str, Callable | None]:
+    import interop.array_api as xp
+    return {"interop": _interop_callable(entry), "torch": _torch_callable(entry),
+            "NumPy": _namespace_callable(np, entry), "Array API": _namespace_callable(xp, entry)}
+
+
+def _call(fn: Callable, args: tuple, backend: str, creation: bool) -> Any:
+    with warnings.catch_warnings(), _default_backend(backend):
+        warnings.simplefilter("ignore")
+        kwargs = {"like": interop.zeros(1)} if creation and fn.__module__ == "numpy" else {}
+        result = fn(*[_to(a, backend) for a in args], **kwargs)
+        return result, _host(result)
+
+
+def sample(entry: Op) -> tuple | None:
+    """The first argument list the interop surface accepts on NumPy (or Dask), or None."""
+    fn = _interop_callable(entry)
+    for backend in ("numpy", "dask"):
+        for args in ([SAMPLES[entry.name]] if entry.name in SAMPLES else GENERIC):
+            try:
+                _call(fn, args, backend, entry.creation)
+                return args
+            except Exception:  # noqa: BLE001, S112 - try the next candidate
+                continue
+    return None
+
+
+def _cell(fn: Callable | None, args: tuple, backend: str, entry: Op, reference: list) -> str:
+    if fn is None:
+        return ABSENT
+    try:
+        result, host = _call(fn, args, backend, entry.creation)
+    except Exception:  # noqa: BLE001 - any failure is the fact this cell records
+        return RAISES
+    if _backends_of(result) - {backend}:
+        return DIFFERS
+    if backend == "numpy":
+        reference.append(host)
+        return WORKS
+    if not reference or entry.name in RANDOM or entry.family == "dask":
+        return WORKS
+    return WORKS if _same(host, reference[0]) else DIFFERS
+
+
+def row(entry: Op) -> tuple[str, dict[str, str]]:
+    """One operation: its names, and per surface the outcome on each backend."""
+    args = sample(entry)
+    cells = {}
+    for surface, fn in _surfaces(entry).items():
+        if args is None:
+            cells[surface] = "?" if fn is not None else ABSENT
+            continue
+        reference: list = []
+        cells[surface] = " ".join(
+            _cell(fn, args, be, entry, reference) if _available(be) else NOT_RUN
+            for be in BACKENDS)
+    return _names(entry), cells
+
+
+def _names(entry: Op) -> str:
+    forms = [f"`interop.{entry.name}`"] if entry.function else []
+    if entry.method:
+        forms.append(f"`Tensor.{entry.method}`")
+    if entry.inplace:
+        forms.append(f"`{entry.inplace}`")
+    return ", ".join(forms)
+
+
+def render() -> str:
+    rows = {name: row(entry) for name, entry in sorted(TABLE.items(), key=lambda kv: (kv[1].family, kv[0]))}
+    totals: Counter = Counter()
+    for _, cells in rows.values():
+        for surface, text in cells.items():
+            for be, mark in zip(BACKENDS, text.split(" ")):
+                totals[surface, be, mark] += 1
+    lines = [
+        "# Support matrix",
+        "",
+        "<!-- Generated by scripts/support_matrix.py; do not edit by hand. -->",
+        "",
+        "Every operation in interop's table, called now on each API surface and backend "
+        "(generated by `python scripts/support_matrix.py`; the docs build regenerates it). "
+        "Each cell shows the outcome on **numpy dask cupy**, in that order:",
+        "",
+        f"- {WORKS} the call returned, with results on that backend and (Dask, CuPy) equal to "
+        "the NumPy backend's result on the same surface;",
+        f"- {DIFFERS} it returned, but on another backend or with other values;",
+        f"- {RAISES} it raised; {ABSENT} the surface has no callable of that name; "
+        f"{NOT_RUN} not run here (no GPU, or the library is not installed); "
+        "? no argument list ran on the interop surface on NumPy or Dask.",
+        "",
+        "*interop* is the interop function or Tensor method; *torch* the torch callable named in "
+        "the table, called with interop tensors (through `__torch_function__`); *NumPy* "
+        "`numpy.<name>` (creation functions with `like=`); *Array API* "
+        "`t.__array_namespace__().<name>`. Creation functions run with the column's backend as "
+        "the default backend.",
+        "",
+        "| surface | numpy | dask | cupy |",
+        "|---|---|---|---|",
+    ]
+    for surface in SURFACES:
+        counts = [f"{totals[surface, be, WORKS]} {WORKS}" if _available(be) else NOT_RUN
+                  for be in BACKENDS]
+        lines.append(f"| {surface} | {' | '.join(counts)} |")
+    lines += ["", f"{len(TABLE)} operations.", ""]
+    family = None
+    for name, (names, cells) in rows.items():
+        if TABLE[name].family != family:
+            family = TABLE[name].family
+            lines += ["", f"## {family or 'other'}", "",
+                      f"| operation | names | {' | '.join(SURFACES)} |",
+                      "|---|---|" + "---|" * len(SURFACES)]
+        lines.append(f"| {name.replace('_', chr(92) + '_')} | {names} | "
+                     f"{' | '.join(cells[s] for s in SURFACES)} |")
+    return "\n".join(lines) + "\n"
+
+
+def write(path: Path = OUT) -> bool:
+    """Write the page if its text changed; True when it did."""
+    text = render()
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.write_text(text, encoding="utf-8")
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--check", action="store_true", help="fail if the page is out of date")
+    opts = parser.parse_args(argv)
+    if opts.check:
+        current = opts.out.read_text(encoding="utf-8") if opts.out.exists() else ""
+        if current != render():
+            print(f"{opts.out} is out of date: run python scripts/support_matrix.py")
+            return 1
+        return 0
+    print(f"{opts.out}: {'written' if write(opts.out) else 'up to date'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
