@@ -223,11 +223,14 @@ def _raised_by_backend(exc: BaseException) -> bool:
 
 def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict) -> Any:
     be, rargs, rkwargs = unwrap_call(args, kwargs)
+    ret = call_impl(impl, be if creation else be or registry.default_backend(), rargs, rkwargs)
+    return wrap(ret, cls, args)
+
+
+def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict) -> Any:
+    """``impl`` on raw arguments; a backend's exception is restated as torch would raise it."""
     try:
-        if creation:
-            ret = impl(be, *rargs, **rkwargs)
-        else:
-            ret = impl(be or registry.default_backend(), *rargs, **rkwargs)
+        return impl(be, *rargs, **rkwargs)
     except (ValueError, TypeError, IndexError) as exc:
         explained = be.explain_error(getattr(impl, "__name__", "operation"), rargs, exc) \
             if be is not None else None
@@ -239,7 +242,6 @@ def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict)
                 ("numpy", "cupy", "dask")) or type(exc) is IndexError and _raised_by_backend(exc):
             raise backend_error(getattr(impl, "__name__", "operation"), exc) from exc
         raise
-    return wrap(ret, cls, args)
 
 
 def write_into(target: Tensor, result: Any, name: str) -> None:
@@ -270,7 +272,7 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
         if out is None:
             return run_op(impl, creation, cls, args, kwargs)
         be, rargs, rkwargs = unwrap_call((*args, out), kwargs)
-        write_into(out, impl(be, *rargs[:-1], **rkwargs), name)
+        write_into(out, call_impl(impl, be, rargs[:-1], rkwargs), name)
         return out
     return run
 
@@ -281,7 +283,7 @@ def make_inplace_run(entry: Any, name: str) -> Callable[[type, tuple, dict], Any
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
         be, rargs, rkwargs = unwrap_call(args, kwargs)
-        write_into(args[0], impl(be, *rargs, **rkwargs), name)
+        write_into(args[0], call_impl(impl, be, rargs, rkwargs), name)
         return convert(args[0], cls)
     return run
 

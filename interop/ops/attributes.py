@@ -300,6 +300,12 @@ def itemsize(be: Any, input: Any) -> int:
 @op(function=False, family="attributes", inplace="fill_", method=False)
 def fill(be: Any, input: Any, value: Any) -> Any:
     """A tensor like ``input`` filled with ``value`` (``fill_`` writes it in place)."""
+    if not hasattr(value, "dtype"):
+        try:  # checked now: Dask would fail only when the graph runs, the target lost
+            dtypes.scalar_dtype(value)
+        except TypeError as exc:
+            raise TypeError(f"fill_(): argument 'value' must be a number ({exc}); pass a bool, "
+                            "int, float or complex") from None
     return be.np.full_like(input, value)
 
 

@@ -43,7 +43,7 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
     """t[index]: basic (views), advanced (copies) and boolean indexing."""
     _check_index(input, index, "t[index]")
     if be.lazy:
-        return input[index]
+        return input[_checked_when_run(index, input.shape, "t[index]")]
     items = index if isinstance(index, tuple) else (index,)
     if not any(i is Ellipsis for i in items):
         items = (*items, Ellipsis)  # keep 0-d results as views, not NumPy scalars
@@ -60,10 +60,35 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
     _check_index(input, index, "t[index] = value")
     if getattr(value, "dtype", None) is not None and value.dtype != input.dtype:
         value = value.astype(input.dtype)
+    elif isinstance(value, (list, tuple)):  # converted whole first: NumPy would write the
+        value = be.np.asarray(value, dtype=input.dtype)  # leading entries, then fail on a bad one
+    if be.lazy:
+        index = _checked_when_run(index, input.shape, "t[index] = value")
     try:
         input[index] = value
     except IndexError as exc:
         raise _index_error("t[index] = value", exc) from None
+
+
+def _checked_when_run(index: Any, shape: tuple, name: str) -> Any:
+    """Dask does not check the values of a lazy integer index (an assignment drops the
+    entries out of range, a read wraps them): bound-check them in the graph, so that
+    computing raises instead of returning wrong numbers."""
+    items = index if isinstance(index, tuple) else (index,)
+    if any(i is None or i is Ellipsis or getattr(i, "dtype", None) == bool for i in items):
+        return index  # positions do not map one to one onto dimensions: Dask's own checks only
+    checked = tuple(
+        i.map_blocks(_in_bounds, shape[d], name, dtype=i.dtype)
+        if getattr(i, "dask", None) is not None and i.dtype.kind in "iu" and d < len(shape) else i
+        for d, i in enumerate(items))
+    return checked if isinstance(index, tuple) else checked[0]
+
+
+def _in_bounds(block: Any, size: int, name: str) -> Any:
+    if block.size and (block.min() < -size or block.max() >= size):
+        raise IndexOutOfRangeError(f"{name}: an index is out of bounds for a dimension of size "
+                                   f"{size}; valid indices are {-size} to {size - 1}")
+    return block
 
 
 def _index_error(name: str, exc: IndexError) -> IndexError:

@@ -1,0 +1,153 @@
+"""Nothing half-written: every in-place form that fails leaves its target unchanged.
+
+Each row is one in-place form (``add_``, ``t += x``, ``out=``, ``t[idx] = v``,
+``np.add.at``, ...) with a mistake that is only found once the arguments look
+valid (a result dtype that cannot be cast, a shape that only fails to
+broadcast against the target, one bad entry among good ones in an index).
+The test checks that it raises, and that afterwards the target holds the
+same values, dtype and shape; on NumPy the target keeps its very buffer.
+
+Dask defers what depends on data values to compute time.  There, a failure
+that only the values reveal (an index inside a lazy index tensor) must
+never turn into wrong numbers: computing the target raises instead.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import interop
+from tests.conftest import to_numpy
+
+
+def ten(data: Any, backend: str, dtype: Any = None) -> interop.Tensor:
+    arr = np.asarray(data, dtype=dtype)
+    chunks = {"chunks": tuple(max(1, s // 2) for s in arr.shape)} if backend == "dask" else {}
+    return interop.tensor(arr, backend=backend, **chunks)
+
+
+def _set(t: Any, index: Any, value: Any) -> None:
+    t[index] = value
+
+
+def _iadd(t: Any, x: Any) -> None:
+    t += x
+
+
+def _imul(t: Any, x: Any) -> None:
+    t *= x
+
+
+def _ifloordiv(t: Any, x: Any) -> None:
+    t //= x
+
+
+# id -> (target dtype, the in-place call on target t and backend b)
+CASES: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
+    # result dtype that cannot be cast into the target
+    "add_-float-into-int": ("int64", lambda t, b: t.add_(1.5)),
+    "iadd-float-tensor-into-int": ("int64", lambda t, b: _iadd(t, ten(np.ones((2, 3)), b))),
+    "div_-int": ("int64", lambda t, b: t.div_(2)),
+    "sqrt_-int": ("int64", lambda t, b: t.sqrt_()),
+    "mul_-complex-into-float": ("float64", lambda t, b: t.mul_(1j)),
+    "add_-out-float-into-bool": ("bool", lambda t, b: interop.add(ten([[1.0] * 3] * 2, b), 1.0, out=t)),
+    "out=-float-into-int": ("int64", lambda t, b: interop.mul(ten(np.ones((2, 3)), b), 0.5, out=t)),
+    "np-out=-float-into-int": ("int64", lambda t, b: np.add(t, 1.5, out=t)),
+    "np-out=-tuple-second-bad": ("int64", lambda t, b: np.divmod(ten(np.ones((2, 3)), b), 2.0,
+                                                               out=(ten(np.ones((2, 3)), b), t))),
+    # shapes: valid operands that do not fit the target
+    "add_-grows-target": ("float64", lambda t, b: t.add_(ten(np.ones((2, 2, 3)), b))),
+    "imul-not-broadcastable": ("float64", lambda t, b: _imul(t, ten(np.ones(4), b))),
+    "out=-wrong-shape": ("float64", lambda t, b: interop.add(ten(np.ones(3), b), 1.0, out=t)),
+    "np-out=-wrong-shape": ("float64", lambda t, b: np.add(ten(np.ones((3, 3)), b), 1.0, out=t)),
+    "copy_-not-broadcastable": ("float64", lambda t, b: t.copy_(ten(np.ones(4), b))),
+    "masked_fill_-mask-shape": ("float64", lambda t, b: t.masked_fill_(ten([True, False], b), 1.0)),
+    "setitem-value-shape": ("float64", lambda t, b: _set(t, slice(None), ten(np.ones(4), b))),
+    "np-add.reduce-out-shape": ("float64", lambda t, b: np.add.reduce(ten(np.ones((2, 3)), b),
+                                                                      axis=0, out=t)),
+    # values and indices: one bad entry among good ones
+    "setitem-list-one-bad": ("float64", lambda t, b: _set(t, ([0, 1], [0, 7]), 9.0)),
+    "setitem-array-one-bad": ("float64", lambda t, b: _set(t, np.array([0, 5]), 9.0)),
+    "setitem-string-value": ("float64", lambda t, b: _set(t, 0, "abc")),
+    "setitem-mixed-values": ("float64", lambda t, b: _set(t, 0, [1.0, 2.0, "x"])),
+    "fill_-string": ("float64", lambda t, b: t.fill_("a")),
+    "clamp_-string": ("float64", lambda t, b: t.clamp_(min="a")),
+    "bitwise_and_-float": ("float64", lambda t, b: t.bitwise_and_(1)),
+    "floordiv-int-by-zero": ("int64", lambda t, b: _ifloordiv(t, 0)),
+    "cumsum_-dim": ("float64", lambda t, b: t.cumsum_(5)),
+    "index_add_-index-one-bad": ("float64", lambda t, b: t.index_add_(0, np.array([0, 5]),
+                                                                      ten(np.ones((2, 3)), b))),
+    "scatter_-index-one-bad": ("float64", lambda t, b: t.scatter_(1, np.array([[0, 9, 1]]), 7.0)),
+    "np-add.at-index-one-bad": ("float64", lambda t, b: np.add.at(t, [0, 1, 5], 1.0)),
+    "np-add.at-values-shape": ("float64", lambda t, b: np.add.at(t, ([0, 1],), np.ones(4))),
+    "np-out=-another-backend": ("float64", lambda t, b: np.add(
+        ten(np.ones((2, 3)), "dask" if b == "numpy" else "numpy"), 1.0, out=t)),
+}
+
+# Dask checks index values only when the graph runs (the index becomes a Dask array).
+DASK_AT_COMPUTE = {"setitem-array-one-bad", "index_add_-index-one-bad", "scatter_-index-one-bad"}
+DASK_SKIPS = {
+    "floordiv-int-by-zero": "Dask gives NumPy's 0 here (checking would compute; docs/errors.md)",
+    "np-out=-another-backend": "NumPy inputs join a Dask out= (lazy wins): not a mistake",
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_failed_inplace_leaves_target_unchanged(case: str, backend: str) -> None:
+    dtype, mutate = CASES[case]
+    if backend == "dask" and case in DASK_SKIPS:
+        pytest.skip(DASK_SKIPS[case])
+    t = ten(np.arange(6).reshape(2, 3), backend, dtype)
+    before, raw = to_numpy(t).copy(), t.raw
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(Exception):  # noqa: B017,PT011 - which error: tests/test_error_contract.py
+            mutate(t, backend)
+            if backend == "dask" and case in DASK_AT_COMPUTE:
+                to_numpy(t)  # raises: never the wrong numbers Dask alone would give
+    if backend == "dask" and case in DASK_AT_COMPUTE:
+        return
+    after = to_numpy(t)
+    assert after.dtype == before.dtype and after.shape == before.shape, case
+    np.testing.assert_array_equal(after, before, err_msg=case)
+    if backend != "dask":
+        assert t.raw is raw, f"{case}: the target lost its buffer"
+
+
+# Failures that only the values of a lazy (Dask) index reveal: raised when computed.
+LAZY_INDEX_CASES: dict[str, Callable[[Any, Any], Any]] = {
+    "setitem": lambda t, idx: _set(t, idx, 9.0),
+    "getitem": lambda t, idx: t[idx],
+    "index_add_": lambda t, idx: t.index_add_(0, idx, ten(np.ones((2, 3)), "dask")),
+    "index_select": lambda t, idx: interop.index_select(t, 0, idx),
+}
+
+
+@pytest.mark.parametrize("case", list(LAZY_INDEX_CASES))
+def test_lazy_index_out_of_range_never_gives_wrong_numbers(case: str) -> None:
+    t = ten(np.arange(6.0).reshape(2, 3), "dask")
+    idx = ten(np.array([0, 5]), "dask")
+    with pytest.raises(IndexError):
+        result = LAZY_INDEX_CASES[case](t, idx)
+        to_numpy(result if isinstance(result, interop.Tensor) else t)
+
+
+@pytest.mark.parametrize("case", ["add_", "iadd", "out=", "setitem", "np-add.at"])
+def test_successful_inplace_writes_through(case: str, backend: str) -> None:
+    """The same forms succeed when the input is right (so the failures above are the mistake's)."""
+    if backend == "dask" and case == "np-add.at":
+        pytest.skip("Dask has no ufunc.at (tests/test_error_contract.py)")
+    t = ten(np.zeros((2, 3)), backend)
+    raw = t.raw
+    {"add_": lambda: t.add_(1.0), "iadd": lambda: _iadd(t, 1.0),
+     "out=": lambda: interop.add(ten(np.zeros((2, 3)), backend), 1.0, out=t),
+     "setitem": lambda: _set(t, slice(None), 1.0),
+     "np-add.at": lambda: np.add.at(t, (slice(None),), 1.0)}[case]()
+    np.testing.assert_array_equal(to_numpy(t), np.ones((2, 3)))
+    if backend != "dask":
+        assert t.raw is raw
