@@ -43,9 +43,8 @@ def chain_methods(x):
 
 def chain_torch(x):
     torch = pytest.importorskip("torch")
-    F = torch.nn.functional
-    y = torch.add(x, 1.0); y = torch.mul(y, 0.5); y = F.relu(y - 2.0); y = torch.exp(-y)
-    y = torch.tanh(y); y = torch.sigmoid(y); y = torch.matmul(y, y.T); y = F.softmax(y, dim=1)
+    y = torch.add(x, 1.0); y = torch.mul(y, 0.5); y = torch.clamp(y - 2.0, min=0); y = torch.exp(-y)
+    y = torch.tanh(y); y = torch.sigmoid(y); y = torch.matmul(y, y.T); y = torch.div(y, y.sum())
     y = torch.sum(y, dim=0); y = torch.cat([y, y]); y = torch.stack([y, y]); y = torch.mean(y, dim=0)
     y = torch.clamp(y, 0.0, 1.0); y = torch.where(y > 0.1, y, torch.zeros_like(y)); y = torch.sqrt(y)
     y = torch.cumsum(y, dim=0); y = torch.flip(y, dims=(0,)); y = torch.maximum(y, torch.mean(y))
