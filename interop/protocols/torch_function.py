@@ -132,8 +132,43 @@ def handle_torch_function(public_api: Callable, relevant_args: Iterable[Any],
     return _dispatch_overloaded(public_api, overloaded_args, args, kwargs)
 
 
+class OverrideRecursionError(RecursionError):
+    """A handler or mode that calls the function it handles on the same arguments, forever."""
+
+
+_depth = threading.local()  # nesting of _dispatch_overloaded on this thread
+_RECURSING = 16  # a RecursionError that went through this many dispatches is the handlers' loop
+
+
 def _dispatch_overloaded(public_api: Callable, overloaded_args: list[Any], args: tuple,
                          kwargs: dict) -> Any:
+    """Run the handlers; a handler recursing into itself gets one clear error, not a deep one."""
+    depth = getattr(_depth, "n", 0)
+    _depth.n = depth + 1
+    try:
+        return _run_handlers(public_api, overloaded_args, args, kwargs)
+    except RecursionError as exc:
+        if isinstance(exc, OverrideRecursionError):
+            raise
+        exc.__dict__.setdefault("interop_loop", (public_api, overloaded_args))
+        exc.interop_levels = exc.__dict__.get("interop_levels", 0) + 1
+        if depth or exc.interop_levels < _RECURSING:
+            raise
+        func, looping = exc.interop_loop
+        from ..overrides import resolve_name  # (imports this module)
+        name = resolve_name(func) or _func_name(func)
+        raise OverrideRecursionError(
+            f"{name}: the __torch_function__ of {[type(a).__name__ for a in looping]} (or an "
+            f"active mode) calls {name} on its own arguments again, and that call reaches the "
+            "same handler: endless recursion. Run the default from the handler with "
+            "super().__torch_function__(func, types, args, kwargs), or call func inside "
+            "`with interop.overrides.DisableTorchFunctionSubclass():`") from None
+    finally:
+        _depth.n = depth
+
+
+def _run_handlers(public_api: Callable, overloaded_args: list[Any], args: tuple,
+                  kwargs: dict) -> Any:
     types = tuple(map(type, overloaded_args))
     if _is_torch_function_mode_enabled():
         with _pop_mode_temporarily() as mode:
