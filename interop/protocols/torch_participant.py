@@ -16,12 +16,39 @@ from ..ops import TORCH_NAMES
 
 _cache: dict[int, tuple[Callable, Callable | None]] = {}
 
+ALIASES = {"torch.spmm": "torch.mm", "torch.true_divide": "torch.div",
+           "torch.Tensor.true_divide": "torch.div", "torch.functional.split": "torch.split",
+           "torch.rsub": "torch.Tensor.__rsub__"}
+"""torch names ``resolve_name`` reports for a callable shared with another name (torch.mm
+and torch.spmm are one builtin) or kept in torch.functional, mapped to the table's name."""
+
+
+def lookup(name: str) -> Callable | None:
+    """The table's run for a torch name: as given, an alias, torch.functional.<f> as torch.<f>,
+    or a Tensor method as its torch function."""
+    name = ALIASES.get(name, name)
+    run = TORCH_NAMES.get(name)
+    if run is None and name.startswith("torch.functional."):
+        run = TORCH_NAMES.get("torch." + name.removeprefix("torch.functional."))
+    if run is None and name.startswith("torch.Tensor."):
+        run = TORCH_NAMES.get("torch." + name.removeprefix("torch.Tensor."))
+    return run
+
 
 def torch_name(func: Callable) -> str | None:
     torch = sys.modules.get("torch")
     if torch is None:
         return None
     return torch.overrides.resolve_name(func)
+
+
+def _drop_none_out(run: Callable) -> Callable:
+    """torch's Python functions (tensordot, norm, ...) forward ``out=None``: it means no out."""
+    def run_torch(cls: type, args: tuple, kwargs: dict) -> object:
+        if kwargs and "out" in kwargs and kwargs["out"] is None:
+            kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+        return run(cls, args, kwargs)
+    return run_torch
 
 
 def resolve_torch_callable(func: Callable) -> Callable | None:
@@ -35,9 +62,9 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
             or getattr(owner, "__module__", "").startswith("torch")):
         return None
     name = torch_name(func)
-    run = TORCH_NAMES.get(name) if name else None
-    if run is None and name and name.startswith("torch.Tensor."):
-        run = TORCH_NAMES.get("torch." + name.removeprefix("torch.Tensor."))
+    run = lookup(name) if name else None
+    if run is not None:
+        run = _drop_none_out(run)
     if run is None and name:
         def missing(cls, args, kwargs, _name=name):
             from ..backends import registry

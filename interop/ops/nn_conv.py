@@ -1,0 +1,158 @@
+"""Convolution and pooling (torch.nn.functional.conv1d/2d/3d, max/avg pools) from the
+backend's own primitives: pad, strided slices and einsum.
+
+One kernel offset at a time: the input, padded, is sliced at that offset with
+the stride, and contracted with the kernel's weights at that offset (conv), or
+folded by maximum / sum (pools).  Only slicing, ``pad``, ``einsum`` and
+elementwise calls are used, so NumPy, CuPy and Dask (lazily) all run it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from .nn_functional import names
+from .registry import op
+
+
+def _tuple(v: Any, n: int) -> tuple[int, ...]:
+    return tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else (int(v),) * n
+
+
+def _padding(padding: Any, n: int, kernel: tuple, dilation: tuple) -> list[tuple[int, int]]:
+    if padding == "valid":
+        return [(0, 0)] * n
+    if padding == "same":
+        total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return [(t // 2, t - t // 2) for t in total]
+    return [(p, p) for p in _tuple(padding, n)]
+
+
+def _windows(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list, dilation: tuple,
+             fill: Any):
+    """(offset, slice of padded x) for every kernel offset; x is (N, C, *spatial)."""
+    n = len(kernel)
+    if any(lo or hi for lo, hi in pads):
+        x = be.np.pad(x, [(0, 0), (0, 0), *pads], mode="constant", constant_values=fill)
+    out = [(x.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(n)]
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"convolution/pooling: kernel size {list(kernel)} (dilated) is larger "
+                           f"than the padded input {list(x.shape[2:])}; pad the input or use a "
+                           "smaller kernel")
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        index = tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
+                      for o, d, s, m in zip(offset, dilation, stride, out))
+        yield offset, x[(slice(None), slice(None), *index)]
+
+
+def _batched(x: Any, n: int) -> tuple[Any, bool]:
+    """(N, C, *spatial) from an unbatched (C, *spatial) input too."""
+    return (x[None], True) if x.ndim == n + 1 else (x, False)
+
+
+def convolution(be: Any, input: Any, weight: Any, bias: Any, stride: Any, padding: Any,
+                dilation: Any, groups: int, n: int) -> Any:
+    """N-d cross-correlation as torch computes it (weight (O, C/groups, *kernel))."""
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"conv{n}d: Input type ({input.dtype}) and weight type "
+                           f"({weight.dtype}) should be the same; convert with .to(dtype)")
+    x, unbatched = _batched(input, n)
+    if x.ndim != n + 2:
+        raise RuntimeError(f"conv{n}d: Expected {n + 1}D (unbatched) or {n + 2}D (batched) input "
+                           f"to conv{n}d, but got input of size: {list(input.shape)}")
+    kernel = tuple(weight.shape[2:])
+    stride_, dilation_ = _tuple(stride, n), _tuple(dilation, n)
+    pads = _padding(padding, n, kernel, dilation_)
+    batch, channels = x.shape[:2]
+    out_ch = weight.shape[0]
+    if channels != weight.shape[1] * groups:
+        raise RuntimeError(f"conv{n}d: Given groups={groups}, weight of size "
+                           f"{list(weight.shape)}, expected input{list(input.shape)} to have "
+                           f"{weight.shape[1] * groups} channels, but got {channels} channels")
+    sp = "uvw"[:n]  # spatial letters, distinct from z g c o
+    w = weight.reshape((groups, out_ch // groups, *weight.shape[1:]))
+    total = None
+    for offset, win in _windows(be, x, kernel, stride_, pads, dilation_, x.dtype.type(0)):
+        win = win.reshape((batch, groups, channels // groups, *win.shape[2:]))
+        term = be.np.einsum(f"zgc{sp},goc->zgo{sp}", win, w[(Ellipsis, *offset)])
+        total = term if total is None else total + term
+    out = total.reshape((batch, out_ch, *total.shape[3:]))
+    if bias is not None:
+        out = out + bias.reshape((-1,) + (1,) * n)
+    return out[0] if unbatched else out
+
+
+def _conv(n: int) -> None:
+    def impl(be: Any, input: Any, weight: Any, bias: Any = None, stride: Any = 1,
+             padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Any:
+        return convolution(be, input, weight, bias, stride, padding, dilation, groups, n)
+    impl.__name__ = f"conv{n}d"
+    impl.__doc__ = f"{n}-d convolution (cross-correlation), as torch.nn.functional.conv{n}d."
+    op(f"conv{n}d", method=False, torch=names(f"conv{n}d", torch_fn=True), family="nn")(impl)
+
+
+for _n in (1, 2, 3):
+    _conv(_n)
+
+
+def pool(be: Any, input: Any, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+         ceil_mode: bool, n: int, kind: str, count_include_pad: bool = True,
+         divisor_override: Any = None) -> Any:
+    """Max or average over each window (torch's pools; ceil_mode is not supported)."""
+    if ceil_mode:
+        raise NotImplementedError(f"{kind}_pool{n}d: ceil_mode=True is not implemented by "
+                                  "interop; pad the input instead")
+    x, unbatched = _batched(input, n)
+    kernel = _tuple(kernel_size, n)
+    stride_ = _tuple(stride, n) if stride not in (None, (), []) else kernel
+    pads = [(p, p) for p in _tuple(padding, n)]
+    if kind == "max":
+        fill = -be.np.inf if x.dtype.kind == "f" else be.np.iinfo(x.dtype).min
+        out = None
+        for _, win in _windows(be, x, kernel, stride_, pads, _tuple(dilation, n), fill):
+            out = win if out is None else be.np.maximum(out, win)
+    else:
+        out = None
+        for _, win in _windows(be, x, kernel, stride_, pads, (1,) * n, x.dtype.type(0)):
+            out = win if out is None else out + win
+        if divisor_override:
+            out = out / x.dtype.type(divisor_override)
+        elif count_include_pad or not any(p for p in _tuple(padding, n)):
+            size = 1
+            for k in kernel:
+                size *= k
+            out = out / x.dtype.type(size)
+        else:
+            ones = be.np.ones((1, 1, *x.shape[2:]), dtype=x.dtype)
+            count = None
+            for _, win in _windows(be, ones, kernel, stride_, pads, (1,) * n, x.dtype.type(0)):
+                count = win if count is None else count + win
+            out = out / count
+        out = out.astype(x.dtype)
+    return out[0] if unbatched else out
+
+
+def _pools(n: int) -> None:
+    def max_impl(be: Any, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+        if return_indices:
+            raise NotImplementedError(f"max_pool{n}d: return_indices=True is not implemented "
+                                      "by interop")
+        return pool(be, input, kernel_size, stride, padding, dilation, ceil_mode, n, "max")
+
+    def avg_impl(be: Any, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: Any = None) -> Any:
+        return pool(be, input, kernel_size, stride, padding, 1, ceil_mode, n, "avg",
+                    count_include_pad, divisor_override)
+
+    for kind, impl in (("max", max_impl), ("avg", avg_impl)):
+        name = f"{kind}_pool{n}d"
+        impl.__name__, impl.__doc__ = name, f"{kind} pooling over {n}-d windows."
+        op(name, method=False, torch=names(name, torch_fn=kind == "max" or n == 1),
+           family="nn")(impl)
+
+
+for _n in (1, 2, 3):
+    _pools(_n)

@@ -1,0 +1,427 @@
+"""torch.nn.functional on backend arrays: activations, softmax, normalisation, linear,
+dropout, embedding, one_hot and pad (convolutions: nn_conv; losses: nn_loss).
+
+Each entry answers ``torch.nn.functional.<name>`` (and ``torch.<name>`` /
+``torch.Tensor.<name>`` where torch has them), so ``F.relu(t)`` and an
+``nn.Module`` forward on interop tensors run here, on the tensor's backend.
+Integer inputs of floating functions take the default float, as in torch.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ._args import check_dim, float_input
+from .registry import op
+
+F = "torch.nn.functional."
+
+
+def names(name: str, *, torch_fn: bool = False, tensor: bool = False) -> tuple[str, ...]:
+    """torch names of an F function: F.<name>, and torch.<name> / Tensor.<name> where torch has them.
+
+    The ``F.<name>_`` in-place aliases are left out on purpose: they raise
+    interop's "not implemented" TypeError rather than silently not writing.
+    """
+    return (F + name, *((f"torch.{name}",) if torch_fn else ()),
+            *((f"torch.Tensor.{name}",) if tensor else ()))
+
+
+def in_place(be: Any, input: Any, result: Any, inplace: bool) -> Any:
+    """``inplace=True``: write into ``input``'s buffer (eager backends) and return it."""
+    if not inplace or be.lazy:
+        return result
+    input[...] = result
+    return input
+
+
+def erf(be: Any, x: Any) -> Any:
+    """The error function from the backend's scipy.special (torch's exact GELU needs it)."""
+    from .special import special_module
+    return special_module(be, "erf").erf(x)
+
+
+# ------------------------------------------------------------------ activations
+@op(method=True, inplace=True, family="nn",
+    torch=(*names("relu", torch_fn=True, tensor=True), "torch.Tensor.relu_"))
+def relu(be: Any, input: Any, inplace: bool = False) -> Any:
+    """max(x, 0), keeping the dtype (integers stay integers, as in torch)."""
+    return in_place(be, input, be.np.maximum(input, input.dtype.type(0)), inplace)
+
+
+def _activation(name: str, fn: Any, doc: str, *, torch_fn: bool = False,
+                keep_int: bool = False) -> None:
+    """Register an activation ``fn(be, x, **options)`` with torch's ``inplace=``; integer
+    inputs become the default float unless ``keep_int`` (torch keeps them for clamps)."""
+    def impl(be: Any, input: Any, *args: Any, inplace: bool = False, **kwargs: Any) -> Any:
+        x = input if keep_int else float_input(be, input)
+        return in_place(be, input, fn(be, x, *args, **kwargs), inplace)
+    impl.__name__, impl.__doc__ = name, doc
+    op(name, method=False, torch=names(name, torch_fn=torch_fn), family="nn")(impl)
+
+
+def _hardtanh(be: Any, x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
+    return be.np.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
+
+
+def _leaky(be: Any, x: Any, negative_slope: float = 0.01) -> Any:
+    return be.np.where(x > 0, x, x * x.dtype.type(negative_slope))
+
+
+def _elu(be: Any, x: Any, alpha: float = 1.0, scale: float = 1.0) -> Any:
+    t = x.dtype.type
+    return t(scale) * be.np.where(x > 0, x, t(alpha) * be.np.expm1(be.np.minimum(x, t(0))))
+
+
+def _selu(be: Any, x: Any) -> Any:
+    return _elu(be, x, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
+
+
+def _celu(be: Any, x: Any, alpha: float = 1.0) -> Any:
+    t = x.dtype.type
+    return be.np.where(x > 0, x, t(alpha) * be.np.expm1(be.np.minimum(x, t(0)) / t(alpha)))
+
+
+def _softplus_raw(be: Any, x: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    t = x.dtype.type
+    bx = x * t(beta)
+    soft = be.np.log1p(be.np.exp(be.np.minimum(bx, t(threshold)))) / t(beta)
+    return be.np.where(bx > threshold, x, soft)
+
+
+def _sigmoid(be: Any, x: Any) -> Any:
+    return 1 / (1 + be.np.exp(-x))
+
+
+_activation("relu6", lambda be, x: _hardtanh(be, x, 0.0, 6.0), "min(max(x, 0), 6).",
+            keep_int=True)
+_activation("hardtanh", _hardtanh, "x clipped to [min_val, max_val].", keep_int=True)
+_activation("leaky_relu", _leaky, "x for x > 0, else negative_slope * x.")
+_activation("elu", _elu, "x for x > 0, else alpha * (exp(x) - 1).")
+_activation("selu", lambda be, x: _selu(be, x), "Scaled ELU.", torch_fn=True)
+_activation("celu", _celu, "x for x > 0, else alpha * (exp(x / alpha) - 1).", torch_fn=True)
+_activation("silu", lambda be, x: x * _sigmoid(be, x), "x * sigmoid(x).")
+_activation("hardsigmoid", lambda be, x: be.np.clip(x / 6 + x.dtype.type(0.5), 0, 1),
+            "Piecewise-linear sigmoid.")
+_activation("hardswish", lambda be, x: x * be.np.clip(x / 6 + x.dtype.type(0.5), 0, 1),
+            "x * hardsigmoid(x).")
+_activation("mish", lambda be, x: x * be.np.tanh(_softplus_raw(be, x)), "x * tanh(softplus(x)).")
+
+
+@op(method=False, torch=names("gelu"), family="nn")
+def gelu(be: Any, input: Any, approximate: str = "none") -> Any:
+    """x * Phi(x): exact (erf) or torch's tanh approximation (``approximate='tanh'``)."""
+    x = float_input(be, input)
+    t = x.dtype.type
+    if approximate == "tanh":
+        inner = t(math.sqrt(2 / math.pi)) * (x + t(0.044715) * x * x * x)
+        return t(0.5) * x * (1 + be.np.tanh(inner))
+    if approximate != "none":
+        raise RuntimeError(f"gelu: approximate argument must be either none or tanh, "
+                           f"got {approximate!r}")
+    return (t(0.5) * x * (1 + erf(be, x * t(1 / math.sqrt(2))))).astype(x.dtype)
+
+
+@op(method=False, torch=names("softplus"), family="nn")
+def softplus(be: Any, input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
+    """log(1 + exp(beta x)) / beta, linear above ``threshold``."""
+    return _softplus_raw(be, float_input(be, input), beta, threshold)
+
+
+@op(method=False, torch=names("logsigmoid"), family="nn")
+def logsigmoid(be: Any, input: Any) -> Any:
+    """log(sigmoid(x)), computed stably."""
+    x = float_input(be, input)
+    return be.np.minimum(x, 0) - be.np.log1p(be.np.exp(-be.np.abs(x)))
+
+
+@op(method=False, torch=names("softsign"), family="nn")
+def softsign(be: Any, input: Any) -> Any:
+    """x / (1 + |x|)."""
+    x = float_input(be, input)
+    return x / (1 + be.np.abs(x))
+
+
+@op(method=False, torch=names("tanhshrink"), family="nn")
+def tanhshrink(be: Any, input: Any) -> Any:
+    """x - tanh(x)."""
+    x = float_input(be, input)
+    return x - be.np.tanh(x)
+
+
+@op(method=False, torch=names("threshold", torch_fn=True), family="nn")
+def threshold(be: Any, input: Any, threshold: float, value: float, inplace: bool = False) -> Any:
+    """x where x > threshold, else value (the dtype kept)."""
+    out = be.np.where(input > threshold, input, input.dtype.type(value))
+    return in_place(be, input, out, inplace)
+
+
+@op(method=True, torch=names("hardshrink", torch_fn=True, tensor=True), family="nn")
+def hardshrink(be: Any, input: Any, lambd: float = 0.5) -> Any:
+    """x where |x| > lambd, else 0."""
+    return be.np.where(be.np.abs(input) > lambd, input, input.dtype.type(0))
+
+
+@op(method=False, torch=names("softshrink"), family="nn")
+def softshrink(be: Any, input: Any, lambd: float = 0.5) -> Any:
+    """x -+ lambd outside [-lambd, lambd], else 0."""
+    t = input.dtype.type
+    return be.np.where(input > lambd, input - t(lambd),
+                       be.np.where(input < -lambd, input + t(lambd), t(0)))
+
+
+@op(method=False, torch=names("glu"), family="nn")
+def glu(be: Any, input: Any, dim: int = -1) -> Any:
+    """a * sigmoid(b), the halves of ``dim``."""
+    d = check_dim("glu", dim, input.ndim)
+    if input.shape[d] % 2:
+        raise RuntimeError(f"glu: Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    a, b = be.np.split(input, 2, axis=d)
+    return a * _sigmoid(be, b)
+
+
+# ------------------------------------------------------------------ softmax family
+def _softmax_dim(name: str, dim: Any, ndim: int) -> int:
+    if dim is None:  # torch's legacy implicit choice (with a warning there)
+        dim = 0 if ndim in (0, 1, 3) else 1
+    return check_dim(name, dim, ndim) if ndim else None
+
+
+def _softmax_input(be: Any, input: Any, dtype: Any) -> Any:
+    if dtype is not None:
+        return input.astype(dtypes.as_dtype(dtype))
+    return float_input(be, input)
+
+
+def log_softmax_raw(be: Any, x: Any, d: Any) -> Any:
+    if x.size == 0:
+        return x.copy()
+    m = be.np.max(x, axis=d, keepdims=True)
+    m = be.np.where(be.np.isfinite(m), m, 0)
+    shifted = x - m
+    return shifted - be.np.log(be.np.sum(be.np.exp(shifted), axis=d, keepdims=True))
+
+
+@op(method=True, torch=names("softmax", torch_fn=True, tensor=True), family="nn")
+def softmax(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
+    """exp(x) / sum(exp(x)) along ``dim``, computed stably."""
+    x = _softmax_input(be, input, dtype)
+    d = _softmax_dim("softmax", dim, x.ndim)
+    if x.size == 0:
+        return x.copy()
+    m = be.np.max(x, axis=d, keepdims=True)
+    e = be.np.exp(x - be.np.where(be.np.isfinite(m), m, 0))
+    return e / be.np.sum(e, axis=d, keepdims=True)
+
+
+@op(method=True, torch=names("log_softmax", torch_fn=True, tensor=True), family="nn")
+def log_softmax(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Any:
+    """x - logsumexp(x) along ``dim``."""
+    x = _softmax_input(be, input, dtype)
+    return log_softmax_raw(be, x, _softmax_dim("log_softmax", dim, x.ndim))
+
+
+@op(method=False, torch=names("softmin"), family="nn")
+def softmin(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
+    """softmax(-x)."""
+    return softmax(be, -_softmax_input(be, input, dtype), dim)
+
+
+# ------------------------------------------------------------------ normalisation
+def _affine(x: Any, weight: Any, bias: Any) -> Any:
+    if weight is not None:
+        x = x * weight
+    if bias is not None:
+        x = x + bias
+    return x
+
+
+@op(method=False, torch=names("layer_norm", torch_fn=True), family="nn")
+def layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
+               eps: float = 1e-5, cudnn_enable: bool = True) -> Any:
+    """Normalise over the trailing ``normalized_shape`` dims (biased variance), then scale/shift."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"layer_norm: Given normalized_shape={list(shape)}, expected input "
+                           f"with shape [*, {', '.join(map(str, shape))}], but got input of size "
+                           f"{list(input.shape)}")
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    mean = be.np.mean(input, axis=axes, keepdims=True)
+    var = be.np.mean(be.np.square(input - mean), axis=axes, keepdims=True)
+    out = (input - mean) / be.np.sqrt(var + input.dtype.type(eps))
+    return _affine(out, weight, bias)
+
+
+@op(method=False, torch=names("rms_norm", torch_fn=True), family="nn")
+def rms_norm(be: Any, input: Any, normalized_shape: Any, weight: Any = None,
+             eps: float | None = None) -> Any:
+    """x / sqrt(mean(x^2) + eps) over the trailing dims (eps: the dtype's epsilon by default)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    e = np.finfo(input.dtype).eps if eps is None else eps
+    ms = be.np.mean(be.np.square(input), axis=axes, keepdims=True)
+    return _affine(input / be.np.sqrt(ms + input.dtype.type(e)), weight, None)
+
+
+def _channel(v: Any, ndim: int) -> Any:
+    """A per-channel vector shaped to broadcast against (N, C, *spatial)."""
+    return None if v is None else v.reshape((-1,) + (1,) * (ndim - 2))
+
+
+@op(method=False, torch=names("group_norm", torch_fn=True), family="nn")
+def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: Any = None,
+               eps: float = 1e-5) -> Any:
+    """Normalise each group of channels per sample, then a per-channel affine."""
+    n, c = input.shape[0], input.shape[1]
+    g = input.reshape((n, num_groups, -1))
+    mean = be.np.mean(g, axis=-1, keepdims=True)
+    var = be.np.mean(be.np.square(g - mean), axis=-1, keepdims=True)
+    out = ((g - mean) / be.np.sqrt(var + input.dtype.type(eps))).reshape(input.shape)
+    return _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
+
+
+@op(method=False, torch=names("batch_norm", torch_fn=True), family="nn")
+def batch_norm(be: Any, input: Any, running_mean: Any, running_var: Any, weight: Any = None,
+               bias: Any = None, training: bool = False, momentum: float = 0.1,
+               eps: float = 1e-5, cudnn_enabled: bool = True) -> Any:
+    """Inference: normalise with the running statistics; training: with the batch's own
+    (the running buffers are then updated in place on eager backends, as torch does)."""
+    axes = (0, *range(2, input.ndim))
+    if training or running_mean is None:
+        mean = be.np.mean(input, axis=axes)
+        var = be.np.mean(be.np.square(input - _channel(mean, input.ndim)), axis=axes)
+        if training and running_mean is not None and not be.lazy:
+            count = input.size / input.shape[1]
+            running_mean[...] = (1 - momentum) * running_mean + momentum * mean
+            running_var[...] = (1 - momentum) * running_var + momentum * var * count / max(count - 1, 1)
+    else:
+        mean, var = running_mean, running_var
+    out = (input - _channel(mean, input.ndim)) / be.np.sqrt(
+        _channel(var, input.ndim) + input.dtype.type(eps))
+    return _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
+
+
+@op(method=False, torch=names("instance_norm", torch_fn=True), family="nn")
+def instance_norm(be: Any, input: Any, running_mean: Any = None, running_var: Any = None,
+                  weight: Any = None, bias: Any = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5, cudnn_enabled: bool = False) -> Any:
+    """Normalise each (sample, channel) over its spatial dims."""
+    axes = tuple(range(2, input.ndim))
+    if use_input_stats or running_mean is None:
+        mean = be.np.mean(input, axis=axes, keepdims=True)
+        var = be.np.mean(be.np.square(input - mean), axis=axes, keepdims=True)
+    else:
+        mean, var = _channel(running_mean, input.ndim), _channel(running_var, input.ndim)
+    out = (input - mean) / be.np.sqrt(var + input.dtype.type(eps))
+    return _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
+
+
+@op(method=False, torch=names("normalize"), family="nn")
+def normalize(be: Any, input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Any = None) -> Any:
+    """x / max(||x||_p, eps) along ``dim``."""
+    d = check_dim("normalize", dim, input.ndim)
+    a = be.np.abs(input)
+    if p == 0:
+        norm = be.np.sum(a != 0, axis=d, keepdims=True).astype(input.dtype)
+    elif p == float("inf"):
+        norm = be.np.max(a, axis=d, keepdims=True)
+    else:
+        norm = be.np.sum(a ** p, axis=d, keepdims=True) ** (1 / p)
+    return input / be.np.maximum(norm, input.dtype.type(eps))
+
+
+# ------------------------------------------------------------------ layers
+@op(method=False, torch=names("linear"), family="nn")
+def linear(be: Any, input: Any, weight: Any, bias: Any = None) -> Any:
+    """x @ weight.T + bias (weight is (out_features, in_features), as nn.Linear stores it)."""
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"linear: expected m1 and m2 to have the same dtype, but got: "
+                           f"{input.dtype} != {weight.dtype}; convert one with .to(other.dtype)")
+    if input.shape[-1] != weight.shape[-1]:
+        raise RuntimeError(f"linear: mat1 and mat2 shapes cannot be multiplied "
+                           f"({'x'.join(map(str, input.shape))} and "
+                           f"{'x'.join(map(str, weight.shape[::-1]))})")
+    out = be.np.matmul(input, be.np.swapaxes(weight, -1, -2)) if weight.ndim > 1 else \
+        be.np.sum(input * weight, axis=-1)
+    return out if bias is None else out + bias
+
+
+@op(method=False, torch=names("bilinear", torch_fn=True), family="nn")
+def bilinear(be: Any, input1: Any, input2: Any, weight: Any, bias: Any = None) -> Any:
+    """x1^T W_k x2 + b_k for each output feature k."""
+    out = be.np.einsum("...i,kij,...j->...k", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+@op(method=False, torch=names("dropout", torch_fn=True), family="nn")
+def dropout(be: Any, input: Any, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Any:
+    """Identity in eval mode (``training=False``); in training, zeroes elements with
+    probability ``p`` (interop's default generator) and scales the rest by 1/(1-p)."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return input
+    from .creation import default_generator
+    rng = default_generator.for_backend(be)
+    kwargs = {"chunks": input.chunks} if be.lazy else {}
+    keep = rng.random(input.shape, **kwargs) >= p
+    scale = input.dtype.type(0 if p == 1 else 1 / (1 - p))
+    return in_place(be, input, be.np.where(keep, input * scale, input.dtype.type(0)), inplace)
+
+
+@op(method=False, torch=names("embedding", torch_fn=True), family="nn")
+def embedding(be: Any, input: Any, weight: Any, padding_idx: Any = None, max_norm: Any = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Any:
+    """Rows of ``weight`` picked by the integer ``input`` (any shape)."""
+    if getattr(input, "dtype", dtypes.int64).kind not in "iu":
+        raise RuntimeError(f"embedding: Expected tensor for argument #1 'indices' to have one of "
+                           f"the following scalar types: Long, Int; but got {input.dtype} instead")
+    if max_norm is not None:
+        raise NotImplementedError("embedding: max_norm renormalises the weight in place; "
+                                  "interop does not implement it (renormalise the weight first)")
+    return be.np.take(weight, input, axis=0)
+
+
+@op(method=False, torch=names("one_hot"), family="nn")
+def one_hot(be: Any, tensor: Any, num_classes: int = -1) -> Any:
+    """int64 one-hot encoding along a new last dim (``num_classes=-1``: max + 1)."""
+    if tensor.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(be.np.max(tensor)) + 1 if tensor.size else 0
+    return (tensor[..., None] == be.np.arange(num_classes)).astype(dtypes.int64)
+
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
+              "circular": "wrap"}
+
+
+@op(method=False, torch=names("pad"), family="nn")
+def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Any:
+    """Pad (or, with negative amounts, crop) the last len(pad)//2 dims; pairs run last dim first."""
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise RuntimeError(f"pad: Padding length must be divisible by 2 and at most twice the "
+                           f"number of dimensions of the input, got {len(pad)}")
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f"pad: mode {mode!r} is not one of {sorted(_PAD_MODES)}")
+    widths = [(0, 0)] * input.ndim
+    crop = [slice(None)] * input.ndim
+    for i in range(len(pad) // 2):
+        lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
+        d = input.ndim - 1 - i
+        widths[d] = (max(lo, 0), max(hi, 0))
+        crop[d] = slice(-min(lo, 0) or None, min(hi, 0) or None)
+    x = input[tuple(crop)]
+    if mode == "constant":
+        return be.np.pad(x, widths, mode="constant",
+                         constant_values=input.dtype.type(0 if value is None else value))
+    return be.np.pad(x, widths, mode=_PAD_MODES[mode])

@@ -1,0 +1,187 @@
+"""Loss functions of torch.nn.functional on backend arrays, with torch's reductions
+(``reduction='mean'|'sum'|'none'`` and the legacy ``size_average``/``reduce`` flags),
+class weights, ``ignore_index`` and label smoothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .nn_functional import log_softmax_raw, names
+from .registry import op
+
+
+def reduction_arg(size_average: Any, reduce: Any, reduction: str) -> str:
+    """torch's legacy flags, when given, decide the reduction."""
+    if size_average is None and reduce is None:
+        return reduction
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def reduce_loss(be: Any, loss: Any, reduction: str) -> Any:
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return be.np.sum(loss)
+    if reduction == "mean":
+        return be.np.mean(loss)
+    raise ValueError(f"{reduction} is not a valid value for reduction: use 'mean', 'sum' "
+                     "or 'none'")
+
+
+def _pointwise(name: str, fn: Any, doc: str) -> None:
+    def impl(be: Any, input: Any, target: Any, *args: Any, size_average: Any = None,
+             reduce: Any = None, reduction: str = "mean", weight: Any = None, **kw: Any) -> Any:
+        a, b = be.np.broadcast_arrays(input, target)
+        loss = fn(be, a, b, *args, **kw)
+        if weight is not None:
+            loss = loss * weight
+        return reduce_loss(be, loss, reduction_arg(size_average, reduce, reduction))
+    impl.__name__, impl.__doc__ = name, doc
+    op(name, method=False, torch=names(name), family="nn")(impl)
+
+
+def _smooth_l1(be: Any, a: Any, b: Any, beta: float = 1.0) -> Any:
+    d = be.np.abs(a - b)
+    if beta == 0:
+        return d
+    return be.np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).astype(d.dtype)
+
+
+def _huber(be: Any, a: Any, b: Any, delta: float = 1.0) -> Any:
+    d = be.np.abs(a - b)
+    return be.np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)).astype(d.dtype)
+
+
+def _bce(be: Any, x: Any, y: Any) -> Any:
+    clamp = x.dtype.type(-100)  # torch clamps log at -100 so 0 * log(0) stays finite
+    return -(y * be.np.maximum(be.np.log(x), clamp) + (1 - y) * be.np.maximum(be.np.log1p(-x), clamp))
+
+
+def _kl(be: Any, x: Any, y: Any, log_target: bool = False) -> Any:
+    if log_target:
+        return be.np.exp(y) * (y - x)
+    safe = be.np.where(y > 0, y, 1)
+    return be.np.where(y > 0, y * (be.np.log(safe) - x), 0).astype(x.dtype)
+
+
+_pointwise("mse_loss", lambda be, a, b: be.np.square(a - b), "Mean squared error.")
+_pointwise("l1_loss", lambda be, a, b: be.np.abs(a - b), "Mean absolute error.")
+_pointwise("smooth_l1_loss", _smooth_l1, "Squared below beta, absolute above.")
+_pointwise("huber_loss", _huber, "Squared below delta, delta-scaled absolute above.")
+_pointwise("soft_margin_loss", lambda be, a, b: be.np.log1p(be.np.exp(-b * a)),
+           "log(1 + exp(-y x)).")
+
+
+@op(method=False, torch=names("binary_cross_entropy"), family="nn")
+def binary_cross_entropy(be: Any, input: Any, target: Any, weight: Any = None,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Any:
+    """-(y log x + (1 - y) log(1 - x)), logs clamped at -100 as torch does."""
+    loss = _bce(be, input, target)
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(be, loss, reduction_arg(size_average, reduce, reduction))
+
+
+@op(method=False, torch=names("binary_cross_entropy_with_logits", torch_fn=True), family="nn")
+def binary_cross_entropy_with_logits(be: Any, input: Any, target: Any, weight: Any = None,
+                                     size_average: Any = None, reduce: Any = None,
+                                     reduction: str = "mean", pos_weight: Any = None) -> Any:
+    """BCE on sigmoid(x), computed stably from the logits."""
+    log_sig = be.np.minimum(input, 0) - be.np.log1p(be.np.exp(-be.np.abs(input)))
+    log_one_minus = log_sig - input
+    pos = target * log_sig if pos_weight is None else pos_weight * target * log_sig
+    loss = -(pos + (1 - target) * log_one_minus)
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(be, loss, reduction_arg(size_average, reduce, reduction))
+
+
+@op(method=False, torch=names("kl_div", torch_fn=True), family="nn")
+def kl_div(be: Any, input: Any, target: Any, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Any:
+    """KL(target || exp(input)); ``reduction='batchmean'`` divides the sum by the batch size."""
+    loss = _kl(be, input, target, log_target)
+    red = reduction_arg(size_average, reduce, reduction)
+    if red == "batchmean":
+        return be.np.sum(loss) / (input.shape[0] if input.ndim else 1)
+    return reduce_loss(be, loss, red)
+
+
+def _class_last(x: Any, be: Any) -> Any:
+    """(N, C, d1, ...) -> (N, d1, ..., C); (C,) stays."""
+    return be.np.moveaxis(x, 1, -1) if x.ndim > 1 else x
+
+
+def _picked(be: Any, x: Any, target: Any, n_classes: int) -> tuple[Any, Any]:
+    """(x[..., target] per element, one-hot mask) for class-last ``x``; a one-hot product,
+    so every backend (Dask too) computes it without fancy indexing."""
+    hot = target[..., None] == be.np.arange(n_classes)
+    return be.np.sum(be.np.where(hot, x, x.dtype.type(0)), axis=-1), hot
+
+
+@op(method=False, torch=names("nll_loss"), family="nn")
+def nll_loss(be: Any, input: Any, target: Any, weight: Any = None, size_average: Any = None,
+             ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Any:
+    """-w[t] * input[t] per element; ``mean`` divides by the summed weights of the kept targets."""
+    red = reduction_arg(size_average, reduce, reduction)
+    n_classes = input.shape[1] if input.ndim > 1 else input.shape[0]
+    x = _class_last(input, be)
+    keep = target != ignore_index
+    picked, hot = _picked(be, x, target, n_classes)
+    w = be.np.sum(be.np.where(hot, weight, 0), axis=-1).astype(x.dtype) if weight is not None \
+        else be.np.ones_like(picked)
+    w = be.np.where(keep, w, x.dtype.type(0))
+    loss = -picked * w
+    if red == "mean":
+        return be.np.sum(loss) / be.np.sum(w)
+    return reduce_loss(be, loss, red)
+
+
+@op(method=False, torch=names("cross_entropy"), family="nn")
+def cross_entropy(be: Any, input: Any, target: Any, weight: Any = None, size_average: Any = None,
+                  ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Any:
+    """nll_loss(log_softmax(input, 1)), class indices or class probabilities as targets."""
+    red = reduction_arg(size_average, reduce, reduction)
+    class_dim = 1 if input.ndim > 1 else 0
+    n_classes = input.shape[class_dim]
+    logp = log_softmax_raw(be, input, class_dim)
+    w_b = None if weight is None else weight.reshape((-1,) + (1,) * (input.ndim - class_dim - 1))
+    if target.dtype.kind == "f":  # class probabilities
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        prod = logp * target if w_b is None else logp * target * w_b
+        loss = -be.np.sum(prod, axis=class_dim)
+        if red == "mean":
+            return be.np.sum(loss) / input.dtype.type(max(input.size // max(n_classes, 1), 1)) \
+                if input.ndim > 1 else loss
+        return reduce_loss(be, loss, red)
+    nll = nll_loss(be, logp, target, weight, None, ignore_index, None, red)
+    if label_smoothing <= 0:
+        return nll
+    keep = target != ignore_index
+    smooth = -be.np.sum(logp if w_b is None else logp * w_b, axis=class_dim)
+    smooth = be.np.where(keep, smooth, input.dtype.type(0))
+    if red == "mean":
+        if weight is None:
+            smooth = be.np.sum(smooth) / be.np.sum(keep)
+        else:
+            _, hot = _picked(be, _class_last(logp, be), target, n_classes)
+            smooth = be.np.sum(smooth) / be.np.sum(be.np.where(hot & keep[..., None], weight, 0))
+    elif red == "sum":
+        smooth = be.np.sum(smooth)
+    return ((1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)).astype(input.dtype)
+
+
+@op(method=False, torch=names("cosine_similarity", torch_fn=True), family="nn")
+def cosine_similarity(be: Any, x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
+    """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along ``dim`` (torch's order)."""
+    x1, x2 = be.np.broadcast_arrays(x1, x2)
+    e = x1.dtype.type(eps)
+    n1 = be.np.maximum(be.np.sqrt(be.np.sum(x1 * x1, axis=dim, keepdims=True)), e)
+    n2 = be.np.maximum(be.np.sqrt(be.np.sum(x2 * x2, axis=dim, keepdims=True)), e)
+    return be.np.sum((x1 / n1) * (x2 / n2), axis=dim)
