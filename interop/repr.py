@@ -17,7 +17,7 @@ import numpy as np
 
 from . import dtypes
 
-_THRESHOLD, _EDGEITEMS = 1000, 3
+_THRESHOLD, _EDGEITEMS, _LINEWIDTH = 1000, 3, 80
 
 
 def display_name(cls: type) -> str:
@@ -31,16 +31,63 @@ def _implicit_dtype(dt: np.dtype) -> bool:
 
 
 def _values(host: np.ndarray, prefix: str, summarize: bool | None = None) -> str:
-    """numpy's array2string set up as torch prints; ``summarize`` for a large array's corners."""
+    """The values as torch prints them; ``summarize`` for a large array's corners."""
     summarize = host.size > _THRESHOLD if summarize is None else summarize
-    floating = host.dtype.kind in "fc"
-    finite = host[np.isfinite(host)] if floating and not summarize else None
-    whole = finite is not None and bool(np.all(finite == np.round(finite)))
+    shown = _edges(host) if summarize else host
+    formatter, width = _torch_format(shown)
+    # torch fits floor((80 - indent) / (width + 2)) elements on a line; the numpy line width
+    # that fits as many (numpy also counts the ", " and one "]" per dimension):
+    indent = len(prefix) + max(host.ndim - 1, 0)
+    per_line = max(1, (_LINEWIDTH - indent) // (width + 2))
+    line = indent + per_line * (width + 2) - 1 + host.ndim if width else _LINEWIDTH
     text = np.array2string(
         host, separator=", ", prefix=prefix, threshold=0 if summarize else _THRESHOLD,
-        edgeitems=_EDGEITEMS, precision=4,
-        floatmode="fixed" if floating and not whole else "maxprec", suppress_small=False)
+        edgeitems=_EDGEITEMS, precision=4, floatmode="fixed", suppress_small=False,
+        formatter=formatter, max_line_width=line)
     return text.replace(", ..., ", ",  ..., ")  # torch pads the summary mark
+
+
+def _torch_format(shown: np.ndarray) -> tuple[dict | None, int]:
+    """numpy formatter (None: numpy's own) and element width, as torch formats ``shown``."""
+    if shown.dtype.kind == "f":
+        return _torch_float_format(shown)
+    if shown.size == 0:
+        return None, 0
+    if shown.dtype.kind == "b":
+        width = 4 if shown.all() else 5
+        return {"bool": lambda v: str(bool(v)).rjust(width)}, width
+    if shown.dtype.kind in "iu":
+        return None, max(len(str(v)) for v in (shown.min(), shown.max()))
+    return None, 0  # complex: numpy's layout
+
+
+def _edges(host: np.ndarray) -> np.ndarray:
+    """The elements a summarised print shows (torch sizes its format on these alone)."""
+    e = _EDGEITEMS
+    return host[np.ix_(*[np.r_[0:e, s - e:s] if s > 2 * e else np.arange(s) for s in host.shape])]
+
+
+def _torch_float_format(shown: np.ndarray) -> tuple[dict, int]:
+    """torch's ``_Formatter`` for real floats: integer, fixed or scientific mode, one width.
+
+    Sized on the nonzero finite values shown: whole numbers print as ``3.``,
+    others with 4 decimals; scientific when magnitudes span more than 1000x,
+    exceed 1e8 or (not whole) fall under 1e-4.
+    """
+    flat = shown.reshape(-1).astype(np.float64)
+    nonzero = flat[np.isfinite(flat) & (flat != 0)]
+    magnitudes = np.abs(nonzero)
+    whole = bool(np.all(nonzero == np.ceil(nonzero)))
+    lo, hi = (magnitudes.min(), magnitudes.max()) if nonzero.size else (1.0, 1.0)
+    sci = hi / lo > 1000.0 or hi > 1.0e8 or (not whole and lo < 1.0e-4)
+
+    def text(v: float) -> str:
+        if not math.isfinite(v):
+            return f"{v:.0f}"  # nan, inf, -inf
+        return f"{v:.4e}" if sci else f"{v:.0f}." if whole else f"{v:.4f}"
+
+    width = max([1, *(len(text(v)) for v in nonzero.tolist())])
+    return {"float_kind": lambda v: text(float(v)).rjust(width)}, width
 
 
 def _host_values(be: Any, raw: Any, prefix: str) -> str:

@@ -153,10 +153,17 @@ def _interop_callable(entry: Op) -> Callable:
     return getattr(interop.Tensor, entry.method or entry.inplace)
 
 
+@functools.cache
+def _array_api_namespace() -> Any:
+    """What ``t.__array_namespace__()`` returns (None where tensors have no namespace)."""
+    get = getattr(interop.tensor(0.0), "__array_namespace__", None)
+    return get() if get is not None else None
+
+
 def _surfaces(entry: Op) -> dict[str, Callable | None]:
-    import interop.array_api as xp
     return {"interop": _interop_callable(entry), "torch": _torch_callable(entry),
-            "NumPy": _namespace_callable(np, entry), "Array API": _namespace_callable(xp, entry)}
+            "NumPy": _namespace_callable(np, entry),
+            "Array API": _namespace_callable(_array_api_namespace(), entry)}
 
 
 def _call(fn: Callable, args: tuple, backend: str, creation: bool) -> Any:

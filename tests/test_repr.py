@@ -26,11 +26,19 @@ class Logged(interop.Tensor):
         return super().__torch_function__(func, types, args, kwargs)
 
 
+_RNG = np.random.default_rng(0)
 CASES = [
     np.array([1.0, 2.0], np.float32), np.array([1.5, 2.25], np.float32),
-    np.arange(6).reshape(2, 3), np.array([True, False]), np.array(3.5, np.float32),
-    np.zeros((0, 3), np.float32), np.array([1e10, 1.5], np.float32),
+    np.arange(6).reshape(2, 3), np.array([True, False]), np.ones(40, bool), np.array(3.5, np.float32),
+    np.zeros((0, 3), np.float32), np.array([1e10, 1.5], np.float32), np.array(8e6, np.float32),
+    np.array([1e-5, 1], np.float32), np.array([np.nan, 1.0, np.inf, -np.inf], np.float32),
+    np.array([np.nan, 1.5, -2.25], np.float32), np.zeros(3, np.float32),
+    np.array([-0.0, 3.0], np.float32), np.arange(100.0, dtype=np.float32) * 1.5,
     np.arange(2000, dtype=np.float32), np.arange(5000.0, dtype=np.float32).reshape(50, 100) / 7,
+    _RNG.standard_normal((4, 30)).astype(np.float32), _RNG.integers(-1000, 1000, (5, 40)),
+    _RNG.integers(0, 2, (3, 50)).astype(bool), _RNG.standard_normal((2, 3, 40)).astype(np.float32) * 100,
+    _RNG.standard_normal((60, 60)).astype(np.float32), _RNG.integers(0, 10**6, 3000),
+    _RNG.integers(0, 5, (2, 2, 2, 30)), np.arange(17, dtype=np.float32) / 3,
     np.array([0.001, 1234.5], np.float32), np.array([-1, 7, 300], np.int64),
 ]
 
@@ -52,7 +60,7 @@ class TaskCounter:
         self._cb.__exit__(*exc)
 
 
-@pytest.mark.parametrize("arr", CASES, ids=lambda a: f"{a.dtype}{a.shape}")
+@pytest.mark.parametrize("arr", CASES, ids=lambda a: f"{a.dtype}{a.shape}-{a.flat[-1] if a.size else ''}")
 def test_text_repr_is_torchs_plus_backend(arr):
     expected = repr(torch.from_numpy(arr))[:-1] + ", backend='numpy')"
     assert repr(interop.tensor(arr)) == expected
@@ -153,3 +161,21 @@ def test_cupy_repr_names_the_device():
                                      (8_000_000, "7.63 MiB"), (float("nan"), "unknown")])
 def test_format_bytes(n, text):
     assert format_bytes(n) == text
+
+
+def test_compute_progress_shows_dasks_bar(capsys):
+    d = interop.ones((400, 400), backend="dask", chunks=(100, 100))
+    assert (d * 2).sum().compute(progress=True).item() == 320000.0
+    assert "100% Completed" in capsys.readouterr().out
+    (d * 2).sum().compute()
+    assert capsys.readouterr().out == ""  # only when asked
+
+
+def test_compute_progress_with_a_distributed_client(capsys):
+    distributed = pytest.importorskip("distributed")
+    d = interop.ones((400, 400), backend="dask", chunks=(100, 100))
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1,
+                            dashboard_address=":0") as client:
+        assert (d + 1).mean().compute(progress=True).item() == 2.0
+    out = capsys.readouterr()
+    assert "dashboard: " + client.dashboard_link in out.out and "100% Completed" in out.out

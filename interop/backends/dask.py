@@ -9,6 +9,7 @@ for implicit value reads, governed by ``interop.config(dask_compute=...)``.
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from typing import Any
 
@@ -70,13 +71,13 @@ class DaskBackend(Backend):
         # The chunks stay on the source's device: a CuPy array becomes a Dask array of CuPy chunks.
         return da.from_array(raw, chunks=chunks, asarray=False)
 
-    def compute(self, *raws: Any, **kwargs: Any) -> tuple:
+    def compute(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
         # 0-d results come back as NumPy scalars: keep them arrays, as every backend's are.
-        return tuple(np.asarray(r) if isinstance(r, np.generic) else r
-                     for r in dask.compute(*raws, **kwargs))
+        values = _run(dask.compute, raws, progress, kwargs)
+        return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in values)
 
-    def persist(self, *raws: Any, **kwargs: Any) -> tuple:
-        return dask.persist(*raws, **kwargs)
+    def persist(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
+        return _run(dask.persist, raws, progress, kwargs)
 
     def explain_error(self, name: str, args: list, exc: Exception) -> Exception | None:
         """Operations that need unknown (NaN) sizes say how to learn them."""
@@ -114,6 +115,38 @@ def _chunk_to(chunk: Any, device: str) -> Any:
 def has_unknown_sizes(raw: da.Array) -> bool:
     """True when some chunk sizes are NaN (after boolean masking, unique, nonzero)."""
     return any(math.isnan(s) for s in raw.shape)
+
+
+def _run(evaluate: Any, raws: tuple, progress: bool, kwargs: dict) -> tuple:
+    """``evaluate(*raws)`` (dask.compute or dask.persist), showing Dask's progress if asked.
+
+    Local schedulers: ``dask.diagnostics.ProgressBar`` (terminal and Jupyter).
+    With a ``distributed`` client active: the dashboard link, and the graph
+    runs on the cluster under ``distributed.progress`` (a text bar) first.
+    """
+    if not progress:
+        return evaluate(*raws, **kwargs)
+    client = _client() if "scheduler" not in kwargs else None
+    if client is None:
+        from dask.diagnostics import ProgressBar
+        with ProgressBar():
+            return evaluate(*raws, **kwargs)
+    from distributed import progress as show
+    print(f"dashboard: {client.dashboard_link}")
+    running = client.persist(list(raws))
+    show(running, notebook=False)  # a text bar that returns when the graph is done
+    return evaluate(*running, **kwargs)
+
+
+def _client() -> Any:
+    """The active distributed client, without importing distributed if nobody has."""
+    if "distributed" not in sys.modules:
+        return None
+    from distributed import default_client
+    try:
+        return default_client()
+    except ValueError:
+        return None
 
 
 backend = DaskBackend()

@@ -41,8 +41,9 @@ def rechunk(be: Any, input: Any, chunks: Any = "auto", **kwargs: Any) -> Any:
 def compute(be: Any, input: Any, **kwargs: Any) -> Any:
     """The values in memory, on the chunks' backend (NumPy or CuPy); eager tensors: themselves.
 
-    ``kwargs`` go to ``dask.compute`` (``scheduler=``, ...).  Always allowed,
-    whatever ``interop.config(dask_compute=...)`` says: this is the explicit call.
+    ``kwargs`` go to ``dask.compute`` (``scheduler=``, ...); ``progress=True``
+    shows Dask's progress bar while it runs.  Always allowed, whatever
+    ``interop.config(dask_compute=...)`` says: this is the explicit call.
     """
     return be.compute(input, **kwargs)[0]
 
