@@ -14,15 +14,12 @@ CREATION = (
     "arange", "empty", "eye", "from_dlpack", "full", "linspace", "ones", "zeros",
 )
 
-# Functions on shapes or dtypes alone: run by the NumPy namespace (every backend uses NumPy dtypes).
-METADATA = ("broadcast_shapes", "isdtype")
-
 # Everything else: the backend of the array operands (the default backend if there are none).
 ARRAY = (
     # creation from arrays
     "asarray", "empty_like", "full_like", "meshgrid", "ones_like", "tril", "triu", "zeros_like",
     # data types
-    "astype", "can_cast", "finfo", "iinfo", "result_type",
+    "astype", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
     # element-wise
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
@@ -48,7 +45,7 @@ ARRAY = (
     # statistics
     "cumulative_prod", "cumulative_sum", "max", "mean", "min", "prod", "std", "sum", "var",
     # utility
-    "all", "any", "diff", "isin",
+    "all", "any", "diff",
 )
 
 LINALG = (

@@ -13,18 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import array_api_compat.numpy as _compat_numpy
-
 from .. import dispatch
 from ..backends.base import Backend
 from ..tensor import move
-from . import _device
+from . import _device, _standard
 
 MODULE = "interop.array_api"
 
 
-def _function_of(be: Backend, module: str, name: str, public_name: str, host: bool) -> Callable:
-    ns = _compat_numpy if host else be.xp
+def _function_of(be: Backend, module: str, name: str, public_name: str) -> Callable:
+    ns = be.xp
     if module:
         ns = getattr(ns, module)
     fn = getattr(ns, name, None)
@@ -42,9 +40,8 @@ def _moved(rargs: list, source: Backend | None, target: Backend) -> list:
     return [move(a, source, target) if source.owns(a) else a for a in rargs]
 
 
-def generate(name: str, module: str = "", host: bool = False) -> Callable[..., Any]:
-    """The public ``interop.array_api[.module].name``; ``host``: a dtype/shape-only function,
-    run by NumPy's namespace whatever the default backend."""
+def generate(name: str, module: str = "") -> Callable[..., Any]:
+    """The public ``interop.array_api[.module].name``."""
     qualname = f"{module}.{name}" if module else name
     public_name = f"{MODULE}.{qualname}"
 
@@ -57,7 +54,7 @@ def generate(name: str, module: str = "", host: bool = False) -> Callable[..., A
                 rkwargs["device"] = _device.native(target, device)
                 rargs = _moved(rargs, be, target)
             be = target
-        fn = _function_of(be, module, name, public_name, host)
+        fn = _standard.RULES.get(qualname) or _function_of(be, module, name, public_name)
         return dispatch.wrap(fn(*rargs, **rkwargs), cls, args)
 
     doc = (f"``{qualname}`` of the Array API standard (2024.12), computed by the backend's "
@@ -67,7 +64,6 @@ def generate(name: str, module: str = "", host: bool = False) -> Callable[..., A
     return public
 
 
-def generate_all(names: tuple[str, ...], module: str = "",
-                 host: tuple[str, ...] = ()) -> dict[str, Callable[..., Any]]:
-    """``{name: generate(name, ...)}`` for a namespace's functions."""
-    return {n: generate(n, module, host=n in host) for n in names}
+def generate_all(names: tuple[str, ...], module: str = "") -> dict[str, Callable[..., Any]]:
+    """``{name: generate(name, module)}`` for a namespace's functions."""
+    return {n: generate(n, module) for n in names}
