@@ -17,7 +17,7 @@ from . import dtypes, overrides
 from .backends import (BACKEND_NAMES, Device, DeviceMismatchError, get_backend,
                        set_default_backend)
 from .backends.base import DaskComputeError, DaskComputeWarning, InteropWarning, UnknownShapeError
-from .config import config
+from .config import config, transfer_guard
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16,  # noqa: A004
                      float32, float64, get_default_dtype, half, int, int8, int16, int32,  # noqa: A004
                      int64, long, set_default_dtype, short, uint8, uint16, uint32, uint64)

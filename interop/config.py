@@ -9,10 +9,12 @@ from .backends import registry
 _OPTIONS = {
     "implicit_transfer": registry.implicit_transfer,
     "dask_compute": registry.dask_compute,
+    "transfer_guard": registry.transfer_guard,
 }
 _CHOICES = {
     "implicit_transfer": (False, True),
     "dask_compute": ("allow", "warn", "raise"),
+    "transfer_guard": ("allow", "log", "disallow"),
 }
 
 
@@ -29,6 +31,11 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
       computes and issues a ``DaskComputeWarning``, 'raise' raises
       ``DaskComputeError``.  ``t.compute()``, ``interop.compute`` and
       ``t.to(backend='numpy')`` always compute; printing never does.
+    - ``transfer_guard`` ('allow'): what an implicit move between devices
+      (host and GPU, or two GPUs; only possible with ``implicit_transfer=True``)
+      does: 'allow' moves, 'log' moves and logs to the ``interop.transfer``
+      logger, 'disallow' raises ``DeviceMismatchError``.  Explicit moves
+      (``t.to(...)``, ``t.cuda()``, ``t.cpu()``) are never guarded.
     """
 
     def __init__(self, **options: Any) -> None:
@@ -54,3 +61,11 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
     @staticmethod
     def get(name: str) -> Any:
         return _OPTIONS[name][0]
+
+
+def transfer_guard(level: str) -> config:
+    """Set the guard on implicit device transfers ('allow', 'log', 'disallow'), as JAX's.
+
+    Process-wide when called, or for a block: ``with interop.transfer_guard('disallow'):``.
+    """
+    return config(transfer_guard=level)

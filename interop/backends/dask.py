@@ -109,7 +109,7 @@ def _chunk_to(chunk: Any, device: str) -> Any:
     """One chunk moved to ``device`` (runs inside a task, on whichever worker holds it)."""
     source = registry.backend_of(chunk)
     target = registry.get_backend("cupy" if device.startswith("cuda") else "numpy")
-    return target.asarray(source.to_host(chunk), device=device, copy=False)
+    return target.asarray(source.to_host(chunk), device=device)  # no copy on the host
 
 
 def has_unknown_sizes(raw: da.Array) -> bool:

@@ -15,6 +15,7 @@ Promotion policy (DESIGN.md, "Backends and promotion"):
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 from typing import Any
 
@@ -29,6 +30,7 @@ _by_type: dict[type, Backend] = {}
 _default = [os.environ.get("INTEROP_BACKEND", "numpy")]
 implicit_transfer = [False]
 dask_compute = ["allow"]  # what implicit value reads of a Dask tensor do: allow, warn, raise
+transfer_guard = ["allow"]  # what implicit moves between devices do: allow, log, disallow
 
 
 def get_backend(name: str | Backend) -> Backend:
@@ -94,16 +96,30 @@ def common_backend(operands: list[tuple[Backend, Any]]) -> Backend:
     first = operands[0][0]
     if all(be is first for be, _ in operands):
         return first
-    names = {be.name for be, _ in operands}
-    if "dask" in names:
-        dask = get_backend("dask")
-        chunk_devices = {dask.device_of(raw) if be is dask else be.device_of(raw)
-                         for be, raw in operands if raw.ndim > 0}
-        if len(chunk_devices) <= 1 or implicit_transfer[0]:
-            return dask
-    elif implicit_transfer[0]:
-        return next(be for be, _ in operands if be.name != "numpy")
-    raise mismatch_error(operands)
+    lazy = "dask" in {be.name for be, _ in operands}
+    # Scalars' kin: 0-d host arrays join any backend (0-d of any kind, within Dask graphs).
+    devices = {be.device_of(raw) for be, raw in operands
+               if raw.ndim > 0 or not (lazy or be.name == "numpy")}
+    if len(devices) > 1:
+        if not implicit_transfer[0]:
+            raise mismatch_error(operands)
+        guard_transfer(operands)
+    if lazy:
+        return get_backend("dask")
+    return next(be for be, raw in operands if be.name != "numpy")
+
+
+def guard_transfer(operands: list[tuple[Backend, Any]]) -> None:
+    """An implicit move between devices is about to happen: ``transfer_guard`` says what to do."""
+    level = transfer_guard[0]
+    if level == "allow":
+        return
+    devices = ", ".join(sorted({f"{be.device_of(raw)} ({be.name})" for be, raw in operands}))
+    what = f"implicit transfer between {devices}"
+    if level == "disallow":
+        raise DeviceMismatchError(f"{what} forbidden by interop.transfer_guard('disallow'): move "
+                                  "operands explicitly with t.to(...), t.cuda() or t.cpu()")
+    logging.getLogger("interop.transfer").warning("%s (interop.transfer_guard('log'))", what)
 
 
 def mismatch_error(operands: list[tuple[Backend, Any]]) -> DeviceMismatchError:
