@@ -181,8 +181,9 @@ def glu(be: Any, input: Any, dim: int = -1) -> Any:
     if input.shape[d] % 2:
         raise RuntimeError(f"glu: Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
-    a, b = be.np.split(input, 2, axis=d)
-    return a * _sigmoid(be, b)
+    half = input.shape[d] // 2
+    first = (slice(None),) * d
+    return input[(*first, slice(None, half))] * _sigmoid(be, input[(*first, slice(half, None))])
 
 
 # ------------------------------------------------------------------ softmax family
@@ -388,7 +389,8 @@ def embedding(be: Any, input: Any, weight: Any, padding_idx: Any = None, max_nor
     if max_norm is not None:
         raise NotImplementedError("embedding: max_norm renormalises the weight in place; "
                                   "interop does not implement it (renormalise the weight first)")
-    return be.np.take(weight, input, axis=0)
+    flat = be.np.take(weight, input.reshape(-1), axis=0)  # 1-d indices: Dask takes those too
+    return flat.reshape((*input.shape, *weight.shape[1:]))
 
 
 @op(method=False, torch=names("one_hot"), family="nn")

@@ -119,7 +119,12 @@ def polygamma(be: Any, n: int, input: Any) -> Any:
     if not isinstance(n, int) and hasattr(input, "__index__"):
         n, input = input, n  # Tensor.polygamma(x, n)
     (x,) = _floating(be, input)
-    return _result(special_module(be, "polygamma").polygamma(n, x), x)
+    sp = special_module(be, "polygamma")
+    if n == 0:
+        return _result(sp.psi(x), x)
+    # (-1)^(n+1) n! zeta(n+1, x): ufuncs only, so Dask stays lazy (scipy's polygamma is not one)
+    import math
+    return _result(x.dtype.type((-1) ** (n + 1) * math.factorial(n)) * sp.zeta(n + 1, x), x)
 
 
 @op(method=False, family="special",

@@ -1,7 +1,10 @@
 """DLPack: zero-copy exchange with torch and any other producer or consumer.
 
-Host data comes in as NumPy arrays, GPU data as CuPy arrays; a torch tensor
-is never imported as torch (torch is only touched when the user passes one).
+In: host data comes in as NumPy arrays, GPU data as CuPy arrays; a torch
+tensor is never imported as torch (torch is only touched when the user passes
+one).  Out: ``Tensor.__dlpack__`` hands over the backend array's own capsule,
+so ``torch.from_dlpack(t)`` shares memory with a NumPy or CuPy tensor; a Dask
+tensor has no memory yet and says so.
 """
 
 from __future__ import annotations
@@ -33,3 +36,35 @@ def foreign_to_raw(obj: Any) -> Any:
 
 
 from_torch = foreign_to_raw
+
+
+def _exportable(t: Any) -> Any:
+    raw = t._raw
+    if hasattr(raw, "dask"):
+        raise BufferError("__dlpack__: a Dask tensor is a lazy graph with no memory to share; "
+                          "compute it first (t.compute() or interop.tensor(t, backend='numpy'))")
+    return raw
+
+
+def __dlpack__(self: Any, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+               copy: bool | None = None) -> Any:
+    """The backend array's DLPack capsule (zero-copy; NumPy and CuPy tensors)."""
+    raw = _exportable(self)
+    kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
+                                ("dl_device", dl_device), ("copy", copy)) if v is not None}
+    return raw.__dlpack__(**kwargs)
+
+
+def __dlpack_device__(self: Any) -> tuple[int, int]:
+    """(device type, index) of the data: (1, 0) for the host, (2, n) for CUDA GPU n."""
+    raw = self._raw
+    if hasattr(raw, "dask"):
+        meta = getattr(raw, "_meta", None)
+        return meta.__dlpack_device__() if meta is not None else (_KDLCPU, 0)
+    return raw.__dlpack_device__()
+
+
+def install(tensor_cls: type) -> None:
+    """Give the Tensor class the DLPack producer protocol."""
+    tensor_cls.__dlpack__ = __dlpack__
+    tensor_cls.__dlpack_device__ = __dlpack_device__

@@ -1,0 +1,139 @@
+"""The torch surface on interop tensors: torch callables resolved by name through
+``__torch_function__``, torch's semantics (dtypes, named tuples, errors), torch tensors
+as operands (by DLPack), and zero-copy DLPack exchange in both directions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import interop
+from interop.protocols.dlpack import foreign_to_raw
+from tests.conftest import HAS_GPU, to_numpy
+
+torch = pytest.importorskip("torch")
+
+
+def tensor(x, backend):
+    chunks = {"chunks": tuple(max(1, s // 2) for s in x.shape)} if backend == "dask" else {}
+    return interop.tensor(x, backend=backend, **chunks)
+
+
+A = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+
+
+def check(got, expected, backend):
+    assert isinstance(got, interop.Tensor) and got.backend == backend
+    exp = expected.numpy()
+    res = to_numpy(got)
+    assert res.dtype == exp.dtype and res.shape == exp.shape
+    np.testing.assert_allclose(res, exp, rtol=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: torch.add(t, 1),
+    lambda t: torch.add(t, t, alpha=2),
+    lambda t: torch.mul(t.long(), 2.5),          # int tensor * Python float -> default float
+    lambda t: torch.div(t.long(), 2),            # true division of integers -> float32
+    lambda t: torch.sum(t.long(), dim=1),        # integer sums are int64
+    lambda t: torch.mean(t, 0, keepdim=True),
+    lambda t: torch.clamp(t, min=-1, max=2),
+    lambda t: torch.where(t > 0, t, 0.0),
+    lambda t: torch.flatten(torch.transpose(t, 0, 1)),
+    lambda t: torch.cat([t, t], dim=1),
+    lambda t: torch.einsum("ij,kj->ik", t, t),
+    lambda t: torch.tensordot(t, t.T, 1),
+    lambda t: torch.std(t, dim=0),
+], ids=lambda c: "")
+def test_torch_functions_follow_torch(call, backend):
+    check(call(tensor(A, backend)), call(torch.from_numpy(A.copy())), backend)
+
+
+def test_named_tuple_results(backend):
+    t = tensor(A, backend)
+    got, exp = torch.max(t, dim=0), torch.max(torch.from_numpy(A), dim=0)
+    assert got._fields == ("values", "indices")
+    check(got.values, exp.values, backend)
+    check(got.indices, exp.indices, backend)
+
+
+def test_torch_tensor_operands_come_in(backend):
+    """A plain torch.Tensor first or second: the result is an interop tensor on the backend."""
+    t, w = tensor(A, backend), torch.ones(4)
+    check(torch.add(w, t), torch.add(torch.ones(4), torch.from_numpy(A)), backend)
+    check(torch.matmul(t, torch.ones(4, 2)), torch.from_numpy(A) @ torch.ones(4, 2), backend)
+
+
+def test_torch_operand_is_zero_copy():
+    w = torch.arange(6.0)
+    raw = foreign_to_raw(w)
+    assert np.shares_memory(raw, w.numpy())
+    p = torch.nn.Parameter(torch.ones(3))  # requires_grad: detached, still shared
+    assert np.shares_memory(foreign_to_raw(p), p.detach().numpy())
+
+
+def test_from_dlpack_in_is_zero_copy():
+    src = torch.arange(3)
+    t = interop.from_dlpack(src)
+    src[0] = 42
+    assert t.backend == "numpy" and to_numpy(t)[0] == 42
+
+
+def test_torch_from_dlpack_out_is_zero_copy():
+    t = interop.tensor(A.copy())
+    out = torch.from_dlpack(t)
+    out[0, 0] = 99
+    assert to_numpy(t)[0, 0] == 99 and out.dtype == torch.float32
+    assert t.__dlpack_device__() == (1, 0)
+
+
+def test_dask_tensor_has_no_memory_to_export():
+    t = tensor(A, "dask")
+    assert t.__dlpack_device__() == (1, 0)
+    with pytest.raises(BufferError, match="compute it first"):
+        torch.from_dlpack(t)
+
+
+@pytest.mark.skipif(not HAS_GPU, reason="needs a CUDA GPU and CuPy")
+def test_dlpack_on_gpu_is_zero_copy():
+    t = interop.tensor(A, backend="cupy")
+    out = torch.from_dlpack(t)
+    assert out.device.type == "cuda"
+    out[0, 0] = 7
+    assert float(to_numpy(t)[0, 0]) == 7
+    back = interop.from_dlpack(out)
+    assert back.backend == "cupy" and back.raw.data.ptr == t.raw.data.ptr
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda t: torch.nn.functional.adaptive_max_pool1d(t, 2), "torch.nn.functional.adaptive"),
+    (lambda t: torch.linalg.householder_product(t, t), "torch.linalg.householder_product"),
+    (lambda t: torch.histc(t), "torch.histc"),
+])
+def test_unsupported_torch_function_raises(call, name, backend):
+    with pytest.raises(TypeError, match=rf"{name}.* {backend} backend"):
+        call(tensor(A, backend))
+
+
+def test_errors_where_torch_raises(backend):
+    t = tensor(A, backend)
+    with pytest.raises(RuntimeError):
+        torch.matmul(t, tensor(A, backend))         # shapes (3, 4) @ (3, 4)
+    with pytest.raises(IndexError):
+        torch.sum(t, dim=5)
+
+
+def test_subclass_sees_torch_calls():
+    seen = []
+
+    class Logged(interop.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(torch.overrides.resolve_name(func) or getattr(func, "__name__", ""))
+            return super().__torch_function__(func, types, args, kwargs)
+
+    t = interop.tensor(A).as_subclass(Logged)
+    out = torch.nn.functional.relu(torch.add(t, 1))
+    assert type(out) is Logged
+    assert seen == ["torch.add", "torch.nn.functional.relu"]
