@@ -614,15 +614,15 @@ def _arrays(args):
             yield from _arrays(a)
 
 
-def _empty(args):
+def _empty(args, kwargs=None):
     return any(a.size == 0 for a in _arrays(args))
 
 
-def _batched(args):
+def _batched(args, kwargs=None):
     return args[0].ndim > 2
 
 
-def _small_int(args):
+def _small_int(args, kwargs=None):
     return args[0].dtype.kind in "iu" and args[0].dtype.itemsize < 8
 
 
@@ -630,12 +630,14 @@ def _small_int(args):
 # the README: zero-size inputs, batches of matrices, small integers in matmul.
 DASK_LIMITS = {
     **{n: (_empty, "zero-size input") for n in (
-        "nonzero", "repeat", "reshape", "roll", "unique_all", "unique_counts",
+        "nonzero", "reshape", "roll", "unique_all", "unique_counts",
         "unique_inverse", "unique_values", "linalg.vector_norm", "take")},
     "linalg.solve": (_batched, "only 2-D matrices"),
-    "linalg.inv": (lambda args: _batched(args) or args[0].dtype == np.float32,
+    "linalg.inv": (lambda args, kwargs: _batched(args) or args[0].dtype == np.float32,
                    "only 2-D matrices; float32 comes back float64"),
-    "searchsorted": (lambda args: _empty(args) or args[1].ndim == 0, "zero-size or 0-d input"),
+    "repeat": (lambda args, kwargs: _empty(args) or kwargs["axis"] is None,
+               "zero-size input, or axis=None"),
+    "searchsorted": (lambda args, kwargs: _empty(args) or args[1].ndim == 0, "zero-size or 0-d input"),
     **{n: (_small_int, "int8/int16/int32 products become int64") for n in (
         "matmul", "tensordot", "linalg.matmul", "linalg.tensordot")},
 }
@@ -777,7 +779,7 @@ def test_matches_array_api_strict(name, on_default, data):
         reject()  # not a valid call by the standard's rules: nothing to compare
     i_args = [convert(a, xp, backend, chunks) for a in args]
     i_kwargs = {k: convert(v, xp, backend, chunks) for k, v in kwargs.items()}
-    if backend == "dask" and name in DASK_LIMITS and DASK_LIMITS[name][0](args):
+    if backend == "dask" and name in DASK_LIMITS and DASK_LIMITS[name][0](args, kwargs):
         reject()  # a documented Dask limitation (README, "Array API")
     if backend == "dask" and name in DASK_LACKS:
         with pytest.raises(TypeError, match="not implemented by the dask backend"):
