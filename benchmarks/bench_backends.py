@@ -1,0 +1,145 @@
+"""Backends: interop against raw Dask and, where a CUDA GPU and CuPy exist, raw CuPy,
+measured in one run, in one process.
+
+Run: .venv/bin/python benchmarks/bench_backends.py [--quick]
+
+Rows, each with the raw library's time, interop's, and the ratio interop / raw:
+
+- Dask graph building (per call, nothing computed): ``x + y``, ``x.sum(dim=0)``,
+  ``x @ y``, ``interop.exp(x)`` on a chunked (4096, 4096) float32 array.
+- Dask end to end (build and compute with the threaded scheduler): elementwise
+  ``x * y + x`` on (4096, 4096) float32 and ``x @ y`` on (2048, 2048) float32
+  (1024-square chunks).
+- CuPy: ``a + b`` on (8,) float32 per call (the small-op overhead), and
+  (4096, 4096) float32 elementwise and matmul, synchronised after each call.
+
+Raw and interop runs alternate (in both orders) and the best of each is kept, so machine noise
+hits both alike.  "same graph" says whether interop built exactly Dask's graph
+(identical deterministic task names): then computing it costs the same, and
+only the build time per call can differ.  No test asserts on these numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+from bench_dispatch import best_ns
+
+import interop
+
+
+def best_pair_s(raw: Callable[[], object], ours: Callable[[], object], repeat: int) -> tuple:
+    """Best wall time (s) of each of two callables, run alternately ``repeat`` times."""
+    raw(), ours()  # warm up (imports, caches, CUDA kernels compiled)
+    best = [float("inf"), float("inf")]
+    for k in range(repeat):
+        for i in ((0, 1) if k % 2 == 0 else (1, 0)):  # who goes first alternates too
+            fn = (raw, ours)[i]
+            t0 = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - t0)
+    return tuple(best)
+
+
+def _times(fn: Callable[[], object], number: int) -> Callable[[], None]:
+    def run() -> None:
+        for _ in range(number):
+            fn()
+    return run
+
+
+def dask_rows(quick: bool) -> list[tuple]:
+    import dask.array as da
+
+    n, m, chunk = (1024, 512, 256) if quick else (4096, 2048, 1024)
+    rng = np.random.default_rng(0)
+    host = rng.standard_normal((n, n), dtype=np.float32)
+    a = da.from_array(host, chunks=chunk)
+    b = da.from_array(host.T.copy(), chunks=chunk)
+    x, y = interop.as_tensor(a), interop.as_tensor(b)
+    number, repeat = (5, 5) if quick else (20, 9)
+    rows = []
+    for name, raw, ours in [
+        ("x + y", lambda: a + b, lambda: x + y),
+        ("x.sum(dim=0)", lambda: a.sum(axis=0), lambda: x.sum(dim=0)),
+        ("x @ y", lambda: a @ b, lambda: x @ y),
+        ("exp(x)", lambda: da.exp(a), lambda: interop.exp(x)),
+    ]:
+        best = best_pair_s(_times(raw, number), _times(ours, number), repeat)
+        rows.append(("dask build", name, (n, n), *(t / number for t in best),
+                     _same_graph(raw(), ours())))
+    am, bm = a[:m, :m], b[:m, :m]
+    xm, ym = x[:m, :m], y[:m, :m]
+    repeat = 3 if quick else 7
+    for name, shape, raw, ours in [
+        ("x * y + x", (n, n), lambda: (a * b + a).compute(), lambda: (x * y + x).compute()),
+        ("x @ y", (m, m), lambda: (am @ bm).compute(), lambda: (xm @ ym).compute()),
+    ]:
+        rows.append(("dask compute", name, shape, *best_pair_s(raw, ours, repeat), ""))
+    return rows
+
+
+def _same_graph(raw: object, ours: interop.Tensor) -> str:
+    """'yes' when interop built exactly Dask's graph (same deterministic task names)."""
+    return "yes" if ours.raw.name == raw.name else "no"
+
+
+def cupy_rows(quick: bool) -> list[tuple]:
+    import cupy
+
+    sync = cupy.cuda.Device().synchronize
+    small_a, small_b = cupy.arange(8, dtype=cupy.float32), cupy.ones(8, dtype=cupy.float32)
+    sx, sy = interop.as_tensor(small_a), interop.as_tensor(small_b)
+    budget = 0.05 if quick else 0.3
+    rows = [("cupy per call", "a + b", (8,),
+             best_ns(lambda: small_a + small_b, budget) / 1e9, best_ns(lambda: sx + sy, budget) / 1e9,
+             "")]
+    n = 1024 if quick else 4096
+    a = cupy.random.default_rng(0).standard_normal((n, n), dtype=cupy.float32)
+    b = cupy.random.default_rng(1).standard_normal((n, n), dtype=cupy.float32)
+    x, y = interop.as_tensor(a), interop.as_tensor(b)
+
+    def synced(fn: Callable[[], object]) -> Callable[[], object]:
+        def run() -> object:
+            out = fn()
+            sync()
+            return out
+        return run
+
+    repeat = 10 if quick else 30
+    for name, raw, ours in [("a * b + a", lambda: a * b + a, lambda: x * y + x),
+                            ("a @ b", lambda: a @ b, lambda: x @ y)]:
+        rows.append(("cupy", name, (n, n), *best_pair_s(synced(raw), synced(ours), repeat), ""))
+    return rows
+
+
+def has_gpu() -> bool:
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - any failure means no usable GPU
+        return False
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes, short budget")
+    quick = parser.parse_args().quick
+    rows = dask_rows(quick)
+    if has_gpu():
+        rows += cupy_rows(quick)
+    else:
+        print("(no CUDA GPU with CuPy here: the CuPy rows are skipped)")
+    print(f"{'section':<14} {'operation':<13} {'shape':<13} {'raw':>11} {'interop':>11} "
+          f"{'ratio':>6}  same graph")
+    for section, name, shape, raw, ours, same in rows:
+        unit, scale = ("us", 1e6) if raw < 1e-2 else ("ms", 1e3)
+        print(f"{section:<14} {name:<13} {str(shape):<13} {raw * scale:9.2f}{unit} "
+              f"{ours * scale:9.2f}{unit} {ours / raw:5.2f}x  {same}")
+
+
+if __name__ == "__main__":
+    main()
