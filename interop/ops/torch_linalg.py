@@ -1,0 +1,356 @@
+"""torch.linalg (and torch.det, torch.inverse, ...) on the backend's own linalg module
+(numpy.linalg, cupy.linalg, dask.array.linalg), with torch's argument names and its
+named-tuple results (``Q, R = torch.linalg.qr(A)``; ``.eigenvalues``/``.eigenvectors``).
+
+Dask implements only part of linalg (inv, solve, qr, svd, cholesky, norm, lstsq); the
+rest raises a TypeError naming the function and the backend rather than computing.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .registry import op, torch_alias
+
+RESULTS = {name: namedtuple(name, fields) for name, fields in {
+    "linalg_qr": ("Q", "R"), "linalg_svd": ("U", "S", "Vh"), "linalg_eigh": ("eigenvalues", "eigenvectors"),
+    "linalg_eig": ("eigenvalues", "eigenvectors"), "linalg_slogdet": ("sign", "logabsdet"),
+    "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
+    "linalg_solve_ex": ("result", "info"),
+    "linalg_lstsq": ("solution", "residuals", "rank", "singular_values")}.items()}
+
+
+def linalg(be: Any, name: str) -> Any:
+    """``be.np.linalg.<name>``, or a TypeError naming the torch function and backend."""
+    fn = getattr(getattr(be.np, "linalg", None), name, None)
+    if fn is None:
+        raise TypeError(f"torch.linalg.{name} is not implemented by the {be.name} backend; "
+                        "compute the tensor first (interop.tensor(t, backend='numpy'))")
+    return fn
+
+
+def _float(name: str, x: Any) -> None:
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as "
+                           f"input. Got {x.dtype}; convert with .float() first")
+
+
+def _square(name: str, x: Any) -> None:
+    _float(name, x)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(f"linalg.{name}: A must be batches of square matrices, but they are "
+                           f"{x.shape[-2] if x.ndim > 1 else 1} by {x.shape[-1]} matrices")
+
+
+def _like(out: Any, A: Any) -> Any:
+    """Dask's linalg computes in float64; torch keeps the input's dtype."""
+    return out if out.dtype == A.dtype else out.astype(A.dtype)
+
+
+def _zero_info(be: Any, a: Any) -> Any:
+    return be.np.zeros(a.shape[:-2], dtype=np.int32)
+
+
+def _names(name: str, *top: str) -> tuple[str, ...]:
+    return (f"torch.linalg.{name}", *top)
+
+
+@op("linalg_inv", method=False, torch=_names("inv", "torch.inverse", "torch.Tensor.inverse"),
+    family="linalg")
+def inv(be: Any, A: Any) -> Any:
+    """The inverse of each square matrix."""
+    _square("inv", A)
+    return _like(linalg(be, "inv")(A), A)
+
+
+@op("linalg_inv_ex", method=False, torch=_names("inv_ex"), family="linalg")
+def inv_ex(be: Any, A: Any, *, check_errors: bool = False) -> Any:
+    """(inverse, info): info is 0 where the inverse exists."""
+    return RESULTS["linalg_inv_ex"](inv(be, A), _zero_info(be, A))
+
+
+@op("linalg_det", method=False, torch=_names("det", "torch.det", "torch.Tensor.det"),
+    family="linalg")
+def det(be: Any, A: Any) -> Any:
+    """The determinant of each square matrix."""
+    _square("det", A)
+    return linalg(be, "det")(A)
+
+
+@op("linalg_slogdet", method=False, torch=_names("slogdet", "torch.slogdet"), family="linalg")
+def slogdet(be: Any, A: Any) -> Any:
+    """(sign, log|det|), stable for large determinants."""
+    _square("slogdet", A)
+    sign, logabs = linalg(be, "slogdet")(A)
+    return RESULTS["linalg_slogdet"](sign, logabs)
+
+
+@op("logdet", method=False, torch=("torch.logdet", "torch.Tensor.logdet"), family="linalg")
+def logdet(be: Any, A: Any) -> Any:
+    """log(det(A)): nan for a negative determinant, -inf for zero."""
+    sign, logabs = slogdet(be, A)
+    return be.np.where(sign < 0, A.dtype.type(np.nan), logabs)
+
+
+@op("linalg_solve", method=False, torch=_names("solve"), family="linalg")
+def solve(be: Any, A: Any, B: Any, *, left: bool = True) -> Any:
+    """X with A X = B (``left=False``: X A = B); B may be a vector or a batch of them."""
+    _square("solve", A)
+    if not left:
+        return be.np.swapaxes(solve(be, be.np.swapaxes(A, -1, -2), be.np.swapaxes(B, -1, -2)),
+                              -1, -2)
+    if B.ndim == A.ndim - 1 or (B.ndim == 1 and A.ndim == 2):  # a (batch of) vector(s)
+        return _like(linalg(be, "solve")(A, B[..., None])[..., 0], A)
+    return _like(linalg(be, "solve")(A, B), A)
+
+
+@op("linalg_solve_ex", method=False, torch=_names("solve_ex"), family="linalg")
+def solve_ex(be: Any, A: Any, B: Any, *, left: bool = True, check_errors: bool = False) -> Any:
+    """(result, info) of solve."""
+    return RESULTS["linalg_solve_ex"](solve(be, A, B, left=left), _zero_info(be, A))
+
+
+@op("linalg_cholesky", method=False, torch=_names("cholesky"), family="linalg")
+def cholesky(be: Any, A: Any, *, upper: bool = False) -> Any:
+    """L with A = L L^H (``upper=True``: its conjugate transpose)."""
+    _square("cholesky", A)
+    L = _like(linalg(be, "cholesky")(A, **({"lower": True} if be.name == "dask" else {})), A)
+    return be.np.conj(be.np.swapaxes(L, -1, -2)) if upper else L
+
+
+@op("linalg_cholesky_ex", method=False, torch=_names("cholesky_ex"), family="linalg")
+def cholesky_ex(be: Any, A: Any, *, upper: bool = False, check_errors: bool = False) -> Any:
+    """(L, info) of cholesky."""
+    return RESULTS["linalg_cholesky_ex"](cholesky(be, A, upper=upper), _zero_info(be, A))
+
+
+@op("linalg_qr", method=False, torch=_names("qr"), family="linalg")
+def qr(be: Any, A: Any, mode: str = "reduced") -> Any:
+    """(Q, R); ``mode`` 'reduced', 'complete' or 'r' (Q empty), as torch."""
+    _float("qr", A)
+    if mode == "r":
+        r = linalg(be, "qr")(A, mode="r")
+        return RESULTS["linalg_qr"](be.np.zeros((0,), dtype=A.dtype), r)
+    q, r = linalg(be, "qr")(A, mode=mode) if be.name != "dask" else linalg(be, "qr")(A)
+    return RESULTS["linalg_qr"](q, r)
+
+
+@op("linalg_svd", method=False, torch=_names("svd"), family="linalg")
+def svd(be: Any, A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:
+    """(U, S, Vh) with A = U diag(S) Vh."""
+    _float("svd", A)
+    fn = linalg(be, "svd")
+    u, s, vh = fn(A, full_matrices=full_matrices) if be.name != "dask" else fn(A)
+    return RESULTS["linalg_svd"](u, s, vh)
+
+
+@op("linalg_svdvals", method=False, torch=_names("svdvals"), family="linalg")
+def svdvals(be: Any, A: Any, *, driver: Any = None) -> Any:
+    """The singular values, descending."""
+    _float("svdvals", A)
+    if be.name == "dask":
+        return linalg(be, "svd")(A)[1]
+    return linalg(be, "svd")(A, compute_uv=False)
+
+
+@op("linalg_eigh", method=False, torch=_names("eigh"), family="linalg")
+def eigh(be: Any, A: Any, UPLO: str = "L") -> Any:
+    """(eigenvalues ascending, eigenvectors) of a Hermitian matrix."""
+    _square("eigh", A)
+    w, v = linalg(be, "eigh")(A, UPLO=UPLO)
+    return RESULTS["linalg_eigh"](w, v)
+
+
+@op("linalg_eigvalsh", method=False, torch=_names("eigvalsh"), family="linalg")
+def eigvalsh(be: Any, A: Any, UPLO: str = "L") -> Any:
+    """Eigenvalues of a Hermitian matrix, ascending."""
+    _square("eigvalsh", A)
+    return linalg(be, "eigvalsh")(A, UPLO=UPLO)
+
+
+def _complex(x: Any) -> Any:
+    return x if x.dtype.kind == "c" else x.astype(np.result_type(x.dtype, np.complex64))
+
+
+@op("linalg_eig", method=False, torch=_names("eig"), family="linalg")
+def eig(be: Any, A: Any) -> Any:
+    """(eigenvalues, eigenvectors), always complex as in torch."""
+    _square("eig", A)
+    w, v = linalg(be, "eig")(A)
+    return RESULTS["linalg_eig"](_complex(w), _complex(v))
+
+
+@op("linalg_eigvals", method=False, torch=_names("eigvals"), family="linalg")
+def eigvals(be: Any, A: Any) -> Any:
+    """Eigenvalues, always complex as in torch."""
+    _square("eigvals", A)
+    return _complex(linalg(be, "eigvals")(A))
+
+
+def _ord(ord: Any) -> Any:
+    return {"fro": "fro", "nuc": "nuc"}.get(ord, ord) if isinstance(ord, str) else ord
+
+
+def _dims(dim: Any) -> Any:
+    return tuple(dim) if isinstance(dim, list) else dim
+
+
+@op("linalg_norm", method=False, torch=_names("norm"), family="linalg")
+def norm(be: Any, A: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+         dtype: Any = None) -> Any:
+    """A vector or matrix norm, chosen by ``ord`` and ``dim`` (numpy.linalg.norm's rules)."""
+    x = A.astype(dtype) if dtype is not None else A
+    _float("norm", x)
+    if ord is None and dim is None and x.ndim > 2:
+        return vector_norm(be, x, 2, None, keepdim)
+    return linalg(be, "norm")(x, ord=_ord(ord), axis=_dims(dim), keepdims=keepdim)
+
+
+@op("linalg_vector_norm", method=False, torch=_names("vector_norm"), family="linalg")
+def vector_norm(be: Any, x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Any:
+    """(sum |x|^ord)^(1/ord) over ``dim`` (all dims by default); inf/-inf/0 as torch."""
+    x = x.astype(dtype) if dtype is not None else x
+    _float("vector_norm", x)
+    d = _dims(dim)
+    a = be.np.abs(x)
+    real = a.dtype
+    if ord == float("inf"):
+        return be.np.max(a, axis=d, keepdims=keepdim) if a.size else be.np.sum(a, axis=d, keepdims=keepdim)
+    if ord == float("-inf"):
+        return be.np.min(a, axis=d, keepdims=keepdim)
+    if ord == 0:
+        return be.np.sum(a != 0, axis=d, keepdims=keepdim).astype(real)
+    if ord == 2:
+        return be.np.sqrt(be.np.sum(a * a, axis=d, keepdims=keepdim))
+    if ord == 1:
+        return be.np.sum(a, axis=d, keepdims=keepdim)
+    return (be.np.sum(a ** real.type(ord), axis=d, keepdims=keepdim) ** real.type(1 / ord))
+
+
+@op("linalg_matrix_norm", method=False, torch=_names("matrix_norm"), family="linalg")
+def matrix_norm(be: Any, A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
+                dtype: Any = None) -> Any:
+    """Frobenius, nuclear, 1/-1/2/-2/inf/-inf matrix norms over the two ``dim`` axes."""
+    x = A.astype(dtype) if dtype is not None else A
+    _float("matrix_norm", x)
+    return linalg(be, "norm")(x, ord=_ord(ord), axis=tuple(dim), keepdims=keepdim)
+
+
+@op("linalg_matrix_power", method=False,
+    torch=_names("matrix_power", "torch.matrix_power", "torch.Tensor.matrix_power"), family="linalg")
+def matrix_power(be: Any, A: Any, n: int) -> Any:
+    """A^n for integer n (negative: powers of the inverse)."""
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices")
+    return linalg(be, "matrix_power")(A, n)
+
+
+@op("linalg_pinv", method=False, torch=_names("pinv", "torch.pinverse", "torch.Tensor.pinverse"),
+    family="linalg")
+def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
+         rtol: Any = None) -> Any:
+    """The Moore-Penrose pseudo-inverse (singular values below rtol * max are dropped)."""
+    _float("pinv", A)
+    if atol is not None:
+        raise NotImplementedError("linalg.pinv: atol= is not implemented by interop; use rtol=")
+    tol = rtol if rtol is not None else rcond
+    if tol is None:
+        tol = max(A.shape[-2:]) * np.finfo(A.dtype).eps if A.shape[-1] and A.shape[-2] else 0.0
+    return linalg(be, "pinv")(A, rcond=tol, hermitian=hermitian)
+
+
+@op("linalg_matrix_rank", method=False, torch=_names("matrix_rank"), family="linalg")
+def matrix_rank(be: Any, A: Any, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
+                rtol: Any = None) -> Any:
+    """The number of singular values above the tolerance (torch's default: max(m, n) * eps)."""
+    _float("matrix_rank", A)
+    s = svdvals(be, A) if not hermitian else be.np.abs(eigvalsh(be, A))
+    smax = be.np.max(s, axis=-1, keepdims=True) if s.shape[-1] else s.sum(-1, keepdims=True)
+    a = atol if atol is not None else tol if tol is not None else 0.0
+    if rtol is None:
+        rtol = 0.0 if (atol is not None or tol is not None) and not a == 0 else \
+            max(A.shape[-2:]) * np.finfo(A.dtype).eps
+    return be.np.sum(s > be.np.maximum(a, rtol * smax), axis=-1).astype(np.int64)
+
+
+@op("linalg_multi_dot", method=False, torch=_names("multi_dot"), family="linalg")
+def multi_dot(be: Any, tensors: Any) -> Any:
+    """The product of a chain of matrices (first/last may be vectors)."""
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = be.np.matmul(out, t)
+    return out
+
+
+@op("linalg_cross", method=False, torch=_names("cross"), family="linalg")
+def cross(be: Any, input: Any, other: Any, *, dim: int = -1) -> Any:
+    """The 3-vector cross product along ``dim`` (broadcasting the rest)."""
+    a, b = be.np.broadcast_arrays(input, other)
+    return be.np.cross(a, b, axis=dim)
+
+
+@op("linalg_diagonal", method=False, torch=_names("diagonal"), family="linalg")
+def linalg_diagonal(be: Any, A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
+    """The diagonals of the matrices (a view where the backend allows)."""
+    return be.np.diagonal(A, offset=offset, axis1=dim1, axis2=dim2)
+
+
+@op("linalg_vander", method=False, torch=_names("vander"), family="linalg")
+def vander(be: Any, x: Any, *, N: Any = None) -> Any:
+    """Columns x^0, x^1, ..., x^(N-1) (increasing powers, torch's order)."""
+    n = x.shape[-1] if N is None else N
+    return x[..., None] ** be.np.arange(n).astype(x.dtype)
+
+
+@op("linalg_lstsq", method=False, torch=_names("lstsq"), family="linalg")
+def lstsq(be: Any, A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> Any:
+    """(solution, residuals, rank, singular_values) minimising ||A X - B|| (2-d A)."""
+    _float("lstsq", A)
+    if A.ndim != 2:
+        raise NotImplementedError("linalg.lstsq: interop solves 2-d A only (loop over the batch)")
+    vector = B.ndim == 1
+    x, res, rank, sv = linalg(be, "lstsq")(A, B[:, None] if vector else B, rcond=rcond)
+    x = x[:, 0] if vector else x
+    empty = be.np.zeros((0,), dtype=A.dtype)
+    return RESULTS["linalg_lstsq"](x, empty, be.np.asarray(rank, dtype=np.int64), empty)
+
+
+@op("linalg_solve_triangular", method=False, torch=_names("solve_triangular"), family="linalg")
+def solve_triangular(be: Any, A: Any, B: Any, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Any:
+    """X with A X = B (``left=False``: X A = B) for triangular A (its other half is ignored)."""
+    _square("solve_triangular", A)
+    T = be.np.triu(A) if upper else be.np.tril(A)
+    if unitriangular:
+        n = A.shape[-1]
+        eye = be.np.eye(n, dtype=bool)
+        T = be.np.where(eye, A.dtype.type(1), T)
+    return solve(be, T, B, left=left)
+
+
+@op("linalg_cond", method=False, torch=_names("cond"), family="linalg")
+def cond(be: Any, A: Any, p: Any = None) -> Any:
+    """The condition number in the ``p`` norm (2-norm by default)."""
+    _float("cond", A)
+    return linalg(be, "cond")(A, p=_ord(p))
+
+
+@op("linalg_tensorinv", method=False, torch=_names("tensorinv"), family="linalg")
+def tensorinv(be: Any, A: Any, ind: int = 2) -> Any:
+    """The inverse of A for tensordot over its first ``ind`` dims."""
+    _float("tensorinv", A)
+    return linalg(be, "tensorinv")(A, ind=ind)
+
+
+@op("linalg_tensorsolve", method=False, torch=_names("tensorsolve"), family="linalg")
+def tensorsolve(be: Any, A: Any, B: Any, dims: Any = None) -> Any:
+    """X with tensordot(A, X, X.ndim) = B."""
+    _float("tensorsolve", A)
+    return linalg(be, "tensorsolve")(A, B, axes=dims)
+
+
+torch_alias("torch.linalg.vecdot", to="vecdot")

@@ -1,0 +1,80 @@
+"""torch.linalg on interop tensors against torch: numpy runs everything; Dask runs what
+dask.array.linalg has and names the rest in a TypeError (cupy on a GPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import interop
+from tests.conftest import to_numpy
+
+torch = pytest.importorskip("torch")
+LA = torch.linalg
+
+RNG = np.random.default_rng(3)
+M = RNG.standard_normal((4, 4)).astype(np.float32)
+SPD = (M @ M.T + 4 * np.eye(4)).astype(np.float32)
+TALL = RNG.standard_normal((6, 4)).astype(np.float32)
+B = RNG.standard_normal((4, 2)).astype(np.float32)
+
+# name: (call, operands, backends beyond numpy that implement it)
+CASES = {
+    "inv": (lambda a: LA.inv(a), (SPD,), {"dask", "cupy"}),
+    "solve": (lambda a, b: LA.solve(a, b), (SPD, B), {"dask", "cupy"}),
+    "solve_vector": (lambda a, b: LA.solve(a, b[:, 0]), (SPD, B), {"dask", "cupy"}),
+    "cholesky_upper": (lambda a: LA.cholesky(a, upper=True), (SPD,), {"dask", "cupy"}),
+    "qr_r": (lambda a: LA.qr(a).R.abs(), (TALL,), {"dask", "cupy"}),
+    "svdvals": (lambda a: LA.svdvals(a), (TALL,), {"dask", "cupy"}),
+    "det": (lambda a: LA.det(a), (SPD,), {"cupy"}),
+    "torch.det": (lambda a: torch.det(a), (SPD,), {"cupy"}),
+    "slogdet": (lambda a: LA.slogdet(a).logabsdet, (M,), {"cupy"}),
+    "eigvalsh": (lambda a: LA.eigvalsh(a), (SPD,), {"cupy"}),
+    "norm": (lambda a: LA.norm(a), (M,), {"dask", "cupy"}),
+    "vector_norm_inf": (lambda a: LA.vector_norm(a, float("inf"), dim=0), (M,), {"dask", "cupy"}),
+    "vector_norm_3": (lambda a: LA.vector_norm(a, 3, dim=1, keepdim=True), (M,), {"dask", "cupy"}),
+    "matrix_norm_nuc": (lambda a: LA.matrix_norm(a, "nuc"), (M,), {"dask", "cupy"}),
+    "matrix_power": (lambda a: LA.matrix_power(a, 3), (M,), {"cupy"}),
+    "pinv": (lambda a: LA.pinv(a), (TALL,), {"cupy"}),
+    "matrix_rank": (lambda a: LA.matrix_rank(a), (TALL,), {"dask", "cupy"}),
+    "multi_dot": (lambda a, b: LA.multi_dot([a, a, b]), (M, B), {"dask", "cupy"}),
+    "solve_triangular": (lambda a, b: LA.solve_triangular(a, b, upper=False), (SPD, B),
+                         {"dask", "cupy"}),
+    "vecdot": (lambda a, b: LA.vecdot(a, b), (M, M), {"dask", "cupy"}),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_linalg_matches_torch(name, backend):
+    call, operands, others = CASES[name]
+    expected = call(*[torch.from_numpy(o.copy()) for o in operands])
+    args = [interop.tensor(o, backend=backend) for o in operands]
+    if backend != "numpy" and backend not in others:
+        with pytest.raises(TypeError, match=rf"torch\.linalg\.\w+ .*{backend} backend"):
+            call(*args)
+        return
+    got = call(*args)
+    assert isinstance(got, interop.Tensor) and got.backend == backend
+    res, exp = to_numpy(got), expected.numpy()
+    assert res.dtype == exp.dtype and res.shape == exp.shape
+    np.testing.assert_allclose(res, exp, rtol=2e-4, atol=2e-4)
+
+
+def test_named_tuples_and_reconstruction():
+    a = interop.tensor(TALL)
+    q, r = LA.qr(a)
+    np.testing.assert_allclose(to_numpy(q @ r), TALL, atol=1e-5)
+    u, s, vh = LA.svd(a, full_matrices=False)
+    assert LA.svd(a)._fields == ("U", "S", "Vh")
+    np.testing.assert_allclose(to_numpy((u * s) @ vh), TALL, atol=1e-5)
+    eig = LA.eigh(interop.tensor(SPD))
+    assert eig._fields == ("eigenvalues", "eigenvectors")
+    v = eig.eigenvectors
+    np.testing.assert_allclose(to_numpy(v @ torch.diag_embed(torch.from_numpy(
+        to_numpy(eig.eigenvalues))) @ v.T), SPD, atol=1e-4)
+    assert LA.eigvals(interop.tensor(M)).dtype == np.complex64
+
+
+def test_linalg_refuses_integers_like_torch():
+    with pytest.raises(RuntimeError, match="floating point"):
+        LA.inv(interop.tensor(np.eye(3, dtype=np.int64)))
