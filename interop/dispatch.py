@@ -262,6 +262,11 @@ def write_into(target: Tensor, result: Any, name: str) -> None:
 def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
     """run(cls, args, kwargs) for a table entry: out-of-place, with optional out=."""
     impl, creation, name = entry.impl, entry.creation, entry.name
+    if not entry.extra.get("wrap", True):
+        def run_unwrapped(cls: type, args: tuple, kwargs: dict) -> Any:
+            be, rargs, rkwargs = unwrap_call(args, kwargs)  # the value itself, not a tensor
+            return call_impl(impl, be or registry.default_backend(), rargs, rkwargs)
+        return run_unwrapped
     if not entry.out:
         def run_plain(cls: type, args: tuple, kwargs: dict) -> Any:
             return run_op(impl, creation, cls, args, kwargs)

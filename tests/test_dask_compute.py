@@ -86,3 +86,15 @@ def test_config_scopes_and_validates():
     with pytest.raises(ValueError, match="'allow', 'warn', 'raise'"):
         interop.config(dask_compute="never")
     assert interop.config.get("dask_compute") == "allow"
+
+
+def test_numpy_returns_an_ndarray_on_host_backends(backend):
+    t = interop.tensor([1.0, 2.0], backend=backend)
+    if backend == "cupy":
+        with pytest.raises(TypeError, match=r"cpu\(\)"):
+            t.numpy()
+        return
+    out = t.numpy()
+    assert type(out) is np.ndarray and out.tolist() == [1.0, 2.0]
+    if backend == "numpy":
+        assert np.shares_memory(out, t.raw)  # torch's numpy(): the same memory

@@ -106,7 +106,7 @@ def tolist(be: Any, input: Any) -> Any:
     return be.to_host(input, "tolist()").tolist()
 
 
-@op(function=False, family="attributes")
+@op(function=False, family="attributes", wrap=False)
 def numpy(be: Any, input: Any, *, force: bool = False) -> np.ndarray:
     """The values as a NumPy array: shared memory for NumPy tensors; Dask computes.
 
