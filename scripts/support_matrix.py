@@ -257,14 +257,16 @@ def render() -> str:
         "`t.__array_namespace__().<name>`. Creation functions run with the column's backend as "
         "the default backend.",
         "",
+        "Operations that work, per surface and backend:",
+        "",
         "| surface | numpy | dask | cupy |",
         "|---|---|---|---|",
     ]
     for surface in SURFACES:
-        counts = [f"{totals[surface, be, WORKS]} {WORKS}" if _available(be) else NOT_RUN
+        counts = [f"{totals[surface, be, WORKS]}/{len(TABLE)} {WORKS}" if _available(be) else NOT_RUN
                   for be in BACKENDS]
         lines.append(f"| {surface} | {' | '.join(counts)} |")
-    lines += ["", f"{len(TABLE)} operations.", ""]
+    lines.append("")
     family = None
     for name, (names, cells) in rows.items():
         if TABLE[name].family != family:
