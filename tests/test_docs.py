@@ -34,7 +34,7 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 def test_site_builds_strict_with_every_page(site):
-    for page in ("getting-started", "surfaces", "subclassing", "backends", "jupyter",
+    for page in ("getting-started", "surfaces", "subclassing", "backends", "errors", "jupyter",
                  "performance", "support-matrix", "api"):
         assert (site / page / "index.html").exists(), page
 
