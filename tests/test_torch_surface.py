@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import interop
-from interop.protocols.dlpack import foreign_to_raw
+from interop.protocols.dlpack import foreign_to_raw, from_torch
 from tests.conftest import HAS_GPU, to_numpy
 
 torch = pytest.importorskip("torch")
@@ -137,3 +137,17 @@ def test_subclass_sees_torch_calls():
     out = torch.nn.functional.relu(torch.add(t, 1))
     assert type(out) is Logged
     assert seen == ["torch.add", "torch.nn.functional.relu"]
+
+
+def test_parameters_imported_once_and_kept_current():
+    w = torch.nn.Parameter(torch.ones(3))
+    x = interop.tensor(np.ones(3, np.float32))
+    first = from_torch(w)
+    assert from_torch(w) is first                         # remembered: no second DLPack import
+    with torch.no_grad():
+        w.add_(1)                                         # in place: the shared memory shows it
+    np.testing.assert_array_equal(to_numpy(torch.add(x, w)), [3, 3, 3])
+    w.data = torch.zeros(3)                               # new storage: imported afresh
+    np.testing.assert_array_equal(to_numpy(torch.add(x, w)), [1, 1, 1])
+    plain = torch.ones(2)
+    assert from_torch(plain) is not from_torch(plain)     # plain tensors are never kept

@@ -202,9 +202,7 @@ def _softmax_input(be: Any, input: Any, dtype: Any) -> Any:
 def log_softmax_raw(be: Any, x: Any, d: Any) -> Any:
     if x.size == 0:
         return x.copy()
-    m = be.np.max(x, axis=d, keepdims=True)
-    m = be.np.where(be.np.isfinite(m), m, 0)
-    shifted = x - m
+    shifted = x - be.np.max(x, axis=d, keepdims=True)  # an infinite max gives nan, as torch
     return shifted - be.np.log(be.np.sum(be.np.exp(shifted), axis=d, keepdims=True))
 
 
@@ -215,8 +213,7 @@ def softmax(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3, dtype: A
     d = _softmax_dim("softmax", dim, x.ndim)
     if x.size == 0:
         return x.copy()
-    m = be.np.max(x, axis=d, keepdims=True)
-    e = be.np.exp(x - be.np.where(be.np.isfinite(m), m, 0))
+    e = be.np.exp(x - be.np.max(x, axis=d, keepdims=True))  # an infinite max gives nan, as torch
     return e / be.np.sum(e, axis=d, keepdims=True)
 
 

@@ -35,7 +35,31 @@ def foreign_to_raw(obj: Any) -> Any:
                     "move it to the cpu or a CUDA GPU first")
 
 
-from_torch = foreign_to_raw
+_PARAMETERS_KEPT = 256
+_imported: dict[int, tuple[Any, tuple, Any]] = {}
+
+
+def from_torch(t: Any) -> Any:
+    """``foreign_to_raw`` for a torch tensor; ``nn.Parameter`` imports are remembered.
+
+    A module's weights are the same tensors on every forward, and importing them
+    by DLPack each time costs more than a small operation.  The entry is reused
+    while the parameter keeps its storage, shape and strides (the array shares
+    its memory, so in-place updates show through).  The imported array keeps
+    its tensor alive, so only parameters (long-lived by nature) are kept, and at
+    most ``_PARAMETERS_KEPT`` of them, oldest dropped first.
+    """
+    if type(t).__name__ != "Parameter":
+        return foreign_to_raw(t)
+    key = (t.data_ptr(), t.shape, t.stride())
+    hit = _imported.get(id(t))
+    if hit is not None and hit[0] is t and hit[1] == key:
+        return hit[2]
+    raw = foreign_to_raw(t)
+    if len(_imported) >= _PARAMETERS_KEPT:
+        del _imported[next(iter(_imported))]
+    _imported[id(t)] = (t, key, raw)
+    return raw
 
 
 def _exportable(t: Any) -> Any:
