@@ -32,4 +32,10 @@ class UnsupportedDtypeError(TypeError, NotImplementedError):
     bitwise_and on floats, TypeError for the operator; NumPy: TypeError)."""
 
 
-__all__ = ["IndexOutOfRangeError", "InvalidIndexError", "NonNumericError", "ShapeError", "UnsupportedDtypeError"]
+
+class NoImaginaryPartError(RuntimeError, AttributeError):
+    """``t.imag`` of a real tensor (torch: RuntimeError).  Also an AttributeError, so that
+    ``hasattr(t, "imag")`` is False: duck-array checks such as xarray's protocols use it."""
+
+
+__all__ = ["IndexOutOfRangeError", "NoImaginaryPartError", "InvalidIndexError", "NonNumericError", "ShapeError", "UnsupportedDtypeError"]

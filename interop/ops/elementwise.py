@@ -306,7 +306,8 @@ def real(be: Any, input: Any) -> Any:
 def imag(be: Any, input: Any) -> Any:
     """Imaginary part; torch raises for real tensors."""
     if input.dtype.kind != "c":
-        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+        from ..errors import NoImaginaryPartError
+        raise NoImaginaryPartError("imag is not implemented for tensors with non-complex dtypes.")
     return input.imag
 
 

@@ -1,0 +1,209 @@
+"""Consumers of the Array API run on interop tensors and on plain NumPy, in a fresh process.
+
+SciPy reads ``SCIPY_ARRAY_API`` when it is first imported, and scikit-learn's
+``array_api_dispatch`` needs it too, so the cases run in a subprocess:
+``python -m tests.array_api_consumers <consumer> <backend>`` prints one JSON
+line per case: whether the call ran, whether the result has the type of the
+NumPy run (tensors on ``backend`` where NumPy gave arrays, the same Python
+type otherwise) and whether the values equal the NumPy run's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+os.environ["SCIPY_ARRAY_API"] = "1"
+
+import numpy as np  # noqa: E402
+
+import interop  # noqa: E402
+
+RNG = np.random.default_rng(0)
+X = RNG.normal(size=(40, 5))
+Y = X @ np.array([1.0, -2.0, 0.5, 0.0, 3.0]) + 0.1 * RNG.normal(size=40)
+YC = (X[:, 0] > 0).astype(np.int64) + (X[:, 1] > 0)
+P = np.abs(X) + 0.1
+PROBA = np.exp(X[:, :3]) / np.exp(X[:, :3]).sum(axis=1, keepdims=True)
+
+
+def sklearn_cases() -> dict[str, Callable]:
+    from sklearn import config_context, metrics
+    from sklearn.decomposition import PCA
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+    from sklearn.kernel_approximation import Nystroem
+    from sklearn.linear_model import Ridge, RidgeClassifier, RidgeCV
+    from sklearn.metrics import pairwise
+    from sklearn.mixture import GaussianMixture
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.preprocessing import (Binarizer, KernelCenterer, MaxAbsScaler, MinMaxScaler,
+                                       Normalizer, PolynomialFeatures, StandardScaler)
+
+    def dispatch(f: Callable) -> Callable:
+        def run(*a: Any) -> Any:
+            with config_context(array_api_dispatch=True):
+                return f(*a)
+        return run
+
+    cases = {
+        "PCA(svd_solver='full')": lambda x, y, yc, p, pr: PCA(2, svd_solver="full").fit(x).transform(x),
+        "PCA(svd_solver='covariance_eigh')": lambda x, y, yc, p, pr: PCA(2, svd_solver="covariance_eigh").fit_transform(x),
+        "LinearDiscriminantAnalysis": lambda x, y, yc, p, pr: LinearDiscriminantAnalysis().fit(x, yc).predict_proba(x),
+        "Ridge(solver='svd')": lambda x, y, yc, p, pr: Ridge(solver="svd").fit(x, y).predict(x),
+        "RidgeCV": lambda x, y, yc, p, pr: RidgeCV().fit(x, y).predict(x),
+        "RidgeClassifier(solver='svd')": lambda x, y, yc, p, pr: RidgeClassifier(solver="svd").fit(x, yc).decision_function(x),
+        "GaussianNB": lambda x, y, yc, p, pr: GaussianNB().fit(x, yc).predict_proba(x),
+        "GaussianMixture": lambda x, y, yc, p, pr: GaussianMixture(2, random_state=0, init_params="random_from_data").fit(x).predict_proba(x),
+        "Nystroem": lambda x, y, yc, p, pr: Nystroem(n_components=10, random_state=0).fit_transform(x),
+        "StandardScaler": lambda x, y, yc, p, pr: StandardScaler().fit_transform(x),
+        "MinMaxScaler": lambda x, y, yc, p, pr: MinMaxScaler().fit_transform(x),
+        "MaxAbsScaler": lambda x, y, yc, p, pr: MaxAbsScaler().fit_transform(x),
+        "Normalizer": lambda x, y, yc, p, pr: Normalizer().fit_transform(x),
+        "Binarizer": lambda x, y, yc, p, pr: Binarizer().fit_transform(x),
+        "KernelCenterer": lambda x, y, yc, p, pr: KernelCenterer().fit_transform(x @ x.T),
+        "PolynomialFeatures": lambda x, y, yc, p, pr: PolynomialFeatures(2).fit_transform(x),
+        "r2_score": lambda x, y, yc, p, pr: metrics.r2_score(y, x[:, 0]),
+        "mean_squared_error": lambda x, y, yc, p, pr: metrics.mean_squared_error(y, x[:, 0]),
+        "mean_absolute_error": lambda x, y, yc, p, pr: metrics.mean_absolute_error(y, x[:, 0]),
+        "explained_variance_score": lambda x, y, yc, p, pr: metrics.explained_variance_score(y, x[:, 0]),
+        "mean_poisson_deviance": lambda x, y, yc, p, pr: metrics.mean_poisson_deviance(p[:, 0], p[:, 1]),
+        "accuracy_score": lambda x, y, yc, p, pr: metrics.accuracy_score(yc, yc[::-1]),
+        "confusion_matrix": lambda x, y, yc, p, pr: metrics.confusion_matrix(yc, yc[::-1]),
+        "f1_score(average='macro')": lambda x, y, yc, p, pr: metrics.f1_score(yc, yc[::-1], average="macro"),
+        "log_loss": lambda x, y, yc, p, pr: metrics.log_loss(yc, pr),
+        "zero_one_loss": lambda x, y, yc, p, pr: metrics.zero_one_loss(yc, yc[::-1]),
+        "euclidean_distances": lambda x, y, yc, p, pr: pairwise.euclidean_distances(x),
+        "cosine_similarity": lambda x, y, yc, p, pr: pairwise.cosine_similarity(x),
+        "rbf_kernel": lambda x, y, yc, p, pr: pairwise.rbf_kernel(x),
+        "polynomial_kernel": lambda x, y, yc, p, pr: pairwise.polynomial_kernel(x),
+        "chi2_kernel": lambda x, y, yc, p, pr: pairwise.chi2_kernel(p),
+    }
+    return {k: dispatch(f) for k, f in cases.items()}
+
+
+def scipy_cases() -> dict[str, Callable]:
+    import scipy.fft
+    import scipy.special
+    import scipy.stats
+    return {
+        "special.logsumexp": lambda x, *_: scipy.special.logsumexp(x, axis=0),
+        "special.softmax": lambda x, *_: scipy.special.softmax(x, axis=1),
+        "special.erf": lambda x, *_: scipy.special.erf(x),
+        "special.expit": lambda x, *_: scipy.special.expit(x),
+        "fft.fft": lambda x, *_: scipy.fft.fft(x, axis=0),
+        "fft.rfft": lambda x, *_: scipy.fft.rfft(x, axis=0),
+        "fft.dct": lambda x, *_: scipy.fft.dct(x, axis=0),
+        "stats.zscore": lambda x, *_: scipy.stats.zscore(x, axis=0),
+        "stats.moment": lambda x, *_: scipy.stats.moment(x, order=3, axis=0),
+        "stats.skew": lambda x, *_: scipy.stats.skew(x, axis=0),
+        "stats.kurtosis": lambda x, *_: scipy.stats.kurtosis(x, axis=0),
+        "stats.gmean": lambda x, y, yc, p, pr: scipy.stats.gmean(p, axis=0),
+        "stats.variation": lambda x, *_: scipy.stats.variation(x, axis=0),
+        "stats.sem": lambda x, *_: scipy.stats.sem(x, axis=0),
+        "stats.pearsonr": lambda x, *_: scipy.stats.pearsonr(x[:, 0], x[:, 1]).statistic,
+        "stats.ttest_1samp": lambda x, *_: scipy.stats.ttest_1samp(x, 0.0, axis=0).statistic,
+    }
+
+
+def extra_cases() -> dict[str, Callable]:
+    import array_api_extra as xpx
+    return {
+        "atleast_nd": lambda x, *_: xpx.atleast_nd(x[0], ndim=3),
+        "cov": lambda x, *_: xpx.cov(x.T),
+        "create_diagonal": lambda x, *_: xpx.create_diagonal(x[0]),
+        "expand_dims": lambda x, *_: xpx.expand_dims(x, axis=(0, 2)),
+        "kron": lambda x, *_: xpx.kron(x[:2, :2], x[2:4, :2]),
+        "nunique": lambda x, y, yc, *_: xpx.nunique(yc),
+        "pad": lambda x, *_: xpx.pad(x, 1),
+        "setdiff1d": lambda x, y, yc, *_: xpx.setdiff1d(yc, yc[:3]),
+        "sinc": lambda x, *_: xpx.sinc(x),
+        "isclose": lambda x, *_: xpx.isclose(x, x + 1e-12),
+        "nan_to_num": lambda x, *_: xpx.nan_to_num(x / 0.0),
+        "one_hot": lambda x, y, yc, *_: xpx.one_hot(yc, 3),
+        "at.set": lambda x, *_: xpx.at(x)[0, :].set(0.0),
+        "at.add": lambda x, *_: xpx.at(x)[:, 1].add(1.0),
+        "apply_where": lambda x, *_: xpx.apply_where(x > 0, x, lambda v: v ** 0.5, fill_value=0.0),
+        "broadcast_shapes": lambda x, *_: xpx.broadcast_shapes(x.shape, (1, 5)),
+        "default_dtype": lambda x, *_: str(xpx.default_dtype(x.__array_namespace__())),
+    }
+
+
+CONSUMERS = {"sklearn": sklearn_cases, "scipy": scipy_cases, "extra": extra_cases}
+
+
+def run_cases(consumer: str, backend: str) -> dict[str, dict[str, Any]]:
+    """The results of ``consumer``'s cases on ``backend``, from a fresh interpreter."""
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.run([sys.executable, "-m", "tests.array_api_consumers", consumer, backend],
+                          cwd=root, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "SCIPY_ARRAY_API": "1"})
+    if proc.returncode:
+        raise RuntimeError(f"the {consumer} cases crashed on {backend}:\n{proc.stderr[-3000:]}")
+    return {r["case"]: r for r in map(json.loads, proc.stdout.splitlines())}
+
+
+def verdict(result: dict[str, Any]) -> str:
+    """'' when the case matched the NumPy run, else why not."""
+    if not result["ran"]:
+        return f"raised {result['error']} ({result['where']})"
+    if not result["typed"]:
+        return f"returned {result['what']}"
+    return "" if result["same"] else f"values differ from the NumPy run ({result['what']})"
+
+
+def assert_case(consumer: str, case: str, backend: str, results: dict, dask_limits: dict) -> None:
+    """The case matches the NumPy run; on Dask, a listed limit must still be one (xfail)."""
+    import pytest
+    problem = verdict(results[case])
+    if backend == "dask" and case in dask_limits:
+        assert problem, f"{consumer} {case} now works on Dask: update the README's support table"
+        pytest.xfail(f"Dask: {dask_limits[case]} ({problem[:120]})")
+    assert not problem, f"{consumer} {case} on {backend}: {problem}"
+
+
+def host(x: Any) -> Any:
+    if isinstance(x, interop.Tensor):
+        raw = x.raw
+        return np.asarray(raw.compute() if hasattr(raw, "compute") else raw)
+    return x
+
+
+def check(name: str, f: Callable, backend: str) -> dict[str, Any]:
+    """Run ``f`` on NumPy arrays and on tensors; compare type, dtype and values."""
+    args = (X, Y, YC, P, PROBA)
+    expected = f(*(a.copy() for a in args))  # copies: array-api-extra's at() may write in place
+    chunks = {"chunks": (20, -1)} if backend == "dask" else {}
+    try:
+        got = f(*(interop.tensor(a, backend=backend, **(chunks if a.ndim == 2 else {}))
+                  for a in args))
+    except Exception as exc:  # noqa: BLE001 - reported, the test decides
+        return {"case": name, "ran": False, "error": f"{type(exc).__name__}: {exc}"[:400],
+                "where": traceback.format_exc().splitlines()[-3].strip()[:200]}
+    if isinstance(expected, np.ndarray):
+        typed = isinstance(got, interop.Tensor) and got.backend == backend
+        g = host(got)
+        same = g.dtype == expected.dtype and g.shape == expected.shape and bool(
+            np.allclose(g, expected, rtol=1e-7, atol=1e-9, equal_nan=True))
+        what = f"{type(got).__name__} on {getattr(got, 'backend', '-')}, dtype {g.dtype}"
+    else:
+        typed = type(got) is type(expected) or (isinstance(got, interop.Tensor) and got.ndim == 0)
+        g = host(got)
+        same = bool(np.allclose(g, expected)) if not isinstance(expected, str) else g == expected
+        what = type(got).__name__
+    return {"case": name, "ran": True, "typed": bool(typed), "same": same, "what": what}
+
+
+def main(consumer: str, backend: str) -> None:
+    for name, f in CONSUMERS[consumer]().items():
+        print(json.dumps(check(name, f, backend)), flush=True)
+
+
+if __name__ == "__main__":
+    import warnings
+    warnings.simplefilter("ignore")
+    main(*sys.argv[1:3])

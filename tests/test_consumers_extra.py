@@ -1,0 +1,28 @@
+"""array-api-extra's functions on interop tensors vs the same calls on NumPy arrays."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.array_api_consumers import assert_case, run_cases
+
+CASES = [
+    "atleast_nd", "cov", "create_diagonal", "expand_dims", "kron", "nunique", "pad", "setdiff1d",
+    "sinc", "isclose", "nan_to_num", "one_hot", "at.set", "at.add", "apply_where",
+    "broadcast_shapes", "default_dtype",
+]
+DASK_LIMITS = {
+    "create_diagonal": "built with xp.zeros(device='cpu'): a NumPy tensor",
+    "pad": "built with xp.full(device='cpu'): a NumPy tensor",
+    "setdiff1d": "needs known sizes (unique values are NaN-sized in Dask)",
+    "isclose": "x[mask] = v on a Dask tensor needs known sizes in interop",
+    "apply_where": "x[mask] = v on a Dask tensor needs known sizes in interop",
+}
+_RESULTS: dict[str, dict] = {}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_array_api_extra_matches_numpy_run(case, backend):
+    if backend not in _RESULTS:
+        _RESULTS[backend] = run_cases("extra", backend)
+    assert_case("array-api-extra", case, backend, _RESULTS[backend], DASK_LIMITS)

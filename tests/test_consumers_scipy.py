@@ -1,0 +1,34 @@
+"""SciPy with SCIPY_ARRAY_API=1 (set before import, in a subprocess) on interop tensors vs NumPy."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.array_api_consumers import assert_case, run_cases
+
+pytest.importorskip("scipy")
+
+CASES = [
+    "special.logsumexp", "special.softmax", "special.erf", "special.expit", "fft.fft", "fft.rfft",
+    "fft.dct", "stats.zscore", "stats.moment", "stats.skew", "stats.kurtosis", "stats.gmean",
+    "stats.variation", "stats.sem", "stats.pearsonr", "stats.ttest_1samp",
+]
+NUMPY_FALLBACK = "SciPy computes it with NumPy and returns a NumPy tensor ('cpu' does not say Dask)"
+DASK_LIMITS = {
+    "special.erf": NUMPY_FALLBACK,
+    "special.expit": NUMPY_FALLBACK,
+    "fft.dct": NUMPY_FALLBACK,
+    "fft.fft": "Dask's FFT needs the transformed axis in one chunk (rechunk first)",
+    "fft.rfft": "Dask's FFT needs the transformed axis in one chunk (rechunk first)",
+    "stats.variation": "x[mask] = v on a Dask tensor needs known sizes in interop",
+    "stats.pearsonr": "indexes a 0-d result in a way interop's Dask getitem refuses",
+}
+_RESULTS: dict[str, dict] = {}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES)
+def test_scipy_matches_numpy_run(case, backend):
+    if backend not in _RESULTS:
+        _RESULTS[backend] = run_cases("scipy", backend)
+    assert_case("SciPy", case, backend, _RESULTS[backend], DASK_LIMITS)
