@@ -43,6 +43,11 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
     """t[index]: basic (views), advanced (copies) and boolean indexing."""
     _check_index(input, index, "t[index]")
     if be.lazy:
+        if getattr(index, "dtype", None) == bool:
+            if index.ndim == 0:  # Dask refuses 0-d masks
+                return input[None][index[None]]
+            if input.size == 0:  # and fails on empty arrays: nothing is selected
+                return be.np.empty_like(input, shape=(0, *input.shape[index.ndim:]))
         return input[_checked_when_run(index, input.shape, "t[index]")]
     items = index if isinstance(index, tuple) else (index,)
     if not any(i is Ellipsis for i in items):
@@ -104,6 +109,8 @@ def index_select(be: Any, input: Any, dim: int, index: Any) -> Any:
     d = check_dim("index_select", dim, input.ndim)
     if getattr(index, "ndim", 1) > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if input.ndim == 0:  # torch: a 0-d input gives a 0-d result
+        return be.np.reshape(be.np.take(be.np.reshape(input, (1,)), index, axis=0), ())
     return be.np.take(input, index, axis=d)
 
 
@@ -123,6 +130,10 @@ def _take_along(be: Any, input: Any, index: Any, d: int) -> Any:
 def gather(be: Any, input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
     """out[i][j] = input[i][index[i][j]] for dim=1 (and likewise for other dims)."""
     d = check_dim("gather", dim, input.ndim)
+    if index.size == 0:  # torch accepts an empty index of any shape
+        return be.np.zeros(index.shape, dtype=input.dtype)
+    if input.ndim == 0 and index.ndim <= 1:  # a 0-d input is a 1-element vector to torch
+        return be.np.reshape(be.np.take(be.np.reshape(input, (1,)), index, axis=0), index.shape)
     if index.ndim != input.ndim:
         raise RuntimeError("gather(): Index tensor must have the same number of dimensions as "
                            "input tensor")

@@ -79,6 +79,12 @@ def outer(be: Any, input: Any, vec2: Any) -> Any:
 def tensordot(be: Any, a: Any, b: Any, dims: Any = 2) -> Any:
     """Sum of products over the given dimensions."""
     a, b = promote(a, b)
+    if isinstance(dims, (list, tuple)) and len(dims) == 2 and not isinstance(dims[0], int):
+        for x, y in zip(dims[0], dims[1]):  # torch broadcasts a size-1 contracted dim
+            if a.shape[x] == 1 and b.shape[y] != 1:
+                b = be.np.sum(b, axis=y, keepdims=True)
+            elif b.shape[y] == 1 and a.shape[x] != 1:
+                a = be.np.sum(a, axis=x, keepdims=True)
     return be.np.tensordot(a, b, axes=dims)
 
 
@@ -95,6 +101,11 @@ def einsum(be: Any, equation: str, *operands: Any) -> Any:
     """Einstein summation; operands promote to one dtype first."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    if arrow and "..." in lhs and "..." not in rhs:  # torch sums the ellipsis dims away
+        out = be.np.einsum(f"{lhs}->...{rhs}", *promote(*operands))
+        return be.np.sum(out, axis=tuple(range(out.ndim - len(rhs))))
     return be.np.einsum(equation, *promote(*operands))
 
 

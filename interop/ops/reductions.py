@@ -61,8 +61,9 @@ def _floating(name: str, input: Any, dtype: Any) -> Any:
 def mean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
          axis: Any = None, keepdims: bool | None = None) -> Any:
     """Mean over ``dim``; integer tensors need ``dtype=`` (as in torch)."""
+    input = _floating("mean", input, dtype)  # torch checks the dtype before the dim
     d, k = _reduce_args("mean", input, dim, axis, keepdim, keepdims)
-    return _floating("mean", input, dtype).mean(axis=d, keepdims=k)
+    return input.mean(axis=d, keepdims=k)
 
 
 def _correction(unbiased: bool | None, correction: Any) -> float:
@@ -93,6 +94,20 @@ def std(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keep
                      ddof=_correction(unbiased, correction))
 
 
+def _check_nonempty(name: str, input: Any, d: Any, *, arg: bool = False) -> None:
+    """torch refuses an extreme (max, argmax, ...) over no elements, with its own errors."""
+    if d is None:
+        if input.size == 0:
+            message = (f"{name}(): Expected reduction dim to be specified for input.numel() == 0"
+                       ". Specify the reduction dim with the 'dim' argument.")
+            raise IndexError(message) if arg else RuntimeError(message)
+        return
+    for i in d if isinstance(d, tuple) else (d,):
+        if input.shape[i] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {i} to have non-zero size; reduce "
+                             "over a non-empty dimension (or check t.numel() first)")
+
+
 def _extreme(name: str, fn: str, arg_fn: str) -> Any:
     def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
              keepdims: bool | None = None) -> Any:
@@ -100,10 +115,7 @@ def _extreme(name: str, fn: str, arg_fn: str) -> Any:
             return getattr(be.np, "maximum" if name == "max" else "minimum")(
                 *_promote2(input, dim))
         d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
-        if d is None and input.size == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
-                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
-                               "argument.")
+        _check_nonempty(name, input, d)
         if d is None or isinstance(d, tuple):
             return getattr(be.np, fn)(input, axis=d, keepdims=k)
         values = getattr(be.np, fn)(input, axis=d, keepdims=k)
@@ -129,6 +141,7 @@ def amax(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any
          keepdims: bool | None = None) -> Any:
     """Maximum over ``dim`` (all dims when empty)."""
     d, k = _reduce_args("amax", input, dim if dim != () else None, axis, keepdim, keepdims)
+    _check_nonempty("amax", input, d)
     return be.np.max(input, axis=d, keepdims=k)
 
 
@@ -137,6 +150,7 @@ def amin(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any
          keepdims: bool | None = None) -> Any:
     """Minimum over ``dim`` (all dims when empty)."""
     d, k = _reduce_args("amin", input, dim if dim != () else None, axis, keepdim, keepdims)
+    _check_nonempty("amin", input, d)
     return be.np.min(input, axis=d, keepdims=k)
 
 
@@ -146,6 +160,7 @@ def _arg_extreme(name: str, fn: str) -> Any:
         if input.dtype.kind == "b":
             raise RuntimeError(f"{name}(): does not support bool input; convert with .int() first")
         d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
+        _check_nonempty(name, input, d, arg=True)
         if d is None:
             out = getattr(be.np, fn)(be.np.reshape(input, (-1,)))
             return be.np.reshape(out, (1,) * input.ndim if k else ()).astype(dtypes.int64)
@@ -193,10 +208,11 @@ def logsumexp(be: Any, input: Any, dim: Any, keepdim: bool = False) -> Any:
 
 def _scan(name: str, fn: str) -> Any:
     def impl(be: Any, input: Any, dim: Any = None, *, dtype: Any = None, axis: Any = None) -> Any:
-        d = check_dim(name, dim_arg(dim, axis), input.ndim)
-        if d is None:
+        given = dim_arg(dim, axis)
+        if given is None:
             raise TypeError(f"{name}() missing required argument 'dim': pass dim=0 (or the axis "
                             "to accumulate along)")
+        d = check_dim(name, given, input.ndim)
         x = input if input.ndim else be.np.reshape(input, (1,))
         out = getattr(be.np, fn)(x, axis=d if input.ndim else 0, dtype=_acc_dtype(input, dtype))
         return out if input.ndim else be.np.reshape(out, ())
