@@ -130,6 +130,9 @@ def check_int_division(be: Any, name: str, divisor: Any) -> None:
 def int_pow(be: Any, a: Any, b: Any) -> Any:
     """Integer powers with torch's meaning for negative exponents (NumPy refuses them):
     1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0."""
+    kind = getattr(getattr(b, "dtype", None), "kind", None)
+    if kind in ("u", "b") or (kind is None and b >= 0):  # no negative exponent: a Python int
+        return be.np.power(a, b)                        # stays weak (the base's dtype, NEP 50)
     negative = b < 0
     if not bool(be.np.any(negative)) if not be.lazy else False:
         return be.np.power(a, b)
