@@ -44,17 +44,21 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
     """The public ``interop.array_api[.module].name``."""
     qualname = f"{module}.{name}" if module else name
     public_name = f"{MODULE}.{qualname}"
+    rule = _standard.RULES.get(qualname)
+    resolved: dict[Backend, Callable] = {}  # the backend function, looked up once per backend
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
         be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
-        device = rkwargs.get("device")
+        device = rkwargs.get("device") if rkwargs else None
         if device is not None or be is None:
             target = _device.backend_for(device, be)
             if device is not None:
                 rkwargs["device"] = _device.native(target, device)
                 rargs = _moved(rargs, be, target)
             be = target
-        fn = _standard.RULES.get(qualname) or _function_of(be, module, name, public_name)
+        fn = rule or resolved.get(be)
+        if fn is None:
+            fn = resolved[be] = _function_of(be, module, name, public_name)
         return dispatch.wrap(fn(*rargs, **rkwargs), cls, args)
 
     doc = (f"``{qualname}`` of the Array API standard (2024.12), computed by the backend's "
