@@ -232,12 +232,12 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict) ->
     try:
         return impl(be, *rargs, **rkwargs)
     except (ValueError, TypeError, IndexError) as exc:
+        if type(exc).__module__ == errors.__name__:
+            raise  # already stated by interop, cause and all
         explained = be.explain_error(getattr(impl, "__name__", "operation"), rargs, exc) \
             if be is not None else None
         if explained is not None:
             raise explained from exc
-        if type(exc).__module__ == errors.__name__:
-            raise  # already stated by interop
         if isinstance(exc, (ValueError, dtypes.OperandError)) or type(exc).__module__.startswith(
                 ("numpy", "cupy", "dask")) or type(exc) is IndexError and _raised_by_backend(exc):
             raise backend_error(getattr(impl, "__name__", "operation"), exc) from exc

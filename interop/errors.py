@@ -38,4 +38,11 @@ class NoImaginaryPartError(RuntimeError, AttributeError):
     ``hasattr(t, "imag")`` is False: duck-array checks such as xarray's protocols use it."""
 
 
-__all__ = ["IndexOutOfRangeError", "NoImaginaryPartError", "InvalidIndexError", "NonNumericError", "ShapeError", "UnsupportedDtypeError"]
+__all__ = [
+    "IndexOutOfRangeError",
+    "NoImaginaryPartError",
+    "InvalidIndexError",
+    "NonNumericError",
+    "ShapeError",
+    "UnsupportedDtypeError",
+]

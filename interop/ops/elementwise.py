@@ -102,6 +102,7 @@ REFUSED_KINDS = {
     "hypot": "biu", "logaddexp": "biu", "logaddexp2": "biu", "nextafter": "biu",
     "bitwise_left_shift": "bfc", "bitwise_right_shift": "bfc",
     "floor_divide": "bc", "fmod": "bc", "remainder": "bc", "pow": "b",
+    "neg": "b", "sub": "b",  # torch: use ~ or logical_not / logical_xor on masks
 }
 _INT_DIVISIONS = {"floor_divide", "fmod", "remainder"}
 
@@ -113,8 +114,9 @@ _NO_INPLACE = {"isnan", "isinf", "isfinite", "signbit", "eq", "ne", "lt", "le", 
 def refuse_kinds(name: str, dtype: Any) -> None:
     """Raise as torch does for a dtype the operation is not implemented for."""
     if dtype is not None and dtype.kind in REFUSED_KINDS.get(name, ""):
-        raise NotImplementedError(f'"{name}" not implemented for {dtype} tensors (torch refuses '
-                                  f"them too); convert first, e.g. t.to(interop.float32)")
+        raise UnsupportedDtypeError(f'"{name}" not implemented for {dtype} tensors (torch '
+                                    "refuses them too); convert first, e.g. "
+                                    "t.to(interop.float32), or use ~ / logical_* on masks")
 
 
 def check_int_division(be: Any, name: str, divisor: Any) -> None:
@@ -168,6 +170,8 @@ def _unary(name: str, fname: str, kind: str) -> Any:
             return _BOOL_UNARY[name](be, input)
         if kind == "same" and name in ("floor", "ceil", "trunc") and input.dtype.kind in "biu":
             return input.copy()
+        if name == "sign" and input.dtype.kind == "f":  # torch: sign(nan) is 0, NumPy's nan
+            return be.np.where(be.np.isnan(input), input.dtype.type(0), fn(input))
         return fn(input)
     impl.__name__ = name
     impl.__doc__ = f"Elementwise {name} (torch.{name}), computed by the backend's {fname}."

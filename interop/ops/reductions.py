@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes
 from ._args import cast, check_dim, dim_arg, float_input, keepdim_arg
 from .registry import op
@@ -108,6 +110,15 @@ def _check_nonempty(name: str, input: Any, d: Any, *, arg: bool = False) -> None
                              "over a non-empty dimension (or check t.numel() first)")
 
 
+def _extremes(be: Any, fn: str, input: Any, d: Any, k: bool) -> Any:
+    """``max``/``min`` along ``d``: Dask gets empty inputs wrong (a size-1 dimension, or a
+    raise when computed), and there is no data to reduce: the empty result, made directly."""
+    if be.lazy and input.size == 0:
+        shape = getattr(np, fn)(np.empty(input.shape, input.dtype), axis=d, keepdims=k).shape
+        return be.np.empty_like(input, shape=shape)
+    return getattr(be.np, fn)(input, axis=d, keepdims=k)
+
+
 def _extreme(name: str, fn: str, arg_fn: str) -> Any:
     def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
              keepdims: bool | None = None) -> Any:
@@ -117,8 +128,8 @@ def _extreme(name: str, fn: str, arg_fn: str) -> Any:
         d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
         _check_nonempty(name, input, d)
         if d is None or isinstance(d, tuple):
-            return getattr(be.np, fn)(input, axis=d, keepdims=k)
-        values = getattr(be.np, fn)(input, axis=d, keepdims=k)
+            return _extremes(be, fn, input, d, k)
+        values = _extremes(be, fn, input, d, k)
         indices = getattr(be.np, arg_fn)(input, axis=d, keepdims=k).astype(dtypes.int64)
         return values_indices[name](values, indices)
     impl.__name__ = name
@@ -142,7 +153,7 @@ def amax(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any
     """Maximum over ``dim`` (all dims when empty)."""
     d, k = _reduce_args("amax", input, dim if dim != () else None, axis, keepdim, keepdims)
     _check_nonempty("amax", input, d)
-    return be.np.max(input, axis=d, keepdims=k)
+    return _extremes(be, "max", input, d, k)
 
 
 @op(out=True, family="reduction")
@@ -151,7 +162,7 @@ def amin(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any
     """Minimum over ``dim`` (all dims when empty)."""
     d, k = _reduce_args("amin", input, dim if dim != () else None, axis, keepdim, keepdims)
     _check_nonempty("amin", input, d)
-    return be.np.min(input, axis=d, keepdims=k)
+    return _extremes(be, "min", input, d, k)
 
 
 def _arg_extreme(name: str, fn: str) -> Any:

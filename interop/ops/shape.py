@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes
 from ..errors import ShapeError
 from ._args import check_dim, dim_arg, promote, size_arg
@@ -25,8 +27,31 @@ def cat(be: Any, tensors: Any, dim: int = 0, *, axis: Any = None) -> Any:
     d = dim_arg(dim if axis is None else None, axis)
     if d is None:
         return be.np.concatenate([be.np.reshape(t, (-1,)) for t in _promoted_list(tensors)])
-    check_dim("cat", d, tensors[0].ndim)
-    return be.np.concatenate(_promoted_list(tensors), axis=d)
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f"cat(): zero-dimensional tensor (at position {i}) cannot be "
+                               "concatenated; make it 1-d with t.unsqueeze(0), or use stack")
+    promoted = _promoted_list(tensors)
+    kept = [(i, t) for i, t in enumerate(promoted) if t.shape != (0,)]  # torch skips these
+    if not kept:
+        return be.np.concatenate(promoted)
+    d = check_dim("cat", d, kept[0][1].ndim)
+    _check_cat_shapes(kept, d)
+    return be.np.concatenate([t for _, t in kept], axis=d)
+
+
+def _check_cat_shapes(kept: list, d: int) -> None:
+    """torch's checks, made here: Dask drops empty operands without checking their shapes."""
+    first = tuple(kept[0][1].shape)
+    for i, t in kept[1:]:
+        if t.ndim != len(first):
+            raise ShapeError(f"cat(): Tensors must have same number of dimensions: got "
+                             f"{len(first)} and {t.ndim}; reshape or unsqueeze tensor {i}")
+        for j, (a, b) in enumerate(zip(first, t.shape)):
+            if j != d and a == a and b == b and a != b:  # (NaN: a size Dask does not know yet)
+                raise ShapeError(f"cat(): Sizes of tensors must match except in dimension {d}. "
+                                 f"Expected size {a} but got size {b} for tensor number {i} in "
+                                 "the list; check the arguments' shapes")
 
 
 @op(out=True, family="shape", method=False)
@@ -43,6 +68,8 @@ def stack(be: Any, tensors: Any, dim: int = 0, *, axis: Any = None) -> Any:
 def _reshape(be: Any, input: Any, shape: tuple) -> Any:
     if not be.lazy:
         return be.np.reshape(input, shape)
+    if input.size == 0:  # Dask fails on empty arrays; with no data there is nothing to move
+        return be.np.empty_like(input, shape=np.empty(input.shape, bool).reshape(shape).shape)
     try:
         return be.np.reshape(input, shape)
     except NotImplementedError:  # Dask cannot split chunks unevenly: one chunk, then reshape
@@ -142,18 +169,18 @@ def unsqueeze(be: Any, input: Any, dim: int = None, *, axis: Any = None) -> Any:
 def flatten(be: Any, input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     """Merge dimensions start_dim..end_dim into one."""
     if input.ndim == 0:
-        return be.np.reshape(input, (1,))
+        return _reshape(be, input, (1,))
     s, e = check_dim("flatten", start_dim, input.ndim), check_dim("flatten", end_dim, input.ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = tuple(input.shape)
-    return be.np.reshape(input, (*shape[:s], -1, *shape[e + 1:]))
+    return _reshape(be, input, (*shape[:s], -1, *shape[e + 1:]))
 
 
 @op(family="shape", method="ravel")
 def ravel(be: Any, input: Any) -> Any:
     """The elements as one dimension."""
-    return be.np.reshape(input, (-1,))
+    return _reshape(be, input, (-1,))
 
 
 @op(family="shape", function=False)

@@ -1,0 +1,250 @@
+"""Differential fuzzing: random programs of 1-8 operations, interop against torch.
+
+hypothesis draws one or two input arrays (shapes of up to 3 dimensions,
+sizes 0-4, broadcastable or not, dtypes float32/float64/int32/int64/bool)
+and a program: a sequence of operations from the operation table (the names
+are checked against ``interop.ops.TABLE``) with random dims, keepdims,
+indices, slices and masks.  The same program runs on torch (the reference),
+and on interop's numpy and dask backends (cupy too, on a CUDA GPU).  Either
+every run gives the same dtype, shape and values (to a dtype-appropriate
+tolerance), or every run raises, and interop's exception is of torch's class
+(its nearest built-in class, docs/errors.md).
+
+CI runs the ``ci`` profile (40 programs).  The long run, documented in
+docs/reliability.md: ``HYPOTHESIS_PROFILE=long pytest tests/test_fuzz_programs.py``
+(2,000 programs).  Each failure found is fixed and kept below as an
+``@example``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import example, given, note
+from hypothesis import strategies as st
+
+import interop
+from interop.ops import TABLE
+from tests.conftest import HAS_GPU, to_numpy
+
+torch = pytest.importorskip("torch")
+
+DTYPES = ["float32", "float64", "int32", "int64", "bool"]
+BACKENDS = ["numpy", "dask", *(["cupy"] if HAS_GPU else [])]
+
+
+def _where(ns: Any, x: Any, y: Any) -> Any:
+    return ns.where(x > 0, x, y)
+
+
+def _index(ns: Any, x: Any, y: Any, index: Any) -> Any:
+    return x[index]
+
+
+def _mask(ns: Any, x: Any, y: Any) -> Any:
+    out = x[x > 1]
+    if getattr(out, "backend", None) == "dask":  # its size is unknown until computed, and
+        # Dask needs it for what follows (docs/errors.md).  One chunk: with an empty chunk,
+        # Dask 2026.8 computes x[m] * 1 wrong (x = [0., 2.], 1-element chunks: [2., 2.])
+        out = out.compute_chunk_sizes().rechunk(-1)
+    return out
+
+
+def _cat(ns: Any, x: Any, y: Any, dim: int) -> Any:
+    return ns.cat([x, y], dim=dim)
+
+
+# name -> (table entry it exercises, how it is called on a namespace ns: torch or interop)
+OPS: dict[str, tuple[str, Callable[..., Any]]] = {
+    "add": ("add", lambda ns, x, y: ns.add(x, y)),
+    "sub": ("sub", lambda ns, x, y: x - y),
+    "mul": ("mul", lambda ns, x, y: x * y),
+    "div": ("div", lambda ns, x, y: ns.div(x, y)),
+    "maximum": ("maximum", lambda ns, x, y: ns.maximum(x, y)),
+    "eq": ("eq", lambda ns, x, y: x == y),
+    "lt": ("lt", lambda ns, x, y: ns.lt(x, y)),
+    "where": ("where", _where),
+    "cat": ("cat", _cat),
+    "neg": ("neg", lambda ns, x, y: -x),
+    "abs": ("abs", lambda ns, x, y: x.abs()),
+    "exp": ("exp", lambda ns, x, y: ns.exp(x)),
+    "sqrt": ("sqrt", lambda ns, x, y: x.sqrt()),
+    "sin": ("sin", lambda ns, x, y: ns.sin(x)),
+    "floor": ("floor", lambda ns, x, y: x.floor()),
+    "sign": ("sign", lambda ns, x, y: ns.sign(x)),
+    "square": ("square", lambda ns, x, y: ns.square(x)),
+    "clamp": ("clamp", lambda ns, x, y, lo: x.clamp(min=lo, max=lo + 2)),
+    "logical_not": ("logical_not", lambda ns, x, y: ns.logical_not(x)),
+    "bitwise_not": ("bitwise_not", lambda ns, x, y: ~x),
+    "sum": ("sum", lambda ns, x, y, dim, keepdim: x.sum(dim=dim, keepdim=keepdim)),
+    "mean": ("mean", lambda ns, x, y, dim, keepdim: x.mean(dim=dim, keepdim=keepdim)),
+    "amax": ("amax", lambda ns, x, y, dim, keepdim: ns.amax(x, dim=dim, keepdim=keepdim)),
+    "argmax": ("argmax", lambda ns, x, y, dim, keepdim: x.argmax(dim=dim, keepdim=keepdim)),
+    "prod": ("prod", lambda ns, x, y, dim, keepdim: x.prod(dim=dim, keepdim=keepdim)),
+    "any": ("any", lambda ns, x, y, dim, keepdim: x.any(dim=dim, keepdim=keepdim)),
+    "cumsum": ("cumsum", lambda ns, x, y, dim: x.cumsum(dim)),
+    "reshape": ("reshape", lambda ns, x, y: x.reshape(-1)),
+    "transpose": ("transpose", lambda ns, x, y, dim: x.transpose(0, dim)),
+    "flatten": ("flatten", lambda ns, x, y: ns.flatten(x)),
+    "unsqueeze": ("unsqueeze", lambda ns, x, y, dim: x.unsqueeze(dim)),
+    "squeeze": ("squeeze", lambda ns, x, y: x.squeeze()),
+    "flip": ("flip", lambda ns, x, y, dim: x.flip(dim)),
+    "index": ("__getitem__", _index),
+    "mask": ("__getitem__", _mask),
+    "to_float32": ("to", lambda ns, x, y: x.to(ns.float32)),
+    "to_int64": ("to", lambda ns, x, y: x.long()),
+}
+DIMS = st.integers(-3, 3)
+PARAMS: dict[str, st.SearchStrategy] = {
+    "dim": DIMS, "keepdim": st.booleans(), "lo": st.integers(-3, 3),
+    "index": st.one_of(
+        st.integers(-4, 4),
+        st.builds(slice, st.none() | st.integers(-4, 4), st.none() | st.integers(-4, 4),
+                  st.none() | st.integers(1, 3)),
+        st.tuples(st.integers(-2, 2), st.builds(slice, st.none() | st.integers(0, 3))),
+        st.just(Ellipsis), st.just((Ellipsis, None))),
+}
+ARGS = {name: fn.__code__.co_varnames[3:fn.__code__.co_argcount] for name, (_, fn) in OPS.items()}
+
+
+def _values(dtype: str, n: int) -> st.SearchStrategy:
+    if dtype == "bool":
+        return st.lists(st.booleans(), min_size=n, max_size=n)
+    if dtype.startswith("int"):
+        return st.lists(st.integers(-5, 5), min_size=n, max_size=n)
+    return st.lists(st.floats(-5, 5, width=32, allow_subnormal=False), min_size=n, max_size=n)
+
+
+@st.composite
+def arrays(draw: Any, shape: tuple) -> tuple:
+    dtype = draw(st.sampled_from(DTYPES))
+    return (shape, dtype, tuple(draw(_values(dtype, int(np.prod(shape, dtype=int))))))
+
+
+@st.composite
+def programs(draw: Any) -> tuple:
+    """(x, y, steps): two inputs as (shape, dtype, values) and 1-8 (op, params) steps."""
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=0, max_size=3)))
+    if draw(st.integers(0, 9)):  # mostly broadcastable: a suffix of x's shape, some dims 1
+        tail = shape[len(shape) - draw(st.integers(0, len(shape))):]
+        yshape = tuple(1 if draw(st.booleans()) else s for s in tail)
+    else:
+        yshape = tuple(draw(st.lists(st.integers(0, 4), max_size=3)))
+    steps = []
+    for _ in range(draw(st.integers(1, 8))):
+        name = draw(st.sampled_from(sorted(OPS)))
+        steps.append((name, tuple((a, draw(PARAMS[a])) for a in ARGS[name])))
+    return draw(arrays(shape)), draw(arrays(yshape)), tuple(steps)
+
+
+def _host(spec: tuple) -> np.ndarray:
+    shape, dtype, values = spec
+    return np.array(values, dtype=dtype).reshape(shape)
+
+
+def run(program: tuple, ns: Any, make: Callable[[np.ndarray], Any]) -> Any:
+    """The program's result as host values, or the exception it raised."""
+    x_spec, y_spec, steps = program
+    x, y = make(_host(x_spec)), make(_host(y_spec))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            for name, params in steps:
+                x = OPS[name][1](ns, x, y, **dict(params))
+            return x.numpy() if isinstance(x, torch.Tensor) else to_numpy(x)
+        except Exception as exc:  # noqa: BLE001 - a raise is a result to compare
+            return exc
+
+
+def _interop_maker(backend: str) -> Callable[[np.ndarray], Any]:
+    def make(a: np.ndarray) -> Any:
+        chunks = {"chunks": tuple(max(1, s // 2) for s in a.shape)} if backend == "dask" else {}
+        return interop.tensor(a, backend=backend, **chunks)
+    return make
+
+
+def builtin_base(exc_type: type) -> type:
+    return next(c for c in exc_type.__mro__ if c.__module__ == "builtins")
+
+
+def tolerance(dtype: np.dtype, ref: np.ndarray, single: bool) -> dict:
+    """float32 rounding (libraries' sin, sum order differ by ulps) wherever float32 took part."""
+    rtol = 1e-4 if single or dtype == np.float32 else 1e-9
+    scale = float(np.nanmax(np.abs(ref[np.isfinite(ref)]), initial=1.0)) if ref.size else 1.0
+    return {"rtol": rtol, "atol": rtol * max(scale, 1.0), "equal_nan": True}
+
+
+def compare(got: Any, ref: Any, where: str, single: bool = True) -> None:
+    if isinstance(ref, Exception):
+        assert isinstance(got, Exception), f"{where}: torch raised {ref!r}, interop gave {got!r}"
+        assert isinstance(got, builtin_base(type(ref))), (
+            f"{where}: {type(got).__name__} is not torch's {type(ref).__name__}: {got} / {ref}")
+        return
+    assert not isinstance(got, Exception), f"{where}: interop raised {got!r}, torch gave {ref!r}"
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert got.dtype == ref.dtype, f"{where}: dtype {got.dtype} != torch's {ref.dtype}"
+    assert got.shape == ref.shape, f"{where}: shape {got.shape} != torch's {ref.shape}"
+    if ref.dtype.kind in "fc":
+        np.testing.assert_allclose(got, ref, err_msg=where, **tolerance(ref.dtype, ref, single))
+    else:
+        np.testing.assert_array_equal(got, ref, err_msg=where)
+
+
+def test_ops_are_in_the_operation_table() -> None:
+    assert {entry for entry, _ in OPS.values()} <= set(TABLE)
+
+
+# Failures the fuzzer found, fixed, and kept (each runs first, in every profile).
+REGRESSIONS = [
+    # amax over an empty dim: torch's IndexError
+    (((0,), 'float32', ()), ((), 'float32', (0.0,)),
+     (('amax', (('dim', 0), ('keepdim', False))),)),
+    # cat of a 0-d tensor: RuntimeError before the dim check
+    (((), 'float32', (0.0,)), ((0,), 'float32', ()), (('cat', (('dim', 1),)),)),
+    # -bool: torch's RuntimeError
+    (((), 'float32', (0.0,)), ((0,), 'float32', ()),
+     (('any', (('dim', 0), ('keepdim', False))), ('neg', ()))),
+    # dtype error on a Dask tensor of unknown size: not an unknown-size error
+    (((0, 0), 'float32', ()), ((0, 0), 'float32', ()), (('mask', ()), ('bitwise_not', ()))),
+    # Dask reshape of empty arrays
+    (((2, 0), 'float32', ()), ((), 'float32', (0.0,)), (('flatten', ()),)),
+    # mean of ints: dtype checked before dim
+    (((), 'int32', (0,)), ((), 'float32', (0.0,)), (('mean', (('dim', 1), ('keepdim', False))),)),
+    # Dask: 0-d boolean mask
+    (((), 'float32', (0.0,)), ((), 'float32', (0.0,)), (('mask', ()),)),
+    # Dask: boolean mask of an empty array
+    (((0, 2), 'float32', ()), ((), 'float32', (0.0,)), (('mask', ()),)),
+    # Dask dropped empty operands of cat without checking shapes
+    (((0, 0, 0), 'float32', ()), ((1, 1, 1), 'float32', (0.0,)), (('cat', (('dim', 0),)),)),
+    # Dask max of an empty array: wrong shape
+    (((0, 1, 0), 'float32', ()), ((0,), 'float32', ()),
+     (('amax', (('dim', 1), ('keepdim', False))),)),
+    # Dask: elementwise after compute_chunk_sizes with an empty chunk
+    (((2,), 'float32', (0.0, 2.0)), ((), 'float32', (0.0,)), (('mask', ()), ('add', ()))),
+    # sign(nan) is 0 in torch
+    (((), 'float32', (0.0,)), ((), 'float32', (-1.0,)), (('add', ()), ('sqrt', ()), ('sign', ()))),
+    # float32 rounding carried into a float64 result
+    (((), 'float32', (0.0,)), ((), 'float64', (0.0,)),
+     (('logical_not', ()), ('sin', ()), ('add', ()))),
+]
+
+
+def regressions(test: Callable) -> Callable:
+    for program in REGRESSIONS:
+        test = example(program=program)(test)
+    return test
+
+
+@regressions
+@given(program=programs())
+def test_programs_agree_with_torch(program: tuple) -> None:
+    note(f"program: {program!r}")
+    ref = run(program, torch, lambda a: torch.from_numpy(a.copy()))
+    double = program[0][1] == program[1][1] == "float64" and "to_float32" not in str(program[2])
+    for backend in BACKENDS:
+        compare(run(program, interop, _interop_maker(backend)), ref, f"{backend}: {program[2]}",
+                single=not double)
