@@ -133,29 +133,34 @@ class _Unwrapper:
         return a
 
     def backend(self) -> Backend | None:
-        if not self.mixed:
+        if not self.mixed and (self.first is None or not self.first.multi_device):
             return self.first
-        return registry.common_backend(self.operands)
+        be = registry.common_backend(self.operands)  # checks devices (or the guard, if allowed)
+        self.mixed = self.mixed or len({b.device_of(r) for b, r in self.operands}) > 1
+        return be
 
 
-def _bring_in(x: Any, be: Backend, moved: dict[int, Any]) -> Any:
+def _bring_in(x: Any, be: Backend, device: Any, moved: dict[int, Any]) -> Any:
+    """``x`` on backend ``be`` and ``device`` (implicit moves, already allowed and guarded)."""
     t = type(x)
     if t is list or t is tuple:
-        return t([_bring_in(y, be, moved) for y in x])
+        return t([_bring_in(y, be, device, moved) for y in x])
     src = _raw_backends.get(t)
-    if src is None or src is be:
+    if src is None or src is be and (not be.multi_device or be.device_of(x) == device):
         return x
     if id(x) not in moved:
         if src.name == "numpy" and x.ndim == 0 and be.name != "dask":
             moved[id(x)] = x[()]  # 0-d host arrays join any backend as scalars
+        elif src is be:
+            moved[id(x)] = be.to_device(x, device)
         else:
-            moved[id(x)] = be.from_foreign(x, src)
+            moved[id(x)] = be.from_foreign(x, src, device=device)
     return moved[id(x)]
 
 
 def _unwrap_simple(args: tuple) -> tuple[Backend | None, list] | None:
     """One pass for the common call: Tensors on one backend and plain values; else None."""
-    first = None
+    first = first_raw = None
     rargs = []
     for a in args:
         if isinstance(a, Tensor):
@@ -163,6 +168,10 @@ def _unwrap_simple(args: tuple) -> tuple[Backend | None, list] | None:
             be = _raw_backends.get(type(raw))
             if be is None or (first is not None and be is not first):
                 return None
+            if be.multi_device:  # same backend, maybe another device: the full check decides
+                if first_raw is not None and raw.device != first_raw.device:
+                    return None
+                first_raw = raw
             first = be
             rargs.append(raw)
         elif type(a) in _NEUTRAL and type(a) is not np.ndarray:
@@ -184,8 +193,9 @@ def unwrap_call(args: tuple, kwargs: dict) -> tuple[Backend | None, list, dict]:
     be = u.backend()
     if u.mixed:
         moved: dict[int, Any] = {}
-        rargs = [_bring_in(a, be, moved) for a in rargs]
-        rkwargs = {k: _bring_in(v, be, moved) for k, v in rkwargs.items()}
+        device = registry.common_device(u.operands)
+        rargs = [_bring_in(a, be, device, moved) for a in rargs]
+        rkwargs = {k: _bring_in(v, be, device, moved) for k, v in rkwargs.items()}
     return be, rargs, rkwargs
 
 
@@ -395,8 +405,11 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
                 return slow(self, other)
             a, b = self._raw, other._raw
             dt = a.dtype
-            if type(a) is not type(b) or dt != b.dtype or dt.kind not in kinds or \
-                    not (a.ndim and b.ndim):
+            # Non-NumPy dtypes (array-api-strict's) and two devices of one backend take the
+            # full path: it knows their rules and names the devices in its error.
+            if type(a) is not type(b) or dt != b.dtype or getattr(dt, "kind", "?") not in kinds \
+                    or not (a.ndim and b.ndim) or \
+                    _raw_backends[type(a)].multi_device and a.device != b.device:
                 return slow(self, other)
             try:
                 raw = fast(b, a) if swap else fast(a, b)
@@ -406,7 +419,7 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
             if cls is not Tensor and not _default_handler(cls):
                 return slow(self, other)
             a = self._raw
-            kind = a.dtype.kind
+            kind = getattr(a.dtype, "kind", "?")
             if not a.ndim or kind not in kinds or not (kind in "fc" or to is int and kind != "b"):
                 return slow(self, other)
             raw = fast(other, a) if swap else fast(a, other)

@@ -112,8 +112,8 @@ def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
         body = _host_values(be, raw, f"{name}(")
         if raw.size == 0 and raw.ndim != 1:
             extras.append(f"size={tuple(raw.shape)}")
-        if not _implicit_dtype(raw.dtype):
-            extras.append(f"dtype={dtypes.as_dtype(raw.dtype)}")
+        if not _implicit_dtype(be.dtype_of(raw)):
+            extras.append(f"dtype={dtypes.as_dtype(be.dtype_of(raw))}")
     if device.type != "cpu":
         extras.append(f"device='{device}'")
     extras.append(f"backend='{be.name}'")

@@ -39,7 +39,7 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
         source, copy = registry.backend_of(data), False
         target = _target_backend(backend, device, None)
     else:
-        _check_numeric(data)
+        _check_numeric(source.dtype_of(data))
         target = _target_backend(backend, device, source)
     if source is not target:
         data, copy = move(data, source, target, device, **options), False
@@ -47,16 +47,17 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
         data = target.asarray(data, **options)
     if device is not None and target.device_of(data) != Device(device):
         data, copy = target.to_device(data, device), False  # Dask chunks, or another GPU
-    if dtype is not None and data.dtype != dtype:
-        return data.astype(dtype)
-    return data.copy() if copy else data
+    if dtype is not None and target.dtype_of(data) != dtype:
+        return target.astype(data, dtype)
+    return target.copy(data) if copy else data
 
 
 def _target_backend(backend: str | Backend | None, device: Any, source: Backend | None) -> Backend:
     if backend is not None:
         return registry.get_backend(backend)
     if device is not None and (source is None or not source.lazy):
-        return registry.get_backend("cupy" if Device(device).type == "cuda" else "numpy")
+        return source if source is not None and source.serves(Device(device)) else \
+            registry.backend_for_device(device)
     return source or registry.default_backend()
 
 
@@ -72,11 +73,11 @@ def move(raw: Any, source: Backend, target: Backend, device: Any = None, **optio
     return target.asarray(source.to_host(raw) if source.name != "numpy" else raw, device=device)
 
 
-def _check_numeric(arr: Any) -> None:
-    if arr.dtype.kind not in "biufc":
-        what = "strings" if arr.dtype.kind in "US" else f"{arr.dtype} data"
+def _check_numeric(dtype: np.dtype) -> None:
+    if dtype.kind not in "biufc":
+        what = "strings" if dtype.kind in "US" else f"{dtype} data"
         raise NonNumericError(f"interop.tensor: {what} cannot become a tensor (an array of "
-                              f"dtype {arr.dtype}); tensors hold bool, integer, floating or "
+                              f"dtype {dtype}); tensors hold bool, integer, floating or "
                               "complex numbers: convert with .astype(float) first")
 
 
@@ -93,7 +94,7 @@ def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarr
                              "must have the same length: pad them or make one tensor per row") from None
         raise TypeError(f"interop.tensor: could not convert {type(data).__name__} to a tensor "
                         f"({exc})") from None
-    _check_numeric(arr)
+    _check_numeric(arr.dtype)
     if dtype is None and isinstance(data, (list, tuple, float, complex)) \
             and not isinstance(data, np.generic):
         if arr.dtype.kind == "f":

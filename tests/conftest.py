@@ -27,6 +27,8 @@ def gpu_available() -> bool:
 
 
 HAS_GPU = gpu_available()
+# Not "strict": array-api-strict runs only the standard's functions; its devices are
+# tested on their own (tests/test_devices_strict.py).
 BACKENDS = ["numpy", "dask", pytest.param("cupy", marks=pytest.mark.gpu)]
 
 

@@ -24,12 +24,10 @@ def as_device(device: Any) -> Device:
         return Device("cuda", index)
     if type(device).__module__.startswith("array_api_compat"):  # the Dask device: host chunks
         return CPU
+    if type(device).__module__.startswith("array_api_strict"):
+        return registry.get_backend("strict").interop_device(device)
     raise ValueError(f"interop.array_api: unknown device {device!r}: pass x.device, "
                      "'cpu', 'cuda' or 'cuda:N'")
-
-
-def _serves(be: Backend, device: Device) -> bool:
-    return device.type == ("cuda" if be.name == "cupy" else "cpu")
 
 
 def backend_for(device: Any, operands: Backend | None) -> Backend:
@@ -40,15 +38,11 @@ def backend_for(device: Any, operands: Backend | None) -> Backend:
         return operands or default
     dev = as_device(device)
     for be in (operands, default):
-        if be is not None and _serves(be, dev):
+        if be is not None and be.serves(dev):
             return be
-    return registry.get_backend("cupy" if dev.type == "cuda" else "numpy")
+    return registry.backend_for_device(dev)
 
 
 def native(be: Backend, device: Any) -> Any:
     """``device`` as ``be``'s array-api-compat namespace expects it."""
-    dev = as_device(device)
-    if dev.type == "cuda":
-        import cupy
-        return cupy.cuda.Device(dev.index)
-    return "cpu"
+    return be.native_device(as_device(device))

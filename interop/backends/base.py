@@ -14,8 +14,15 @@ from typing import Any
 import numpy as np
 
 
+# Device types, the backend that holds data there, and the index a bare type means.
+# "strict:N" is array-api-strict's Device("deviceN"): a second device without a GPU,
+# so the device logic below is exercised on every CI run (tests/test_devices_strict.py).
+DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
+    "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1)}
+
+
 class Device:
-    """Where data lives: ``Device("cpu")`` or ``Device("cuda", 0)``.
+    """Where data lives: ``Device("cpu")``, ``Device("cuda", 0)`` (or ``Device("strict", 1)``).
 
     Compares equal to the strings torch uses (``"cpu"``, ``"cuda"``,
     ``"cuda:0"``), so code written for torch devices keeps working.
@@ -29,12 +36,12 @@ class Device:
         elif ":" in type:
             type, _, idx = type.partition(":")
             index = int(idx)
-        if type not in ("cpu", "cuda"):
-            raise ValueError(f"unknown device type {type!r}: expected 'cpu', 'cuda' or 'cuda:N'")
-        if type == "cuda" and index is None:
-            index = 0
+        if type not in DEVICE_TYPES:
+            raise ValueError(f"unknown device type {type!r}: expected 'cpu', 'cuda' or 'cuda:N' "
+                             "(or 'strict:N', array-api-strict's test devices)")
+        default = DEVICE_TYPES[type][1]
         self.type = type
-        self.index = None if type == "cpu" else index
+        self.index = None if default is None else default if index is None else index
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
@@ -86,6 +93,8 @@ class Backend:
     name: str = ""
     lazy: bool = False
     array_type: type = type(None)
+    device_types: tuple[str, ...] = ("cpu",)  # the device types this backend holds data on
+    multi_device: bool = False  # its arrays may sit on different devices (several GPUs)
 
     @property
     def xp(self) -> Any:
@@ -102,6 +111,24 @@ class Backend:
 
     def device_of(self, raw: Any) -> Device:
         return CPU
+
+    def dtype_of(self, raw: Any) -> np.dtype:
+        """The NumPy dtype of ``raw`` (the one interop reasons with)."""
+        return raw.dtype
+
+    def astype(self, raw: Any, dtype: np.dtype) -> Any:
+        return raw.astype(dtype)
+
+    def copy(self, raw: Any) -> Any:
+        return raw.copy()
+
+    def serves(self, device: Device) -> bool:
+        """True if this backend can hold data on ``device``."""
+        return device.type in self.device_types
+
+    def native_device(self, device: Device) -> Any:
+        """``device`` as this backend's array-api-compat namespace expects it."""
+        return "cpu"
 
     def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, **options: Any) -> Any:

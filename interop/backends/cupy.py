@@ -18,11 +18,16 @@ from .base import Backend, Device
 class CupyBackend(Backend):
     name = "cupy"
     array_type = cupy.ndarray
+    device_types = ("cuda",)
+    multi_device = True
     xp = compat_cupy
     np = cupy
 
     def device_of(self, raw: cupy.ndarray) -> Device:
         return Device("cuda", raw.device.id)
+
+    def native_device(self, device: Any) -> cupy.cuda.Device:
+        return cupy.cuda.Device(Device(device).index)
 
     def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, **options: Any) -> cupy.ndarray:

@@ -45,8 +45,7 @@ class DaskBackend(Backend):
         if isinstance(data, da.Array):
             out = data.astype(dtype) if dtype is not None and data.dtype != dtype else data
             return out if chunks == "auto" else out.rechunk(chunks)
-        holder = registry.get_backend("cupy") if device is not None and \
-            Device(device).type == "cuda" else self._host()
+        holder = self._host() if device is None else registry.backend_for_device(device)
         local = holder.asarray(data, dtype=dtype, device=device, copy=copy)
         return da.from_array(local, chunks=chunks, asarray=False)
 
@@ -60,7 +59,7 @@ class DaskBackend(Backend):
         device = Device(device)
         if device == self.device_of(raw):
             return raw
-        holder = registry.get_backend("cupy" if device.type == "cuda" else "numpy")
+        holder = registry.backend_for_device(device)
         meta = holder.asarray(np.empty((0,) * raw.ndim, dtype=raw.dtype), device=device)
         return raw.map_blocks(_chunk_to, str(device), dtype=raw.dtype, meta=meta)
 
@@ -108,7 +107,7 @@ class DaskBackend(Backend):
 def _chunk_to(chunk: Any, device: str) -> Any:
     """One chunk moved to ``device`` (runs inside a task, on whichever worker holds it)."""
     source = registry.backend_of(chunk)
-    target = registry.get_backend("cupy" if device.startswith("cuda") else "numpy")
+    target = registry.backend_for_device(device)
     return target.asarray(source.to_host(chunk), device=device)  # no copy on the host
 
 

@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from .base import Backend, DeviceMismatchError
+from .base import CPU, DEVICE_TYPES, Backend, Device, DeviceMismatchError
 
-BACKEND_NAMES = ("numpy", "cupy", "dask")
-_MODULE_OF_LIBRARY = {"numpy": "numpy", "cupy": "cupy", "cupyx": "cupy", "dask": "dask"}
+BACKEND_NAMES = ("numpy", "cupy", "dask", "strict")
+_MODULE_OF_LIBRARY = {"numpy": "numpy", "cupy": "cupy", "cupyx": "cupy", "dask": "dask",
+                      "array_api_strict": "strict"}
 _loaded: dict[str, Backend] = {}
 _by_type: dict[type, Backend] = {}
 _default = [os.environ.get("INTEROP_BACKEND", "numpy")]
@@ -46,7 +47,8 @@ def get_backend(name: str | Backend) -> Backend:
         module = importlib.import_module(f"interop.backends.{name}")
     except ImportError as exc:
         extra = {"dask": "pip install 'interop[dask]'",
-                 "cupy": "pip install cupy-cuda12x (the wheel matching your CUDA)"}[name]
+                 "cupy": "pip install cupy-cuda12x (the wheel matching your CUDA)",
+                 "strict": "pip install array-api-strict"}[name]
         raise ImportError(f"the {name} backend needs {exc.name}, which is not installed: {extra}") from exc
     be = _loaded[name] = module.backend
     _by_type[be.array_type] = be
@@ -91,10 +93,15 @@ def set_default_backend(name: str) -> None:
     _default[0] = name
 
 
+def backend_for_device(device: Any) -> Backend:
+    """The backend that holds data on ``device`` when none is named (NumPy for the host)."""
+    return get_backend(DEVICE_TYPES[Device(device).type][0])
+
+
 def common_backend(operands: list[tuple[Backend, Any]]) -> Backend:
     """The backend an operation on these (backend, raw array) pairs runs on."""
     first = operands[0][0]
-    if all(be is first for be, _ in operands):
+    if all(be is first for be, _ in operands) and not first.multi_device:
         return first
     lazy = "dask" in {be.name for be, _ in operands}
     # Scalars' kin: 0-d host arrays join any backend (0-d of any kind, within Dask graphs).
@@ -106,7 +113,12 @@ def common_backend(operands: list[tuple[Backend, Any]]) -> Backend:
         guard_transfer(operands)
     if lazy:
         return get_backend("dask")
-    return next(be for be, raw in operands if be.name != "numpy")
+    return next((be for be, raw in operands if be.name != "numpy"), first)
+
+
+def common_device(operands: list[tuple[Backend, Any]]) -> Device:
+    """Where an operation on mixed operands runs: the first operand's device off the host."""
+    return next((d for d in (be.device_of(raw) for be, raw in operands) if d != CPU), CPU)
 
 
 def guard_transfer(operands: list[tuple[Backend, Any]]) -> None:

@@ -33,7 +33,7 @@ def shape(be: Any, input: Any) -> tuple:
 @_prop("dtype", "The element type.")
 def dtype(be: Any, input: Any) -> np.dtype:
     """The element type (a NumPy dtype; interop.float32 and friends compare equal)."""
-    return input.dtype
+    return be.dtype_of(input)
 
 
 @_prop("ndim", "Number of dimensions.")
@@ -113,8 +113,8 @@ def numpy(be: Any, input: Any, *, force: bool = False) -> np.ndarray:
     GPU tensors raise, as torch's do: call ``.cpu()`` first (or pass force=True).
     """
     if be.device_of(input).type != "cpu" and not force:
-        raise TypeError("can't convert cuda tensor to numpy. Use Tensor.cpu() to copy the "
-                        "tensor to host memory first.")
+        raise TypeError(f"can't convert {be.device_of(input).type} tensor to numpy. Use "
+                        "Tensor.cpu() to copy the tensor to host memory first.")
     return be.to_host(input, "numpy()")
 
 

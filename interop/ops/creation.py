@@ -26,10 +26,8 @@ def target(backend: Any, device: Any, like: Backend | None = None) -> Backend:
         return like
     if device is not None:
         from ..backends.base import Device
-        if Device(device).type == "cuda":
-            return registry.get_backend("cupy")
         default = registry.default_backend()
-        return default if default.name != "cupy" else registry.get_backend("numpy")
+        return default if default.serves(Device(device)) else registry.backend_for_device(device)
     return registry.default_backend()
 
 
@@ -82,7 +80,7 @@ def _like(fn: str, doc: str) -> Any:
              memory_format: Any = None) -> Any:
         b = target(backend, device, be)
         dev = device if device is not None else (be.device_of(input) if b is be else None)
-        dt = dtypes.as_dtype(dtype) or input.dtype
+        dt = dtypes.as_dtype(dtype) or be.dtype_of(input)
         if b.lazy and chunks is None and be.lazy:
             chunks = input.chunks
         base = fn.removesuffix("_like")

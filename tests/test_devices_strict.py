@@ -1,0 +1,275 @@
+"""The device model on array-api-strict's extra devices: runs on every CI run, GPU or not.
+
+array-api-strict arrays live on ``CPU_DEVICE``, ``device1`` and ``device2``
+(interop's ``cpu``, ``strict:1``, ``strict:2``) and refuse cross-device mixing
+as CuPy's do across host and GPUs, so the generic device logic the CuPy backend
+relies on (placement, ``to(...)``, mixing errors, ``implicit_transfer`` and the
+transfer guard) is exercised here.  Values are checked against NumPy.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+import interop
+
+strict = pytest.importorskip("array_api_strict")
+
+HOST = np.arange(12.0).reshape(3, 4)
+DEVICES = ["cpu", "strict:1", "strict:2"]
+OFF_HOST = ["strict:1", "strict:2"]
+xa = interop.array_api
+
+
+def on(device: str, data: np.ndarray = HOST) -> interop.Tensor:
+    return interop.tensor(data, backend="strict", device=device)
+
+
+def values(t: interop.Tensor) -> np.ndarray:
+    """Host values, through the explicit move only (``.cpu()``)."""
+    host = t.cpu()
+    assert host.device == "cpu"
+    return np.asarray(host.raw)
+
+
+def native(device: str):
+    return interop.get_backend("strict").native_device(device)
+
+
+# ------------------------------------------------------------------ names and placement
+def test_strict_devices_are_interop_devices():
+    assert interop.device("strict:1") == "strict:1" == interop.device("strict", 1)
+    assert interop.device("strict") == "strict:1"  # like 'cuda' meaning 'cuda:0'
+    assert repr(interop.device("strict", 2)) == "device(type='strict', index=2)"
+    be = interop.get_backend("strict")
+    assert native("cpu") == strict.Device("CPU_DEVICE")
+    assert native("strict:2") == strict.Device("device2")
+    with pytest.raises(ValueError, match="strict:3"):
+        be.native_device("strict:3")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tensor_is_placed_on_the_device(device):
+    t = on(device)
+    assert t.backend == "strict" and t.device == device
+    assert t.raw.device == native(device)  # really there: array-api-strict agrees
+    assert t.dtype == np.float64 and t.shape == HOST.shape
+    np.testing.assert_array_equal(values(t), HOST)
+
+
+@pytest.mark.parametrize("device", OFF_HOST)
+def test_a_device_alone_picks_its_backend(device):
+    t = interop.tensor(HOST, device=device)  # as device='cuda' picks CuPy
+    assert t.backend == "strict" and t.device == device
+    assert interop.zeros(2, 3, device=device).device == device
+    assert interop.tensor(HOST, device=device, dtype=interop.float32).dtype == np.float32
+
+
+@pytest.mark.parametrize("device", OFF_HOST)
+@pytest.mark.parametrize("make, expected", [  # floats default to float32, as in torch
+    (lambda d: interop.zeros(2, 3, device=d), np.zeros((2, 3), np.float32)),
+    (lambda d: interop.ones(4, device=d, dtype=interop.int32), np.ones(4, dtype=np.int32)),
+    (lambda d: interop.full((2,), 3.5, device=d), np.full(2, 3.5, np.float32)),
+    (lambda d: interop.arange(5, device=d), np.arange(5)),
+    (lambda d: interop.eye(3, device=d), np.eye(3, dtype=np.float32)),
+    (lambda d: interop.zeros_like(interop.tensor(HOST, device=d)), np.zeros_like(HOST)),
+    (lambda d: xa.asarray(HOST, device=d), HOST),
+])
+def test_creation_functions_honour_device(device, make, expected):
+    t = make(device)
+    assert t.backend == "strict" and t.device == device
+    got = values(t)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("device, default", [("strict:1", np.float64), ("strict:2", np.float32)])
+def test_array_api_creation_takes_the_devices_default_dtype(device, default):
+    """array-api-strict's device2 defaults to float32 (as some GPUs do); the standard's
+    creation functions follow the device, given as an interop or a native device."""
+    native_default = strict.__array_namespace_info__().default_dtypes(device=native(device))
+    assert interop.get_backend("strict").dtype_of(strict.zeros(1, dtype=native_default[
+        "real floating"])) == default
+    for t in (xa.zeros((2, 3), device=device), xa.zeros((2, 3), device=native(device))):
+        assert t.device == device and t.dtype == default
+        np.testing.assert_array_equal(values(t), np.zeros((2, 3), default))
+
+
+# ------------------------------------------------------------------ explicit moves
+@pytest.mark.parametrize("source", DEVICES)
+@pytest.mark.parametrize("dest", DEVICES)
+def test_to_moves_between_devices(source, dest):
+    t = on(source)
+    for moved in (t.to(dest), t.to(interop.device(dest)), t.to(device=dest), t.to_device(dest)):
+        assert moved.backend == "strict" and moved.device == dest
+        assert moved.raw.device == native(dest)
+        np.testing.assert_array_equal(values(moved), HOST)
+    assert t.device == source  # the source stays where it was
+
+
+@pytest.mark.parametrize("device", OFF_HOST)
+def test_moves_across_backends(device):
+    t = interop.tensor(HOST).to(device)  # NumPy -> a device (as .cuda())
+    assert t.backend == "strict" and t.device == device
+    back = t.to(backend="numpy")  # and back to NumPy (as .cpu() from CuPy)
+    assert back.backend == "numpy" and back.device == "cpu"
+    np.testing.assert_array_equal(back.raw, HOST)
+    assert t.cpu().backend == "strict"  # strict holds host data itself, CuPy hands it to NumPy
+    f32 = t.to(interop.float32)
+    assert f32.device == device and f32.dtype == np.float32
+
+
+@pytest.mark.parametrize("device", OFF_HOST)
+def test_values_leave_the_device_only_when_asked(device):
+    t = on(device)
+    with pytest.raises(TypeError, match=r"can't convert strict tensor to numpy.*cpu\(\)"):
+        t.numpy()
+    np.testing.assert_array_equal(t.numpy(force=True), HOST)
+    assert t.tolist() == HOST.tolist() and on(device, np.float64(2.5)).item() == 2.5
+
+
+# ------------------------------------------------------------------ operations stay on the device
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name, fn, ref", [
+    ("t + t", lambda t: t + t, HOST + HOST),
+    ("torch.add", lambda t: __import__("torch").add(t, t), HOST + HOST),
+    ("xa.multiply", lambda t: xa.multiply(t, t), HOST * HOST),
+    ("xa.exp", lambda t: xa.exp(t), np.exp(HOST)),
+    ("xa.sum", lambda t: xa.sum(t, axis=0), HOST.sum(axis=0)),
+    ("xa.matmul", lambda t: xa.matmul(t, xa.matrix_transpose(t)), HOST @ HOST.T),
+    ("xa.where", lambda t: xa.where(xa.greater(t, 3.0), t, 0.0), np.where(HOST > 3, HOST, 0.0)),
+])
+def test_operations_on_one_device_stay_there(device, name, fn, ref):
+    if name == "torch.add":
+        pytest.importorskip("torch")
+    out = fn(on(device))
+    assert out.backend == "strict" and out.device == device, name
+    np.testing.assert_allclose(values(out), ref)
+
+
+# ------------------------------------------------------------------ mixing devices
+def _surfaces(a: interop.Tensor, b: interop.Tensor) -> list:
+    calls = [("operator", lambda: a + b), ("operator, reflected", lambda: b * a),
+             ("Array API", lambda: xa.add(a, b)), ("method", lambda: a.add(b))]
+    try:
+        import torch
+        calls.append(("torch", lambda: torch.add(a, b)))
+    except ImportError:
+        pass
+    return calls
+
+
+MIXES = [("strict:1", "strict:2"), ("strict:1", "cpu"), ("cpu", "strict:2")]
+
+
+@pytest.mark.parametrize("dev_a, dev_b", MIXES)
+def test_mixing_devices_raises_naming_both_and_the_fix(dev_a, dev_b):
+    a, b = on(dev_a), on(dev_b)
+    for surface, call in _surfaces(a, b):
+        with pytest.raises(interop.DeviceMismatchError) as info:
+            call()
+        msg = str(info.value)
+        assert dev_a in msg and dev_b in msg and ".to(" in msg, (surface, msg)
+        assert "implicit_transfer=True" in msg
+
+
+@pytest.mark.parametrize("device", OFF_HOST)
+def test_mixing_with_numpy_raises_on_every_surface(device):
+    t, h = on(device), interop.tensor(HOST)
+    calls = [lambda: t + h, lambda: h + t, lambda: t + HOST, lambda: HOST + t,
+             lambda: np.add(t, h), lambda: np.add(h, t), lambda: np.multiply(HOST, t),
+             lambda: xa.add(h, t)] + [call for _, call in _surfaces(t, h)]
+    for call in calls:
+        with pytest.raises(interop.DeviceMismatchError, match=rf"{device}.*\.to\(|cpu.*{device}"):
+            call()
+
+
+def test_device_mismatch_is_also_a_value_and_runtime_error():
+    with pytest.raises(ValueError):
+        on("strict:1") + on("strict:2")
+    with pytest.raises(RuntimeError):
+        on("strict:1") + on("strict:2")
+
+
+@pytest.mark.parametrize("device", OFF_HOST)
+def test_host_scalars_join_any_device(device):
+    t = on(device)
+    for out, ref in ((xa.multiply(2.0, t), HOST * 2), (xa.add(t, 1.0), HOST + 1)):
+        assert out.device == device
+        np.testing.assert_array_equal(values(out), ref)
+
+
+# ------------------------------------------------------------------ implicit transfers, opt-in
+@pytest.mark.parametrize("dev_a, dev_b", MIXES + [("strict:2", "numpy")])
+def test_implicit_transfer_moves_data_to_the_device(dev_a, dev_b):
+    a = on(dev_a)
+    b = interop.tensor(HOST * 10) if dev_b == "numpy" else on(dev_b, HOST * 10)
+    off_host = [d for d in (dev_a, dev_b) if d not in ("cpu", "numpy")]
+    with interop.config(implicit_transfer=True):
+        # the result lands on the first operand's device off the host
+        for out, where in ((a + b, off_host[0]), (xa.add(a, b), off_host[0]),
+                           (b + a, off_host[-1])):
+            assert out.backend == "strict" and out.device == where
+            np.testing.assert_array_equal(values(out), HOST * 11)
+    assert b.device == ("cpu" if dev_b == "numpy" else dev_b)  # operands did not move
+    with pytest.raises(interop.DeviceMismatchError):  # off again outside the block
+        a + b
+
+
+# ------------------------------------------------------------------ the transfer guard
+def test_guard_allow_log_disallow_as_context(caplog):
+    a, b = on("strict:1"), on("strict:2", HOST * 10)
+    with interop.config(implicit_transfer=True):
+        with interop.transfer_guard("allow"), caplog.at_level(logging.WARNING, "interop.transfer"):
+            np.testing.assert_array_equal(values(a + b), HOST * 11)
+        assert "implicit transfer" not in caplog.text
+        with interop.transfer_guard("log"), caplog.at_level(logging.WARNING, "interop.transfer"):
+            np.testing.assert_array_equal(values(a + b), HOST * 11)
+        assert "implicit transfer between strict:1 (strict), strict:2 (strict)" in caplog.text
+        with interop.transfer_guard("disallow"):
+            with pytest.raises(interop.DeviceMismatchError, match=r"transfer_guard.*t\.to\("):
+                a + b
+            with pytest.raises(interop.DeviceMismatchError, match="cpu \\(numpy\\), strict:1"):
+                a + interop.tensor(HOST)
+            # explicit moves are never guarded, nor are ops on one device
+            np.testing.assert_array_equal(values(a + b.to("strict:1")), HOST * 11)
+    assert interop.config.get("transfer_guard") == "allow"
+
+
+def test_guard_as_a_global_setting(caplog):
+    a, h = on("strict:2"), interop.tensor(HOST)
+    interop.transfer_guard("disallow")
+    try:
+        with interop.config(implicit_transfer=True), \
+                pytest.raises(interop.DeviceMismatchError, match="disallow"):
+            a + h
+        interop.transfer_guard("log")
+        with interop.config(implicit_transfer=True), \
+                caplog.at_level(logging.WARNING, "interop.transfer"):
+            out = h + a
+        assert out.device == "strict:2"
+        assert "implicit transfer between cpu (numpy), strict:2 (strict)" in caplog.text
+    finally:
+        interop.transfer_guard("allow")
+
+
+def test_guard_does_not_fire_without_a_transfer():
+    with interop.transfer_guard("disallow"), interop.config(implicit_transfer=True):
+        for device in DEVICES:
+            t = on(device)
+            np.testing.assert_array_equal(values(t + xa.multiply(t, 2.0)), HOST * 3)
+        # host mixes (strict's host array with NumPy's) are no transfer either
+        out = on("cpu") + interop.tensor(HOST)
+        assert out.device == "cpu"
+        np.testing.assert_array_equal(values(out), HOST * 2)
+
+
+def test_importing_interop_does_not_import_array_api_strict():
+    import subprocess
+    import sys
+    code = "import sys, interop; print('array_api_strict' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
