@@ -125,8 +125,6 @@ def test_getitem_follows_the_standard(what, backend):
 
 @pytest.mark.parametrize("what", ["int, ...", "ellipsis", "steps", "boolean mask", "all ints"])
 def test_setitem_follows_the_standard(what, backend):
-    if backend == "dask" and what == "boolean mask":
-        pytest.skip("Dask: x[mask] = v needs known sizes in interop (README, Array API)")
     key = INDICES[what]
     s = strict.asarray(A.copy())
     s[_index(key, strict.asarray)] = 7

@@ -20,7 +20,7 @@ DASK_LIMITS = {
     "fft.dct": NUMPY_FALLBACK,
     "fft.fft": "Dask's FFT needs the transformed axis in one chunk (rechunk first)",
     "fft.rfft": "Dask's FFT needs the transformed axis in one chunk (rechunk first)",
-    "stats.variation": "x[mask] = v on a Dask tensor needs known sizes in interop",
+    "stats.variation": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
     "stats.pearsonr": "indexes a 0-d result in a way interop's Dask getitem refuses",
 }
 _RESULTS: dict[str, dict] = {}
