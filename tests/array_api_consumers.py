@@ -39,9 +39,11 @@ def sklearn_cases() -> dict[str, Callable]:
     from sklearn.linear_model import Ridge, RidgeClassifier, RidgeCV
     from sklearn.metrics import pairwise
     from sklearn.mixture import GaussianMixture
+    from sklearn.model_selection import train_test_split
     from sklearn.naive_bayes import GaussianNB
-    from sklearn.preprocessing import (Binarizer, KernelCenterer, MaxAbsScaler, MinMaxScaler,
-                                       Normalizer, PolynomialFeatures, StandardScaler)
+    from sklearn.preprocessing import (Binarizer, KernelCenterer, LabelEncoder, MaxAbsScaler,
+                                       MinMaxScaler, Normalizer, PolynomialFeatures,
+                                       StandardScaler)
 
     def dispatch(f: Callable) -> Callable:
         def run(*a: Any) -> Any:
@@ -81,6 +83,26 @@ def sklearn_cases() -> dict[str, Callable]:
         "rbf_kernel": lambda x, y, yc, p, pr: pairwise.rbf_kernel(x),
         "polynomial_kernel": lambda x, y, yc, p, pr: pairwise.polynomial_kernel(x),
         "chi2_kernel": lambda x, y, yc, p, pr: pairwise.chi2_kernel(p),
+        "additive_chi2_kernel": lambda x, y, yc, p, pr: pairwise.additive_chi2_kernel(p),
+        "linear_kernel": lambda x, y, yc, p, pr: pairwise.linear_kernel(x),
+        "sigmoid_kernel": lambda x, y, yc, p, pr: pairwise.sigmoid_kernel(x),
+        "cosine_distances": lambda x, y, yc, p, pr: pairwise.cosine_distances(x),
+        "paired_euclidean_distances": lambda x, y, yc, p, pr: pairwise.paired_euclidean_distances(x, x[::-1]),
+        "paired_cosine_distances": lambda x, y, yc, p, pr: pairwise.paired_cosine_distances(x, x[::-1]),
+        "mean_absolute_percentage_error": lambda x, y, yc, p, pr: metrics.mean_absolute_percentage_error(p[:, 0], p[:, 1]),
+        "mean_squared_log_error": lambda x, y, yc, p, pr: metrics.mean_squared_log_error(p[:, 0], p[:, 1]),
+        "mean_gamma_deviance": lambda x, y, yc, p, pr: metrics.mean_gamma_deviance(p[:, 0], p[:, 1]),
+        "mean_tweedie_deviance(power=1.5)": lambda x, y, yc, p, pr: metrics.mean_tweedie_deviance(p[:, 0], p[:, 1], power=1.5),
+        "d2_tweedie_score": lambda x, y, yc, p, pr: metrics.d2_tweedie_score(p[:, 0], p[:, 1]),
+        "mean_pinball_loss": lambda x, y, yc, p, pr: metrics.mean_pinball_loss(y, x[:, 0]),
+        "max_error": lambda x, y, yc, p, pr: metrics.max_error(y, x[:, 0]),
+        "precision_score(average='macro')": lambda x, y, yc, p, pr: metrics.precision_score(yc, yc[::-1], average="macro"),
+        "recall_score(average='macro')": lambda x, y, yc, p, pr: metrics.recall_score(yc, yc[::-1], average="macro"),
+        "jaccard_score(average='macro')": lambda x, y, yc, p, pr: metrics.jaccard_score(yc, yc[::-1], average="macro"),
+        "hamming_loss": lambda x, y, yc, p, pr: metrics.hamming_loss(yc, yc[::-1]),
+        "multilabel_confusion_matrix": lambda x, y, yc, p, pr: metrics.multilabel_confusion_matrix(yc, yc[::-1]),
+        "LabelEncoder": lambda x, y, yc, p, pr: LabelEncoder().fit_transform(yc[::-1]),
+        "train_test_split": lambda x, y, yc, p, pr: train_test_split(x, shuffle=False)[1],
     }
     return {k: dispatch(f) for k, f in cases.items()}
 

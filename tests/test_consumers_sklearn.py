@@ -17,6 +17,12 @@ CASES = [
     "mean_absolute_error", "explained_variance_score", "mean_poisson_deviance", "accuracy_score",
     "confusion_matrix", "f1_score(average='macro')", "log_loss", "zero_one_loss",
     "euclidean_distances", "cosine_similarity", "rbf_kernel", "polynomial_kernel", "chi2_kernel",
+    "additive_chi2_kernel", "linear_kernel", "sigmoid_kernel", "cosine_distances",
+    "paired_euclidean_distances", "paired_cosine_distances", "mean_absolute_percentage_error",
+    "mean_squared_log_error", "mean_gamma_deviance", "mean_tweedie_deviance(power=1.5)",
+    "d2_tweedie_score", "mean_pinball_loss", "max_error", "precision_score(average='macro')",
+    "recall_score(average='macro')", "jaccard_score(average='macro')", "hamming_loss",
+    "multilabel_confusion_matrix", "LabelEncoder", "train_test_split",
 ]
 
 UNKNOWN_SIZES = "data-dependent sizes (unique labels, boolean masks) are NaN in Dask"
@@ -31,6 +37,10 @@ DASK_LIMITS = {
     "GaussianNB": UNKNOWN_SIZES,
     "log_loss": UNKNOWN_SIZES,
     "f1_score(average='macro')": UNKNOWN_SIZES,
+    "precision_score(average='macro')": UNKNOWN_SIZES,
+    "recall_score(average='macro')": UNKNOWN_SIZES,
+    "jaccard_score(average='macro')": UNKNOWN_SIZES,
+    "multilabel_confusion_matrix": UNKNOWN_SIZES,
     "Ridge(solver='svd')": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
     "StandardScaler": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
     "r2_score": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
