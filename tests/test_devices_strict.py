@@ -153,7 +153,8 @@ def test_operations_on_one_device_stay_there(device, name, fn, ref):
 # ------------------------------------------------------------------ mixing devices
 def _surfaces(a: interop.Tensor, b: interop.Tensor) -> list:
     calls = [("operator", lambda: a + b), ("operator, reflected", lambda: b * a),
-             ("Array API", lambda: xa.add(a, b)), ("method", lambda: a.add(b))]
+             ("Array API", lambda: xa.add(a, b)), ("method", lambda: a.add(b)),
+             ("NumPy ufunc", lambda: np.add(a, b)), ("NumPy function", lambda: np.stack([a, b]))]
     try:
         import torch
         calls.append(("torch", lambda: torch.add(a, b)))

@@ -193,7 +193,13 @@ def _plain_raws(inputs: tuple) -> tuple[type, type, list] | None:
                 return None
             kind = t
         raws.append(x)
-    return (cls, kind, raws) if kind is not None else None
+    if kind is None:
+        return None
+    if _raw_backends[kind].multi_device:  # two devices of one backend: the general path says so
+        first = next(r for r in raws if type(r) is kind)
+        if any(type(r) is kind and r.device != first.device for r in raws):
+            return None
+    return cls, kind, raws
 
 
 @functools.cache
