@@ -16,6 +16,7 @@ from typing import Any
 from . import dtypes, overrides
 from .backends import (BACKEND_NAMES, Device, DeviceMismatchError, get_backend,
                        set_default_backend)
+from .backends import registry as _registry
 from .backends.base import DaskComputeError, DaskComputeWarning, InteropWarning, UnknownShapeError
 from .config import config, transfer_guard
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16,  # noqa: A004
@@ -56,9 +57,15 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None
     options = {"chunks": chunks} if chunks is not None else {}
     raw = data._raw if isinstance(data, Tensor) else data
     if backend is None and device is None and not hasattr(raw, "__cuda_array_interface__") \
-            and not type(raw).__module__.startswith("dask"):
+            and not type(raw).__module__.startswith("dask") and _on_host(raw):
         backend = default_backend()  # host data follows the default backend
     return _dispatch.make(Tensor, to_raw(data, dtype, device, backend, copy=True, **options))
+
+
+def _on_host(raw: Any) -> bool:
+    """False for an array on another device (a GPU, array-api-strict's): it stays there."""
+    be = _registry.backend_of(raw)
+    return be is None or be.device_of(raw).type == "cpu"
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None = None,

@@ -98,6 +98,21 @@ def test_array_api_creation_takes_the_devices_default_dtype(device, default):
         np.testing.assert_array_equal(values(t), np.zeros((2, 3), default))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_native_arrays_keep_their_device(device):
+    """A library array already on a device stays there (as a CuPy array stays on its GPU);
+    host arrays follow the default backend, as NumPy arrays do."""
+    raw = strict.asarray(HOST, device=native(device))
+    copied = interop.tensor(raw)
+    assert copied.backend == ("numpy" if device == "cpu" else "strict")
+    assert copied.device == device and copied.raw is not raw
+    for t in (interop.as_tensor(raw), xa.asarray(raw)):
+        assert t.backend == "strict" and t.device == device
+    assert interop.as_tensor(raw).raw is raw  # no copy
+    for t in (copied, interop.as_tensor(raw), xa.asarray(raw)):
+        np.testing.assert_array_equal(values(t), HOST)
+
+
 # ------------------------------------------------------------------ explicit moves
 @pytest.mark.parametrize("source", DEVICES)
 @pytest.mark.parametrize("dest", DEVICES)
