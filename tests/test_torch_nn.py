@@ -96,6 +96,15 @@ CASES = {
     "cosine_similarity": (F.cosine_similarity, (X, X[::-1].copy()), {}),
     "one_hot": (F.one_hot, (LABELS,), {"num_classes": 7}),
     "embedding": (F.embedding, (LABELS.reshape(2, 2), X.T.copy()), {}),
+    "prelu": (F.prelu, (IMG, np.array([0.1, 0.2, 0.3], np.float32)), {}),
+    "pixel_shuffle": (F.pixel_shuffle, (np.repeat(IMG, 4, 1),), {"upscale_factor": 2}),
+    "adaptive_avg_pool2d": (F.adaptive_avg_pool2d, (IMG, (3, 4)), {}),
+    "pairwise_distance": (F.pairwise_distance, (X, X[::-1].copy()), {"p": 3.0}),
+    "sdpa_causal": (F.scaled_dot_product_attention, (IMG, IMG, IMG), {"is_causal": True}),
+    "sdpa_mask": (F.scaled_dot_product_attention, (IMG, IMG, IMG),
+                  {"attn_mask": IMG[0, 0, :, :1] > 0}),
+    "margin_ranking_loss": (F.margin_ranking_loss, (X, X[::-1].copy(), np.sign(X)), {}),
+    "poisson_nll_loss": (F.poisson_nll_loss, (X, np.abs(X)), {"full": True}),
     "fft.rfft": (torch.fft.rfft, (SEQ,), {"n": 12, "norm": "ortho"}),
     "fft.ifft": (torch.fft.ifft, (X,), {"dim": 0}),
     "fft.irfft": (torch.fft.irfft, (X,), {}),
@@ -148,7 +157,7 @@ def test_dropout_training_zeroes_and_scales():
 
 
 @pytest.mark.parametrize("call", [
-    lambda t: F.adaptive_avg_pool2d(t, 1),
+    lambda t: F.interpolate(t, scale_factor=2),
     lambda t: torch.nn.functional.embedding_bag(t.long(), t),
 ])
 def test_unsupported_raises_typeerror_naming_function_and_backend(call, backend):

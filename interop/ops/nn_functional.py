@@ -424,3 +424,145 @@ def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None
         return be.np.pad(x, widths, mode="constant",
                          constant_values=input.dtype.type(0 if value is None else value))
     return be.np.pad(x, widths, mode=_PAD_MODES[mode])
+
+
+@op(method=False, torch=names("prelu", torch_fn=True), family="nn")
+def prelu(be: Any, input: Any, weight: Any) -> Any:
+    """x for x > 0, else weight * x (one weight, or one per channel of dim 1)."""
+    w = weight.reshape((-1,) + (1,) * (input.ndim - 2)) if weight.size > 1 and input.ndim > 1 \
+        else be.np.reshape(weight, ())
+    return be.np.where(input > 0, input, w * input).astype(input.dtype)
+
+
+@op(method=False, torch=names("rrelu", torch_fn=True), family="nn")
+def rrelu(be: Any, input: Any, lower: float = 1 / 8, upper: float = 1 / 3,
+          training: bool = False, inplace: bool = False) -> Any:
+    """Eval mode: leaky ReLU with slope (lower + upper) / 2 (training draws random slopes)."""
+    if training:
+        raise NotImplementedError("rrelu(training=True) draws random slopes; interop implements "
+                                  "the eval form only (training=False)")
+    return in_place(be, input, _leaky(be, float_input(be, input), (lower + upper) / 2), inplace)
+
+
+def _dropout_like(name: str) -> None:
+    """Channel and alpha dropouts: identity in eval mode, as torch."""
+    def impl(be: Any, input: Any, p: float = 0.5, training: bool = False,
+             inplace: bool = False) -> Any:
+        if training and p > 0:
+            raise NotImplementedError(f"{name}(training=True) is not implemented by interop; "
+                                      "models run in eval mode (model.eval()) use the identity")
+        return input
+    impl.__name__, impl.__doc__ = name, f"{name}: the identity outside training."
+    op(name, method=False, torch=names(name), family="nn")(impl)
+
+
+for _name in ("dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"):
+    _dropout_like(_name)
+
+
+@op(method=False, torch=names("pixel_shuffle", torch_fn=True), family="nn")
+def pixel_shuffle(be: Any, input: Any, upscale_factor: int) -> Any:
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = upscale_factor
+    *lead, c, h, w = input.shape
+    x = input.reshape((*lead, c // (r * r), r, r, h, w))
+    n = len(lead)
+    x = be.np.transpose(x, (*range(n), n, n + 3, n + 1, n + 4, n + 2))
+    return x.reshape((*lead, c // (r * r), h * r, w * r))
+
+
+@op(method=False, torch=names("pixel_unshuffle", torch_fn=True), family="nn")
+def pixel_unshuffle(be: Any, input: Any, downscale_factor: int) -> Any:
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = downscale_factor
+    *lead, c, h, w = input.shape
+    x = input.reshape((*lead, c, h // r, r, w // r, r))
+    n = len(lead)
+    x = be.np.transpose(x, (*range(n), n, n + 2, n + 4, n + 1, n + 3))
+    return x.reshape((*lead, c * r * r, h // r, w // r))
+
+
+@op(method=False, torch=names("channel_shuffle", torch_fn=True), family="nn")
+def channel_shuffle(be: Any, input: Any, groups: int) -> Any:
+    """Interleave the channel groups: (N, g * k, ...) -> channels k-major."""
+    n, c = input.shape[:2]
+    x = input.reshape((n, groups, c // groups, *input.shape[2:]))
+    return be.np.swapaxes(x, 1, 2).reshape(input.shape)
+
+
+@op(method=False, torch=names("pairwise_distance", torch_fn=True), family="nn")
+def pairwise_distance(be: Any, x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Any:
+    """||x1 - x2 + eps||_p along the last dim."""
+    x1, x2 = float_input(be, x1), float_input(be, x2)
+    d = be.np.abs(x1 - x2 + x1.dtype.type(eps))
+    if p == float("inf"):
+        return be.np.max(d, axis=-1, keepdims=keepdim)
+    if p == 0:
+        return be.np.sum(d != 0, axis=-1, keepdims=keepdim).astype(d.dtype)
+    return (be.np.sum(d ** p, axis=-1, keepdims=keepdim) ** (1 / p)).astype(d.dtype)
+
+
+@op(method=False, torch=names("pdist", torch_fn=True), family="nn")
+def pdist(be: Any, input: Any, p: float = 2.0) -> Any:
+    """Distances between all row pairs i < j of an (N, M) input, in row-major pair order."""
+    n = input.shape[0]
+    i, j = np.triu_indices(n, 1)
+    d = be.np.abs(input[i] - input[j])
+    if p == float("inf"):
+        return be.np.max(d, axis=-1) if d.size else be.np.sum(d, axis=-1)
+    if p == 0:
+        return be.np.sum(d != 0, axis=-1).astype(d.dtype)
+    return (be.np.sum(d ** p, axis=-1) ** (1 / p)).astype(d.dtype)
+
+
+def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def _adaptive(n: int) -> None:
+    def impl(be: Any, input: Any, output_size: Any) -> Any:
+        outs = (output_size,) * n if isinstance(output_size, int) else tuple(output_size)
+        outs = tuple(input.shape[-n + i] if o is None else o for i, o in enumerate(outs))
+        x = input
+        for k, o in enumerate(outs):  # one spatial dim at a time: mean over each window
+            axis = x.ndim - n + k
+            pre = (slice(None),) * axis
+            parts = [be.np.mean(x[(*pre, slice(lo, hi))], axis=axis, keepdims=True)
+                     for lo, hi in _adaptive_bounds(x.shape[axis], o)]
+            x = be.np.concatenate(parts, axis=axis)
+        return x.astype(input.dtype)
+    name = f"adaptive_avg_pool{n}d"
+    impl.__name__, impl.__doc__ = name, f"Average over {n}-d windows giving ``output_size``."
+    op(name, method=False, torch=names(name, torch_fn=n == 1), family="nn")(impl)
+
+
+for _n in (1, 2, 3):
+    _adaptive(_n)
+
+
+@op(method=False, torch=names("scaled_dot_product_attention"), family="nn")
+def scaled_dot_product_attention(be: Any, query: Any, key: Any, value: Any, attn_mask: Any = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False,
+                                 scale: Any = None, enable_gqa: bool = False) -> Any:
+    """softmax(Q K^T * scale + mask) V; boolean masks keep True, ``is_causal`` the lower triangle."""
+    if dropout_p:
+        raise NotImplementedError("scaled_dot_product_attention: dropout_p > 0 is not "
+                                  "implemented by interop (pass 0.0 at inference)")
+    if enable_gqa and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key, value = be.np.repeat(key, rep, axis=-3), be.np.repeat(value, rep, axis=-3)
+    t = query.dtype.type
+    s = t(1 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    scores = be.np.matmul(query, be.np.swapaxes(key, -1, -2)) * s
+    if is_causal:
+        lq, lk = query.shape[-2], key.shape[-2]
+        attn_mask = be.np.tril(be.np.ones((lq, lk), dtype=bool))
+    if attn_mask is not None:
+        if attn_mask.dtype == bool:
+            scores = be.np.where(attn_mask, scores, t(-np.inf))
+        else:
+            scores = scores + attn_mask
+    weights = softmax(be, scores, -1)
+    masked_out = be.np.all(scores == t(-np.inf), axis=-1, keepdims=True)  # torch: rows of 0
+    return be.np.matmul(be.np.where(masked_out, t(0), weights), value)

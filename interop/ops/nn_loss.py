@@ -5,8 +5,10 @@ class weights, ``ignore_index`` and label smoothing.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from ._args import float_input
 from .nn_functional import log_softmax_raw, names
 from .registry import op
 
@@ -185,3 +187,84 @@ def cosine_similarity(be: Any, x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8
     n1 = be.np.maximum(be.np.sqrt(be.np.sum(x1 * x1, axis=dim, keepdims=True)), e)
     n2 = be.np.maximum(be.np.sqrt(be.np.sum(x2 * x2, axis=dim, keepdims=True)), e)
     return be.np.sum((x1 / n1) * (x2 / n2), axis=dim)
+
+
+@op(method=False, torch=names("margin_ranking_loss", torch_fn=True), family="nn")
+def margin_ranking_loss(be: Any, input1: Any, input2: Any, target: Any, margin: float = 0.0,
+                        size_average: Any = None, reduce: Any = None,
+                        reduction: str = "mean") -> Any:
+    """max(0, -y (x1 - x2) + margin)."""
+    input1, input2 = float_input(be, input1), float_input(be, input2)
+    loss = be.np.maximum(-target * (input1 - input2) + margin, 0)
+    return reduce_loss(be, loss.astype(input1.dtype), reduction_arg(size_average, reduce, reduction))
+
+
+@op(method=False, torch=names("hinge_embedding_loss", torch_fn=True), family="nn")
+def hinge_embedding_loss(be: Any, input: Any, target: Any, margin: float = 1.0,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Any:
+    """x where y == 1, max(0, margin - x) where y == -1."""
+    zero = input.dtype.type(0)
+    pos = be.np.where(target == 1, input, zero)
+    neg = be.np.where(target == -1, be.np.maximum(margin - input, zero), zero)
+    return reduce_loss(be, (pos + neg).astype(input.dtype),
+                       reduction_arg(size_average, reduce, reduction))
+
+
+@op(method=False, torch=names("poisson_nll_loss", torch_fn=True), family="nn")
+def poisson_nll_loss(be: Any, input: Any, target: Any, log_input: bool = True, full: bool = False,
+                     size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
+                     reduction: str = "mean") -> Any:
+    """exp(x) - y x (log_input) or x - y log(x + eps); ``full`` adds Stirling's term."""
+    input = float_input(be, input)
+    loss = be.np.exp(input) - target * input if log_input else \
+        input - target * be.np.log(input + input.dtype.type(eps))
+    if full:
+        safe = be.np.where(target > 1, target, 1)
+        stirling = safe * be.np.log(safe) - safe + 0.5 * be.np.log(2 * math.pi * safe)
+        loss = loss + be.np.where(target > 1, stirling, 0)
+    return reduce_loss(be, loss.astype(input.dtype), reduction_arg(size_average, reduce, reduction))
+
+
+@op(method=False, torch=names("gaussian_nll_loss"), family="nn")
+def gaussian_nll_loss(be: Any, input: Any, target: Any, var: Any, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Any:
+    """0.5 (log(max(var, eps)) + (x - y)^2 / max(var, eps)) (+ 0.5 log(2 pi) if ``full``)."""
+    if getattr(var, "ndim", 0) == input.ndim - 1 or (getattr(var, "ndim", 0) and
+                                                   var.shape[-1] != input.shape[-1]):
+        var = var[..., None] if getattr(var, "ndim", 0) == input.ndim - 1 else var
+    v = be.np.maximum(var, input.dtype.type(eps))
+    loss = 0.5 * (be.np.log(v) + be.np.square(input - target) / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return reduce_loss(be, loss.astype(input.dtype), reduction)
+
+
+@op(method=False, torch=names("cosine_embedding_loss", torch_fn=True), family="nn")
+def cosine_embedding_loss(be: Any, input1: Any, input2: Any, target: Any, margin: float = 0.0,
+                          size_average: Any = None, reduce: Any = None,
+                          reduction: str = "mean") -> Any:
+    """1 - cos where y == 1, max(0, cos - margin) where y == -1 (cos along the last dim)."""
+    input1, input2 = float_input(be, input1), float_input(be, input2)
+    eps = input1.dtype.type(1e-12)
+    dot = be.np.sum(input1 * input2, axis=-1)
+    mag = be.np.sqrt((be.np.sum(input1 * input1, axis=-1) + eps) *
+                     (be.np.sum(input2 * input2, axis=-1) + eps))
+    cos = dot / mag
+    zero = cos.dtype.type(0)
+    loss = be.np.where(target == 1, 1 - cos, zero) + \
+        be.np.where(target == -1, be.np.maximum(cos - margin, zero), zero)
+    return reduce_loss(be, loss.astype(input1.dtype), reduction_arg(size_average, reduce, reduction))
+
+
+@op(method=False, torch=names("multilabel_soft_margin_loss"), family="nn")
+def multilabel_soft_margin_loss(be: Any, input: Any, target: Any, weight: Any = None,
+                                size_average: Any = None, reduce: Any = None,
+                                reduction: str = "mean") -> Any:
+    """Mean over classes of the binary logistic loss."""
+    log_sig = be.np.minimum(input, 0) - be.np.log1p(be.np.exp(-be.np.abs(input)))
+    loss = -(target * log_sig + (1 - target) * (log_sig - input))
+    if weight is not None:
+        loss = loss * weight
+    loss = be.np.mean(loss, axis=-1).astype(input.dtype)
+    return reduce_loss(be, loss, reduction_arg(size_average, reduce, reduction))

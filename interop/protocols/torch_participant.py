@@ -18,7 +18,9 @@ _cache: dict[int, tuple[Callable, Callable | None]] = {}
 
 ALIASES = {"torch.spmm": "torch.mm", "torch.true_divide": "torch.div",
            "torch.Tensor.true_divide": "torch.div", "torch.functional.split": "torch.split",
-           "torch.rsub": "torch.Tensor.__rsub__"}
+           "torch.rsub": "torch.Tensor.__rsub__", "torch.unsafe_split": "torch.split",
+           "torch.unsafe_chunk": "torch.chunk", "torch.split_with_sizes": "torch.split",
+           "torch.alias_copy": "torch.clone"}
 """torch names ``resolve_name`` reports for a callable shared with another name (torch.mm
 and torch.spmm are one builtin) or kept in torch.functional, mapped to the table's name."""
 
@@ -32,7 +34,23 @@ def lookup(name: str) -> Callable | None:
         run = TORCH_NAMES.get("torch." + name.removeprefix("torch.functional."))
     if run is None and name.startswith("torch.Tensor."):
         run = TORCH_NAMES.get("torch." + name.removeprefix("torch.Tensor."))
+    if run is None and name.endswith("_copy") and name != "torch.Tensor.copy_":
+        stem = name.removesuffix("_copy")  # torch.view_copy: the view (a method), copied
+        base = lookup(stem) or lookup(stem.replace("torch.", "torch.Tensor.", 1))
+        run = _copied(base) if base is not None else None
     return run
+
+
+def _copied(run: Callable) -> Callable:
+    """The ``*_copy`` variant of a view operation: its result(s) cloned."""
+    clone = TORCH_NAMES["torch.clone"]
+
+    def run_copy(cls: type, args: tuple, kwargs: dict) -> object:
+        out = run(cls, args, kwargs)
+        if isinstance(out, (tuple, list)):
+            return type(out)(clone(cls, (o,), {}) for o in out)
+        return clone(cls, (out,), {})
+    return run_copy
 
 
 def torch_name(func: Callable) -> str | None:
