@@ -109,7 +109,7 @@ def test_dlpack_on_gpu_is_zero_copy():
 @pytest.mark.parametrize("call, name", [
     (lambda t: torch.nn.functional.adaptive_max_pool1d(t, 2), "torch.nn.functional.adaptive"),
     (lambda t: torch.linalg.householder_product(t, t), "torch.linalg.householder_product"),
-    (lambda t: torch.histc(t), "torch.histc"),
+    (lambda t: torch.renorm(t, 2, 0, 1.0), "torch.renorm"),
 ])
 def test_unsupported_torch_function_raises(call, name, backend):
     with pytest.raises(TypeError, match=rf"{name}.* {backend} backend"):
