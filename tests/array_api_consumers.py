@@ -221,6 +221,7 @@ def check(name: str, f: Callable, backend: str) -> dict[str, Any]:
 
 
 def main(consumer: str, backend: str) -> None:
+    interop.set_default_backend(backend)  # as a script moved to Dask or CuPy would (README)
     for name, f in CONSUMERS[consumer]().items():
         print(json.dumps(check(name, f, backend)), flush=True)
 

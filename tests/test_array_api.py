@@ -117,6 +117,13 @@ def test_creation_follows_default_backend_and_device(default_backend):
     assert xp.fft.fftfreq(4).backend == default_backend
 
 
+def test_raw_arrays_are_data_that_follow_the_default_backend(default_backend):
+    assert xp.asarray(np.ones(2)).backend == default_backend  # as interop.tensor(ndarray)
+    assert xp.stack([np.ones(2), np.ones(2)]).backend == default_backend
+    on_numpy = interop.tensor(np.ones(2), backend="numpy")
+    assert xp.add(on_numpy, np.ones(2)).backend == "numpy"  # a tensor decides
+
+
 def test_info_per_backend(default_backend):
     info = xp.__array_namespace_info__()
     assert info.default_device() == "cpu" and info.devices() == [interop.device("cpu")]

@@ -12,8 +12,6 @@ CASES = [
     "broadcast_shapes", "default_dtype",
 ]
 DASK_LIMITS = {
-    "create_diagonal": "built with xp.zeros(device='cpu'): a NumPy tensor",
-    "pad": "built with xp.full(device='cpu'): a NumPy tensor",
     "setdiff1d": "needs known sizes (unique values are NaN-sized in Dask)",
     "isclose": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
     "apply_where": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",

@@ -3,7 +3,8 @@
 Every function of the namespace is made here from its name: it goes through
 the dispatch core (so a subclass's ``__torch_function__`` and modes see it,
 with ``func`` the ``interop.array_api`` function), unwraps tensors without
-copying, picks the backend (the operands', or the one serving ``device=``),
+copying, picks the backend (the tensors', or the one serving ``device=``, else the
+default: raw arrays passed without tensors are data, as in ``interop.tensor``),
 calls the same-named function of that backend's array-api-compat namespace
 (standard semantics, not torch's) and wraps the results once as tensors.
 """
@@ -15,7 +16,7 @@ from typing import Any
 
 from .. import dispatch
 from ..backends.base import Backend
-from ..tensor import move
+from ..tensor import Tensor, move
 from . import _device, _standard
 
 MODULE = "interop.array_api"
@@ -33,8 +34,17 @@ def _function_of(be: Backend, module: str, name: str, public_name: str) -> Calla
     return fn
 
 
+def _holds_tensor(args: tuple, kwargs: dict | None) -> bool:
+    """Whether a Tensor is among the arguments (raw arrays alone are data, like lists)."""
+    for a in (*args, *kwargs.values()) if kwargs else args:
+        if isinstance(a, Tensor) or (type(a) in (list, tuple) and _holds_tensor(a, None)):
+            return True
+    return False
+
+
 def _moved(rargs: list, source: Backend | None, target: Backend) -> list:
-    """Array operands moved to ``target``: the explicit transfer a ``device=`` asked for."""
+    """Array operands moved to ``target``: what a ``device=`` asked for, or raw host arrays
+    following the default backend as ``interop.tensor`` makes them do."""
     if source is None or source is target:
         return rargs
     return [move(a, source, target) if source.owns(a) else a for a in rargs]
@@ -50,11 +60,12 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
         be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
         device = rkwargs.get("device") if rkwargs else None
-        if device is not None or be is None:
-            target = _device.backend_for(device, be)
+        tensors = be if be is not None and _holds_tensor(args, kwargs) else None
+        if device is not None or tensors is None:
+            target = _device.backend_for(device, tensors)
             if device is not None:
                 rkwargs["device"] = _device.native(target, device)
-                rargs = _moved(rargs, be, target)
+            rargs = _moved(rargs, be, target)
             be = target
         fn = rule or resolved.get(be)
         if fn is None:
