@@ -1,7 +1,7 @@
 """The Python Array API standard (2024.12) for interop tensors: ``t.__array_namespace__()``.
 
-    >>> import interop, interop.array_api as xp
-    >>> x = interop.tensor([1.0, 2.0, 3.0])
+    >>> import interop.array_api as xp
+    >>> x = xp.asarray([1.0, 2.0, 3.0])          # float64: the standard's default
     >>> xp.mean(x)
     tensor(2., dtype=float64, backend='numpy')
 
@@ -10,13 +10,14 @@ argument names, promotion and result dtypes; Python floats are float64 here,
 where the torch surface makes them float32).  Each is generated from its name
 (``_names``) by one wrapper (``_wrap``) that calls the same function of the
 tensor's backend's array-api-compat namespace, so NumPy, CuPy and Dask
-tensors stay on their backend.  Creation functions without array operands
-use ``device=`` and the default backend.
+tensors stay on their backend.  Calls without a tensor operand (creation
+functions, raw arrays) use ``device=`` and the default backend.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
 from .. import dtypes as _dtypes
 from . import fft, linalg
@@ -40,5 +41,4 @@ def namespace(api_version: str | None = None) -> object:
         raise ValueError(f"interop.array_api: version {api_version!r} of the Array API standard "
                          f"is not supported; supported: {', '.join(API_VERSIONS)} (or None for "
                          f"{API_VERSION})")
-    import sys
     return sys.modules[__name__]

@@ -33,25 +33,36 @@ class Info:
     def devices(self) -> list[Device]:
         return list(dict.fromkeys(_device.as_device(d) for d in self._native.devices()))
 
-    def _native_device(self, device: Any) -> Any:
-        return None if device is None else _device.native(self.backend, device)
+    def _on(self, device: Any) -> tuple[Any, Any]:
+        """The native info and device object of the backend serving ``device`` (a GPU's
+        dtypes are CuPy's even when the default backend is NumPy)."""
+        if device is None:
+            return self._native, None
+        be = _device.backend_for(device, self.backend)
+        return info_for(be)._native, _device.native(be, device)
 
     def default_dtypes(self, *, device: Any = None) -> dict[str, Any]:
         """'real floating', 'complex floating', 'integral', 'indexing' dtypes."""
-        return dict(self._native.default_dtypes(device=self._native_device(device)))
+        native, dev = self._on(device)
+        return dict(native.default_dtypes(device=dev))
 
     def dtypes(self, *, device: Any = None, kind: str | tuple[str, ...] | None = None) -> dict[str, Any]:
         """The dtypes (by name) of ``kind`` that arrays on ``device`` can have."""
-        return dict(self._native.dtypes(device=self._native_device(device), kind=kind))
+        native, dev = self._on(device)
+        return dict(native.dtypes(device=dev, kind=kind))
 
 
 _INFO: dict[str, Info] = {}
 
 
-def __array_namespace_info__() -> Info:  # noqa: N807 (the standard's name)
-    """The inspection namespace for the default backend (``interop.set_default_backend``)."""
-    be = registry.default_backend()
+def info_for(be: Backend) -> Info:
+    """The (cached) inspection namespace of one backend."""
     info = _INFO.get(be.name)
     if info is None:
         info = _INFO[be.name] = Info(be)
     return info
+
+
+def __array_namespace_info__() -> Info:  # noqa: N807 (the standard's name)
+    """The inspection namespace for the default backend (``interop.set_default_backend``)."""
+    return info_for(registry.default_backend())
