@@ -65,6 +65,15 @@ def test_array_api_compat_helpers(backend):
     assert isinstance(moved, interop.Tensor) and moved.backend == backend
 
 
+def test_is_lazy_array_follows_dask_compute():
+    """array-api-compat probes an unknown array with bool(): allowed computes say 'eager'."""
+    t = interop.tensor(np.arange(6.0), backend="dask", chunks=3)
+    assert not aac.is_lazy_array(interop.tensor([1.0]))
+    assert not aac.is_lazy_array(t)  # it computed one element to find out
+    with interop.config(dask_compute="raise"):
+        assert aac.is_lazy_array(t)
+
+
 def test_size_is_an_int_and_torchs_method():
     t = interop.tensor(np.zeros((2, 3)))
     assert t.size == 6 and isinstance(t.size, int) and t.size + 1 == 7
