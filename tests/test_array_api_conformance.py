@@ -182,7 +182,10 @@ def _reduce(draw, n):
     dtypes = {"mean": FLOAT + COMPLEX, "max": REAL, "min": REAL, "all": ALL, "any": ALL,
               "count_nonzero": ALL}.get(n, NUMERIC)
     x = array(draw, dtypes, min_side=1 if n in ("max", "min") else 0, hi=3 if n == "prod" else 10)
-    return (x,), {"axis": axes_of(draw, x.ndim), "keepdims": draw(st.booleans())}
+    kwargs = {"axis": axes_of(draw, x.ndim), "keepdims": draw(st.booleans())}
+    if n in ("sum", "prod"):
+        kwargs["dtype"] = _opt_dtype(draw, ("int64", "uint64", "float32", "float64", "complex128"))
+    return (x,), kwargs
 
 
 @spec("std", "var")
@@ -202,7 +205,8 @@ def _argext(draw, n):
 def _cum(draw, n):
     x = array(draw, REAL, min_dims=1, max_dims=2, hi=3)
     return (x,), {"axis": axis_of(draw, x.ndim, allow_none=x.ndim == 1),
-                  "include_initial": draw(st.booleans())}
+                  "include_initial": draw(st.booleans()),
+                  "dtype": _opt_dtype(draw, ("int64", "float64"))}
 
 
 @spec("diff")
@@ -452,7 +456,7 @@ def _tri(draw, n):
 @spec("astype")
 def _astype(draw, n):
     x = array(draw, REAL + ("bool",), lo=0, hi=100)
-    return (x, Dt(draw(st.sampled_from(REAL + ("bool",))))), {}
+    return (x, Dt(draw(st.sampled_from(REAL + ("bool",))))), {"copy": draw(st.booleans())}
 
 
 @spec("can_cast")
