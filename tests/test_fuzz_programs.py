@@ -95,6 +95,15 @@ OPS: dict[str, tuple[str, Callable[..., Any]]] = {
     "flip": ("flip", lambda ns, x, y, dim: x.flip(dim)),
     "index": ("__getitem__", _index),
     "mask": ("__getitem__", _mask),
+    "pow": ("pow", lambda ns, x, y: ns.pow(x.abs(), y)),
+    "remainder": ("remainder", lambda ns, x, y: ns.remainder(x, y.abs() + 1)),
+    "matmul": ("matmul", lambda ns, x, y: x @ y.to(x.dtype)),  # (torch skips it on empties)
+    "stack": ("stack", lambda ns, x, y, dim: ns.stack([x, x], dim=dim)),
+    "permute": ("permute", lambda ns, x, y: x.permute(tuple(reversed(range(x.dim()))))),
+    "std": ("std", lambda ns, x, y, dim, keepdim: x.std(dim=dim, keepdim=keepdim)),
+    "sort": ("sort", lambda ns, x, y, dim: x.sort(dim).values),
+    "max_dim": ("max", lambda ns, x, y, dim, keepdim: x.max(dim, keepdim).values),
+    "cumprod": ("cumprod", lambda ns, x, y, dim: x.cumprod(dim)),
     "to_float32": ("to", lambda ns, x, y: x.to(ns.float32)),
     "to_int64": ("to", lambda ns, x, y: x.long()),
 }
@@ -230,6 +239,20 @@ REGRESSIONS = [
     # float32 rounding carried into a float64 result
     (((), 'float32', (0.0,)), ((), 'float64', (0.0,)),
      (('logical_not', ()), ('sin', ()), ('add', ()))),
+    # std/var of ints: dtype checked before dim
+    (((), 'float32', (0.0,)), ((), 'float32', (0.0,)),
+     (('logical_not', ()), ('std', (('dim', 1), ('keepdim', False))))),
+    # sort of a 0-d tensor checks dim
+    (((), 'float32', (0.0,)), ((), 'float32', (0.0,)), (('sort', (('dim', 1),)),)),
+    # max(dim) of a 0-d tensor is still (values, indices)
+    (((), 'float32', (0.0,)), ((), 'float32', (0.0,)),
+     (('max_dim', (('dim', 0), ('keepdim', False))),)),
+    # Dask's matmul of int32 gave int64
+    (((2, 0), 'int32', ()), ((2, 0), 'float32', ()),
+     (('transpose', (('dim', 1),)), ('matmul', ()))),
+    # bool matmul: torch's NotImplementedError when there is work, a result when not
+    (((0,), 'bool', ()), ((0,), 'float32', ()), (('matmul', ()),)),
+    (((0, 0), 'bool', ()), ((0,), 'float32', ()), (('matmul', ()),)),
 ]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import UnsupportedDtypeError
 from ._args import promote
 from .registry import op
 
@@ -32,7 +33,12 @@ def matmul(be: Any, input: Any, other: Any) -> Any:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                            f"({'x'.join(map(str, input.shape))} and "
                            f"{'x'.join(map(str, other.shape))})")
-    return be.np.matmul(input, other)
+    out = be.np.matmul(input, other)
+    if input.dtype.kind == "b" and (out.size and input.shape[-1] or input.ndim == other.ndim == 1):
+        raise UnsupportedDtypeError('matmul: "dot"/"addmm" not implemented for bool tensors '
+                                    "(torch too, when there is work); convert first, e.g. "
+                                    "t.int() or t.float()")
+    return out if out.dtype == input.dtype else out.astype(input.dtype)  # Dask: int32 -> int64
 
 
 @op(out=True, family="linalg")

@@ -80,8 +80,9 @@ def var(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keep
     """Variance with Bessel's correction by default (``correction=1``), as torch."""
     if isinstance(dim, bool):  # torch.var(t, False) means unbiased=False
         dim, unbiased = None, dim
+    input = _floating("var", input, None)  # torch checks the dtype before the dim
     d, k = _reduce_args("var", input, dim, axis, keepdim, keepdims)
-    return be.np.var(_floating("var", input, None), axis=d, keepdims=k,
+    return be.np.var(input, axis=d, keepdims=k,
                      ddof=_correction(unbiased, correction))
 
 
@@ -91,8 +92,9 @@ def std(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keep
     """Standard deviation with Bessel's correction by default, as torch."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
+    input = _floating("std", input, None)  # torch checks the dtype before the dim
     d, k = _reduce_args("std", input, dim, axis, keepdim, keepdims)
-    return be.np.std(_floating("std", input, None), axis=d, keepdims=k,
+    return be.np.std(input, axis=d, keepdims=k,
                      ddof=_correction(unbiased, correction))
 
 
@@ -127,6 +129,8 @@ def _extreme(name: str, fn: str, arg_fn: str) -> Any:
                 *_promote2(input, dim))
         d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
         _check_nonempty(name, input, d)
+        if input.ndim == 0 and isinstance(dim_arg(dim, axis), int):  # still (values, indices)
+            return values_indices[name](input.copy(), be.np.zeros((), dtype=dtypes.int64))
         if d is None or isinstance(d, tuple):
             return _extremes(be, fn, input, d, k)
         values = _extremes(be, fn, input, d, k)

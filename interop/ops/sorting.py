@@ -17,9 +17,9 @@ from .registry import op
 @op(family="sorting")
 def sort(be: Any, input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     """Sorted values and their indices along ``dim`` (a (values, indices) named tuple)."""
+    d = check_dim("sort", dim, input.ndim)  # a 0-d tensor too: dim in [-1, 0]
     if input.ndim == 0:
         return values_indices["sort"](input, be.np.zeros((), dtype=dtypes.int64))
-    d = check_dim("sort", dim, input.ndim)
     indices = argsort(be, input, d, descending, stable=True)
     return values_indices["sort"](_along(be, input, indices, d), indices)
 
