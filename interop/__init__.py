@@ -57,15 +57,9 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None
     options = {"chunks": chunks} if chunks is not None else {}
     raw = data._raw if isinstance(data, Tensor) else data
     if backend is None and device is None and not hasattr(raw, "__cuda_array_interface__") \
-            and not type(raw).__module__.startswith("dask") and _on_host(raw):
+            and not type(raw).__module__.startswith("dask") and _registry.on_host(raw):
         backend = default_backend()  # host data follows the default backend
     return _dispatch.make(Tensor, to_raw(data, dtype, device, backend, copy=True, **options))
-
-
-def _on_host(raw: Any) -> bool:
-    """False for an array on another device (a GPU, array-api-strict's): it stays there."""
-    be = _registry.backend_of(raw)
-    return be is None or be.device_of(raw).type == "cpu"
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None = None,

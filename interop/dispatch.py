@@ -277,6 +277,12 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
             be, rargs, rkwargs = unwrap_call(args, kwargs)  # the value itself, not a tensor
             return call_impl(impl, be or registry.default_backend(), rargs, rkwargs)
         return run_unwrapped
+    if entry.extra.get("targets"):
+        def run_to_target(cls: type, args: tuple, kwargs: dict) -> Any:
+            be, rargs, _ = unwrap_call(args[:1], {})  # the operand; the rest say where to go
+            rest = [a._raw if isinstance(a, Tensor) else a for a in args[1:]]
+            return wrap(call_impl(impl, be, [*rargs, *rest], kwargs), cls, args)
+        return run_to_target
     if not entry.out:
         def run_plain(cls: type, args: tuple, kwargs: dict) -> Any:
             return run_op(impl, creation, cls, args, kwargs)

@@ -103,13 +103,13 @@ def test_native_arrays_keep_their_device(device):
     """A library array already on a device stays there (as a CuPy array stays on its GPU);
     host arrays follow the default backend, as NumPy arrays do."""
     raw = strict.asarray(HOST, device=native(device))
-    copied = interop.tensor(raw)
-    assert copied.backend == ("numpy" if device == "cpu" else "strict")
-    assert copied.device == device and copied.raw is not raw
-    for t in (interop.as_tensor(raw), xa.asarray(raw)):
-        assert t.backend == "strict" and t.device == device
+    for t in (interop.tensor(raw), xa.asarray(raw)):
+        assert t.backend == ("numpy" if device == "cpu" else "strict")
+        assert t.device == device
+    assert interop.tensor(raw).raw is not raw  # a copy, on the same device
+    assert interop.as_tensor(raw).device == device
     assert interop.as_tensor(raw).raw is raw  # no copy
-    for t in (copied, interop.as_tensor(raw), xa.asarray(raw)):
+    for t in (interop.tensor(raw), interop.as_tensor(raw), xa.asarray(raw)):
         np.testing.assert_array_equal(values(t), HOST)
 
 
@@ -123,6 +123,18 @@ def test_to_moves_between_devices(source, dest):
         assert moved.raw.device == native(dest)
         np.testing.assert_array_equal(values(moved), HOST)
     assert t.device == source  # the source stays where it was
+
+
+@pytest.mark.parametrize("source, dest", [("strict:1", "strict:2"), ("cpu", "strict:1"),
+                                          ("strict:2", "cpu")])
+def test_to_another_tensor_takes_its_device_and_dtype(source, dest):
+    """torch's t.to(other): other only names the target, so it may sit on any device."""
+    other = on(dest, HOST.astype(np.float32))
+    for t in (on(source), interop.tensor(HOST)):
+        moved = t.to(other)
+        assert moved.device == dest and moved.dtype == np.float32
+        np.testing.assert_array_equal(values(moved), HOST.astype(np.float32))
+    assert on(source).to(other).raw.device == native(dest)
 
 
 @pytest.mark.parametrize("device", OFF_HOST)

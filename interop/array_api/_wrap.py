@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dispatch
+from ..backends import registry
 from ..backends.base import Backend
 from ..tensor import Tensor, move
 from . import _device, _standard
@@ -60,7 +61,8 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
         be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
         device = rkwargs.get("device") if rkwargs else None
-        tensors = be if be is not None and _holds_tensor(args, kwargs) else None
+        tensors = be if be is not None and (_holds_tensor(args, kwargs) or not all(
+            registry.on_host(a) for a in rargs if be.owns(a))) else None  # no silent transfer
         if device is not None or tensors is None:
             target = _device.backend_for(device, tensors)
             if device is not None:

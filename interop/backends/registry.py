@@ -93,6 +93,12 @@ def set_default_backend(name: str) -> None:
     _default[0] = name
 
 
+def on_host(raw: Any) -> bool:
+    """False for an array on another device (a GPU, array-api-strict's): data there stays."""
+    be = backend_of(raw)
+    return be is None or be.device_of(raw).type == "cpu"
+
+
 def backend_for_device(device: Any) -> Backend:
     """The backend that holds data on ``device`` when none is named (NumPy for the host)."""
     return get_backend(DEVICE_TYPES[Device(device).type][0])

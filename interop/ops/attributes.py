@@ -182,7 +182,7 @@ def format_(be: Any, input: Any, format_spec: str, *, name: str = "tensor") -> s
 
 
 # ------------------------------------------------------------------ conversions
-@op(function=False, family="attributes")
+@op(function=False, family="attributes", targets=True)
 def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
        backend: Any = None, copy: bool = False, non_blocking: bool = False, chunks: Any = None,
        **options: Any) -> Any:
@@ -192,7 +192,8 @@ def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
     """
     for a in args:  # torch accepts a dtype, a device or a tensor positionally
         if getattr(a, "shape", None) is not None and getattr(a, "dtype", None) is not None:
-            dtype, device = a.dtype, registry.backend_of(a).device_of(a)
+            owner = registry.backend_of(a)
+            dtype, device = owner.dtype_of(a), owner.device_of(a)
         elif isinstance(a, (str, Device)) and not _is_dtype_name(a):
             device = a
         else:

@@ -39,11 +39,13 @@ TABLE: dict[str, Op] = {}
 def op(name: str | None = None, *, function: bool = True, method: bool | str = True,
        inplace: bool | str = False, torch: tuple[str, ...] | None = None,
        aliases: tuple[str, ...] = (), creation: bool = False, out: bool = False,
-       property: bool = False, family: str = "", wrap: bool = True) -> Callable[[Callable], Callable]:
+       property: bool = False, family: str = "", wrap: bool = True,
+       targets: bool = False) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
     ``wrap=False``: the result is returned as the implementation made it (``numpy()``
-    returns an ndarray, not a tensor).
+    returns an ndarray, not a tensor).  ``targets=True``: only the first argument is an
+    operand; tensors after it name a target (``t.to(other)``), so may sit on any device.
     """
     def register(impl: Callable) -> Callable:
         key = name or impl.__name__.rstrip("_")
@@ -59,7 +61,9 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
             raise ValueError(f"operation {key!r} is declared twice")
         TABLE[key] = Op(key, impl, function=function, method=meth, inplace=inpl, torch=names,
                         aliases=aliases, creation=creation, out=out, family=family, property=property,
-                        doc=(impl.__doc__ or "").strip(), extra={} if wrap else {"wrap": False})
+                        doc=(impl.__doc__ or "").strip(),
+                        extra={**({} if wrap else {"wrap": False}),
+                               **({"targets": True} if targets else {})})
         return impl
     return register
 
