@@ -8,10 +8,11 @@ and the package to install.  Results take the input's floating dtype
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import dtypes
-from ._args import float_input, promote
+from ._args import promote
 from .registry import op, torch_alias
 
 
@@ -123,7 +124,6 @@ def polygamma(be: Any, n: int, input: Any) -> Any:
     if n == 0:
         return _result(sp.psi(x), x)
     # (-1)^(n+1) n! zeta(n+1, x): ufuncs only, so Dask stays lazy (scipy's polygamma is not one)
-    import math
     return _result(x.dtype.type((-1) ** (n + 1) * math.factorial(n)) * sp.zeta(n + 1, x), x)
 
 
@@ -131,7 +131,6 @@ def polygamma(be: Any, n: int, input: Any) -> Any:
     torch=("torch.mvlgamma", "torch.special.multigammaln", "torch.Tensor.mvlgamma"))
 def mvlgamma(be: Any, input: Any, p: int) -> Any:
     """Log of the multivariate gamma function of dimension ``p``."""
-    import math
     (x,) = _floating(be, input)
     sp = special_module(be, "multigammaln")
     out = sum(sp.gammaln(x - x.dtype.type(j / 2)) for j in range(p))
