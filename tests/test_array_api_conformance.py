@@ -606,7 +606,7 @@ def _shift_fft(draw, n):
 # ------------------------------------------------------------------ running and comparing
 DASK_LACKS = {"take_along_axis", "from_dlpack", "linalg.cross", "linalg.det", "linalg.eigh",
               "linalg.eigvalsh", "linalg.matrix_power", "linalg.pinv", "linalg.slogdet"}
-ONE_CHUNK = ("linalg.", "fft.")  # Dask's linalg and FFTs want whole matrices / axes in a chunk
+ONE_CHUNK = ("linalg.",)  # Dask's linalg wants whole matrices in a chunk
 SHAPE_ONLY = {"empty", "empty_like"}
 
 
@@ -637,6 +637,7 @@ DASK_LIMITS = {
         "nonzero", "reshape", "roll", "unique_all", "unique_counts",
         "unique_inverse", "unique_values", "linalg.vector_norm", "take")},
     "linalg.solve": (_batched, "only 2-D matrices"),
+    "linalg.cholesky": (_batched, "only 2-D matrices"),
     "linalg.inv": (lambda args, kwargs: _batched(args) or args[0].dtype == np.float32,
                    "only 2-D matrices; float32 comes back float64"),
     "repeat": (lambda args, kwargs: _empty(args) or kwargs["axis"] is None,
@@ -646,8 +647,6 @@ DASK_LIMITS = {
         "matmul", "tensordot", "linalg.matmul", "linalg.tensordot")},
 }
 DASK_BROKEN = {
-    "eye": "dask.array.eye(n, m) with n != m builds a graph that fails to compute",
-    "linalg.cholesky": "array-api-compat 1.16 returns the upper factor (and upper=True fails)",
     "linalg.svd": "full_matrices=True is not supported (the standard's default)",
     "linalg.svdvals": "its svd wants full_matrices=False (array-api-compat passes True)",
     "linalg.matrix_rank": "array-api-compat calls svd(compute_uv=False), which Dask lacks",

@@ -15,8 +15,6 @@ CASES = [
 ]
 DASK_LIMITS = {
     "stats.ttest_1samp": "an intermediate SciPy builds from NumPy gets NaN sizes on Dask",
-    "fft.fft": "Dask's FFT needs the transformed axis in one chunk (rechunk first)",
-    "fft.rfft": "Dask's FFT needs the transformed axis in one chunk (rechunk first)",
     "stats.variation": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
     "stats.pearsonr": "indexes a 0-d result in a way interop's Dask getitem refuses",
 }

@@ -1,7 +1,8 @@
-"""The standard's rule where every backend's array-api-compat namespace departs from it.
+"""The standard's rule where array-api-compat's namespaces depart from it.
 
-Kept to what array-api-strict (the reference) shows differs on all backends;
-each entry takes raw arrays or dtypes, like the backend functions it replaces.
+``RULES`` replace a function on every backend, ``BACKEND_RULES`` on one; kept
+to what array-api-strict (the reference) shows differs.  Each takes raw
+arrays or dtypes, like the backend function it replaces.
 """
 
 from __future__ import annotations
@@ -26,3 +27,45 @@ def can_cast(from_: Any, to: Any, /) -> bool:
 
 
 RULES = {"can_cast": can_cast}
+
+
+# ------------------------------------------------------------------ Dask
+def _dask_cholesky(x: Any, /, *, upper: bool = False) -> Any:
+    """array-api-compat 1.16 returns Dask's default, the upper factor, for upper=False."""
+    import dask.array as da
+    return da.linalg.cholesky(x, lower=not upper)
+
+
+def _dask_eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None,
+              device: Any = None) -> Any:
+    """dask.array.eye(N, M) with M > N builds a graph that fails to compute: cut a square one."""
+    import dask.array as da
+    n = max(n_rows, n_rows if n_cols is None else n_cols)
+    return da.eye(n, M=n, k=k, dtype=dtype or np.float64)[:n_rows, :n_cols]
+
+
+_ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+_N_AXES = ("fftn", "ifftn", "rfftn", "irfftn")
+
+
+def _dask_fft(name: str) -> Any:
+    """Dask transforms only axes held in one chunk: rechunk them first (lazily, as the
+    standard's fft accepts any array)."""
+    def run(x: Any, /, **kwargs: Any) -> Any:
+        import array_api_compat.dask.array as compat
+        if name in _ONE_AXIS:
+            axes: Any = (kwargs.get("axis", -1),)
+        else:
+            axes, s = kwargs.get("axes"), kwargs.get("s")
+            axes = axes if axes is not None else range(x.ndim - len(s) if s is not None else 0, x.ndim)
+        x = x.rechunk({a % x.ndim: -1 for a in axes})
+        return getattr(compat.fft, name)(x, **kwargs)
+    run.__name__ = name
+    return run
+
+
+BACKEND_RULES = {
+    ("dask", "linalg.cholesky"): _dask_cholesky,
+    ("dask", "eye"): _dask_eye,
+    **{("dask", f"fft.{name}"): _dask_fft(name) for name in _ONE_AXIS + _N_AXES},
+}

@@ -71,7 +71,8 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
             be = target
         fn = rule or resolved.get(be)
         if fn is None:
-            fn = resolved[be] = _function_of(be, module, name, public_name)
+            fn = resolved[be] = _standard.BACKEND_RULES.get((be.name, qualname)) or \
+                _function_of(be, module, name, public_name)
         return dispatch.wrap(fn(*rargs, **rkwargs), cls, args)
 
     doc = (f"``{qualname}`` of the Array API standard (2024.12), computed by the backend's "
