@@ -17,6 +17,7 @@ on the numpy backend its message must be NumPy's, word for word.
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -314,6 +315,30 @@ CASES = [
          lambda: torch.full((2,), "x"), ("full", "fill_value", "pass a bool, int, float")),
 ]
 
+def strict(device: str) -> interop.Tensor:
+    """A tensor on one of array-api-strict's devices: two devices on any machine."""
+    return interop.tensor(np.ones(3), backend="strict", device=device)
+
+
+def _torch_two_devices() -> Any:
+    return torch.ones(3) + torch.ones(3, device="meta")
+
+
+DEVICE = ("same device", "strict:", ".to(")
+DEVICE_CASES = [
+    Case("devices-operator", lambda b: strict("strict:1") + strict("strict:2"), _torch_two_devices,
+         DEVICE, backends=("numpy",)),
+    Case("devices-function", lambda b: interop.add(strict("strict:1"), ten(np.ones(3), b)),
+         _torch_two_devices, DEVICE),
+    Case("devices-numpy-ufunc", lambda b: np.add(ten(np.ones(3), b), strict("strict:2")),
+         _torch_two_devices, DEVICE),
+    Case("devices-inplace", lambda b: strict("strict:1").add_(strict("strict:2")),
+         _torch_two_devices, DEVICE, backends=("numpy",)),
+    Case("devices-cat", lambda b: interop.cat([strict("strict:1"), strict("strict:2")]),
+         lambda: torch.cat([torch.ones(3), torch.ones(3, device="meta")]), DEVICE,
+         backends=("numpy",)),
+]
+
 GPU_CASES = [
     Case("mixed-devices", lambda b: interop.tensor([1.0]) + interop.tensor([1.0], device="cuda"),
          lambda: torch.ones(1) + torch.ones(1, device="meta"), ("same device", "cuda:0", ".to(")),
@@ -350,8 +375,13 @@ def _restore_default_backend():
     interop.set_default_backend("numpy")
 
 
+_NO_STRICT = pytest.mark.skipif(importlib.util.find_spec("array_api_strict") is None,
+                                reason="needs array-api-strict (its devices)")
+
+
 @pytest.mark.parametrize(("case", "backend"), [
-    *_params(CASES), *_params(GPU_CASES, (pytest.mark.gpu,))])
+    *_params(CASES), *_params(DEVICE_CASES, (_NO_STRICT,)),
+    *_params(GPU_CASES, (pytest.mark.gpu,))])
 def test_error_contract(case: Case, backend: str) -> None:
     ref = _raise(case.reference) if case.reference is not None else None
     expected = case.expected or (builtin_base(type(ref)) if ref is not None else None)
