@@ -118,6 +118,9 @@ CASES = {
     "special.logit": (torch.special.logit, (np.abs(PROBS),), {"eps": 1e-6}),
     "polygamma": (torch.polygamma, (1, np.abs(X) + 0.5), {}),
     "special.expit": (torch.special.expit, (X,), {}),
+    "igamma": (torch.igamma, (np.abs(X) + 0.1, np.abs(X)), {}),
+    "special.hermite_h": (torch.special.hermite_polynomial_h, (X, LABELS[:, None] - 1), {}),
+    "special.legendre_p": (torch.special.legendre_polynomial_p, (np.tanh(X), 3), {}),
 }
 # Dask's FFTs need the transformed axis in one chunk (Dask's own rule).
 DASK_ONE_CHUNK = {"fft.rfft", "fft.ifft", "fft.irfft", "fft.fftshift"}

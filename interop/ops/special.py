@@ -76,8 +76,9 @@ BINARY = {
     "xlogy": ("xlogy", ("torch.xlogy", "torch.Tensor.xlogy")),
     "xlog1py": ("xlog1py", ()),
     "zeta": ("zeta", ()),
-    "igamma": ("gammainc", ("torch.special.gammainc", "torch.Tensor.igamma")),
-    "igammac": ("gammaincc", ("torch.special.gammaincc", "torch.Tensor.igammac")),
+    "igamma": ("gammainc", ("torch.igamma", "torch.special.gammainc", "torch.Tensor.igamma")),
+    "igammac": ("gammaincc", ("torch.igammac", "torch.special.gammaincc",
+                              "torch.Tensor.igammac")),
 }
 
 
@@ -167,6 +168,31 @@ def special_airy_ai(be: Any, input: Any) -> Any:
     (x,) = _floating(be, input)
     return _result(special_module(be, "airy_ai").airy(x)[0], x)
 
+
+# torch.special.<name>(input, n): scipy.special.eval_<fn>(n, x); 0 for negative n, as torch
+POLYNOMIALS = {"chebyshev_polynomial_t": "chebyt", "chebyshev_polynomial_u": "chebyu",
+               "shifted_chebyshev_polynomial_t": "sh_chebyt",
+               "shifted_chebyshev_polynomial_u": "sh_chebyu", "hermite_polynomial_h": "hermite",
+               "hermite_polynomial_he": "hermitenorm", "laguerre_polynomial_l": "laguerre",
+               "legendre_polynomial_p": "legendre"}
+
+
+def _polynomial(name: str, fname: str) -> Any:
+    def impl(be: Any, input: Any, n: Any) -> Any:
+        (x,) = _floating(be, input) if hasattr(input, "dtype") else (input,)
+        like = x if hasattr(x, "dtype") else _floating(be, n)[0]
+        degree = n.astype("int64") if hasattr(n, "astype") else int(n)
+        safe = be.np.maximum(degree, 0) if hasattr(degree, "dtype") else max(degree, 0)
+        out = getattr(special_module(be, name), f"eval_{fname}")(safe, x)
+        return _result(be.np.where(degree < 0, 0, out), like)
+    impl.__name__ = name
+    impl.__doc__ = f"torch.special.{name}, by scipy.special.eval_{fname}(n, x)."
+    return impl
+
+
+for _name, _fname in POLYNOMIALS.items():
+    op(f"special_{_name}", method=False, family="special",
+       torch=(f"torch.special.{_name}",))(_polynomial(_name, _fname))
 
 for _alias, _to in {"expit": "sigmoid", "exp2": "exp2", "expm1": "expm1", "log1p": "log1p",
                     "round": "round", "softmax": "softmax", "log_softmax": "log_softmax",
