@@ -155,6 +155,17 @@ def test_missing_backend_function_names_op_backend_and_fix():
     assert float(xp.linalg.det(d.to(backend="numpy"))) == 1.0
 
 
+def test_dask_svd_is_reduced_only():
+    a = np.arange(12.0).reshape(4, 3) ** 2
+    d = _t(a, "dask")
+    with pytest.raises(ValueError, match="full_matrices=False"):
+        xp.linalg.svd(d)
+    u, s, vh = xp.linalg.svd(d, full_matrices=False)
+    assert (u.backend, u.shape, s.shape, vh.shape) == ("dask", (4, 3), (3,), (3, 3))
+    np.testing.assert_allclose(to_numpy(s), np.linalg.svd(a, compute_uv=False))
+    assert int(xp.linalg.matrix_rank(d)) == np.linalg.matrix_rank(a)
+
+
 def test_subclass_hook_sees_array_api_calls():
     seen = []
 

@@ -29,7 +29,6 @@ UNKNOWN_SIZES = "data-dependent sizes (unique labels, boolean masks) are NaN in 
 DASK_LIMITS = {
     "PCA(svd_solver='covariance_eigh')": "no linalg.eigh in Dask",
     "RidgeCV": "no linalg.eigh in Dask",
-    "Nystroem": "Dask's svd lacks full_matrices=True",
     "LinearDiscriminantAnalysis": UNKNOWN_SIZES,
     "RidgeClassifier(solver='svd')": UNKNOWN_SIZES,
     "GaussianNB": UNKNOWN_SIZES,

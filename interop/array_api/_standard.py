@@ -7,6 +7,7 @@ arrays or dtypes, like the backend function it replaces.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,34 @@ def _dask_eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: A
     return da.eye(n, M=n, k=k, dtype=dtype or np.float64)[:n_rows, :n_cols]
 
 
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+
+
+def _dask_svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
+    """Dask has only the reduced SVD (the same as the full one for square matrices), of a
+    2-D array whole along one dimension (rechunked here, lazily)."""
+    import dask.array as da
+    m, n = x.shape[-2:]
+    if x.ndim != 2 or (full_matrices and m != n):
+        raise ValueError(f"interop.array_api.linalg.svd on Dask: only one 2-D matrix, and for a "
+                         f"non-square one ({m}x{n}) only full_matrices=False; pass that, or move "
+                         "the data with x.to(backend='numpy')")
+    return SVDResult(*da.linalg.svd(x.rechunk({1 if m >= n else 0: -1})))
+
+
+def _dask_svdvals(x: Any, /) -> Any:
+    return _dask_svd(x, full_matrices=False).S
+
+
+def _dask_matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
+    """The standard's rank: singular values above rtol times the largest (array-api-compat
+    asks Dask's svd for compute_uv=False, which it lacks)."""
+    s = _dask_svdvals(x)
+    if rtol is None:
+        rtol = max(x.shape[-2:]) * np.finfo(x.dtype).eps
+    return (s > s.max(axis=-1, keepdims=True) * rtol).sum(axis=-1)
+
+
 _ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
 _N_AXES = ("fftn", "ifftn", "rfftn", "irfftn")
 
@@ -67,5 +96,8 @@ def _dask_fft(name: str) -> Any:
 BACKEND_RULES = {
     ("dask", "linalg.cholesky"): _dask_cholesky,
     ("dask", "eye"): _dask_eye,
+    ("dask", "linalg.svd"): _dask_svd,
+    ("dask", "linalg.svdvals"): _dask_svdvals,
+    ("dask", "linalg.matrix_rank"): _dask_matrix_rank,
     **{("dask", f"fft.{name}"): _dask_fft(name) for name in _ONE_AXIS + _N_AXES},
 }
