@@ -626,12 +626,8 @@ def _batched(args, kwargs=None):
     return args[0].ndim > 2
 
 
-def _small_int(args, kwargs=None):
-    return args[0].dtype.kind in "iu" and args[0].dtype.itemsize < 8
-
-
 # Cases Dask gets wrong (its errors or results, not interop's), skipped on Dask and listed in
-# the README: zero-size inputs, batches of matrices, small integers in matmul.
+# the README: zero-size inputs, batches of matrices.
 DASK_LIMITS = {
     **{n: (_empty, "zero-size input") for n in (
         "nonzero", "reshape", "roll", "unique_all", "unique_counts",
@@ -640,13 +636,10 @@ DASK_LIMITS = {
     "linalg.cholesky": (_batched, "only 2-D matrices"),
     **{n: (_batched, "only 2-D matrices (and reduced SVDs)") for n in (
         "linalg.svd", "linalg.svdvals", "linalg.matrix_rank")},
-    "linalg.inv": (lambda args, kwargs: _batched(args) or args[0].dtype == np.float32,
-                   "only 2-D matrices; float32 comes back float64"),
+    "linalg.inv": (_batched, "only 2-D matrices"),
     "repeat": (lambda args, kwargs: _empty(args) or kwargs["axis"] is None,
                "zero-size input, or axis=None"),
     "searchsorted": (lambda args, kwargs: _empty(args) or args[1].ndim == 0, "zero-size or 0-d input"),
-    **{n: (_small_int, "int8/int16/int32 products become int64") for n in (
-        "matmul", "tensordot", "linalg.matmul", "linalg.tensordot")},
 }
 DASK_BROKEN: dict[str, str] = {}  # whole functions Dask gets wrong (none left)
 

@@ -73,6 +73,21 @@ def _dask_matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
     return (s > s.max(axis=-1, keepdims=True) * rtol).sum(axis=-1)
 
 
+def _dask_result_dtype(qualname: str) -> Any:
+    """Dask computes int8-int32 products and float32 inverses in 64 bits: cast back to the
+    standard's result dtype (integer wrap-around is the same either way)."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        import array_api_compat.dask.array as compat
+        fn = compat
+        for part in qualname.split("."):
+            fn = getattr(fn, part)
+        out = fn(*args, **kwargs)
+        want = np.result_type(*(a.dtype for a in args if hasattr(a, "dtype")))
+        return out if out.dtype == want else out.astype(want)
+    run.__name__ = qualname
+    return run
+
+
 _ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
 _N_AXES = ("fftn", "ifftn", "rfftn", "irfftn")
 
@@ -96,6 +111,8 @@ def _dask_fft(name: str) -> Any:
 BACKEND_RULES = {
     ("dask", "linalg.cholesky"): _dask_cholesky,
     ("dask", "eye"): _dask_eye,
+    **{("dask", n): _dask_result_dtype(n) for n in (
+        "matmul", "tensordot", "linalg.matmul", "linalg.tensordot", "linalg.inv")},
     ("dask", "linalg.svd"): _dask_svd,
     ("dask", "linalg.svdvals"): _dask_svdvals,
     ("dask", "linalg.matrix_rank"): _dask_matrix_rank,
