@@ -76,6 +76,18 @@ CASES = {
                {"stride": (2, 1), "dilation": (1, 2)}),
     "conv2d_groups_same": (F.conv2d, (IMG, IMG[:, :1, :3, :3].repeat(3, 0).copy()),
                            {"groups": 3, "padding": "same"}),
+    "conv_transpose2d": (F.conv_transpose2d,
+                         (IMG, IMG.transpose(1, 0, 2, 3)[:, :2, :3, :2].copy(), X[0, :2]),
+                         {"stride": 2, "padding": 1, "output_padding": 1}),
+    "conv_transpose2d_groups": (F.conv_transpose2d, (IMG, IMG[0, :, :2, None, :3].copy()),
+                                {"groups": 3, "dilation": (2, 1)}),
+    "conv_transpose1d": (F.conv_transpose1d, (SEQ, SEQ[:, :, :3].transpose(1, 0, 2).copy()),
+                         {"stride": 3, "dilation": 2}),
+    "unfold": (F.unfold, (IMG, (2, 3)), {"padding": 1, "stride": (1, 2)}),
+    "interpolate_nearest": (F.interpolate, (IMG,), {"scale_factor": 2.0}),
+    "interpolate_bilinear": (F.interpolate, (IMG,), {"size": (5, 9), "mode": "bilinear"}),
+    "interpolate_aligned": (F.interpolate, (SEQ,), {"size": 4, "mode": "linear",
+                                                    "align_corners": True}),
     "max_pool2d": (F.max_pool2d, (IMG, 2), {"stride": 1, "padding": 1}),
     "avg_pool1d": (F.avg_pool1d, (SEQ, 3), {"stride": 2, "padding": 1,
                                              "count_include_pad": False}),
@@ -160,7 +172,7 @@ def test_dropout_training_zeroes_and_scales():
 
 
 @pytest.mark.parametrize("call", [
-    lambda t: F.interpolate(t, scale_factor=2),
+    lambda t: F.local_response_norm(t, 2),
     lambda t: torch.nn.functional.embedding_bag(t.long(), t),
 ])
 def test_unsupported_raises_typeerror_naming_function_and_backend(call, backend):

@@ -156,3 +156,68 @@ def _pools(n: int) -> None:
 
 for _n in (1, 2, 3):
     _pools(_n)
+
+
+def _zero_stuffed(be: Any, x: Any, axis: int, stride: int) -> Any:
+    """``stride - 1`` zeros between neighbours along ``axis`` (reshape, no item assignment)."""
+    if stride == 1:
+        return x
+    zeros = be.np.zeros_like(x)
+    parts = be.np.stack([x] + [zeros] * (stride - 1), axis=axis + 1)
+    shape = (*x.shape[:axis], x.shape[axis] * stride, *x.shape[axis + 1:])
+    full = parts.reshape(shape)
+    return full[(slice(None),) * axis + (slice(0, (x.shape[axis] - 1) * stride + 1),)]
+
+
+def conv_transpose(be: Any, input: Any, weight: Any, bias: Any, stride: Any, padding: Any,
+                   output_padding: Any, groups: int, dilation: Any, n: int) -> Any:
+    """The transpose (gradient) of conv: zero-stuff by ``stride``, pad, convolve with the
+    flipped kernel whose in/out channels are swapped (weight (C_in, C_out/groups, *k))."""
+    x, unbatched = _batched(input, n)
+    stride_, pad_, out_pad = _tuple(stride, n), _tuple(padding, n), _tuple(output_padding, n)
+    dil = _tuple(dilation, n)
+    kernel = tuple(weight.shape[2:])
+    for i in range(n):
+        x = _zero_stuffed(be, x, 2 + i, stride_[i])
+    widths = [(d * (k - 1) - p, d * (k - 1) - p + op_) for k, d, p, op_ in
+              zip(kernel, dil, pad_, out_pad)]
+    crop = tuple(slice(-min(lo, 0) or None, (x.shape[2 + i] + min(hi, 0)) if hi < 0 else None)
+                 for i, (lo, hi) in enumerate(widths))
+    x = be.np.pad(x[(slice(None), slice(None), *crop)],
+                  [(0, 0), (0, 0), *[(max(lo, 0), max(hi, 0)) for lo, hi in widths]])
+    c_in, c_out_g = weight.shape[:2]
+    w = weight.reshape((groups, c_in // groups, c_out_g, *kernel))
+    w = be.np.swapaxes(w, 1, 2).reshape((groups * c_out_g, c_in // groups, *kernel))
+    w = be.np.flip(w, axis=tuple(range(2, 2 + n)))
+    out = convolution(be, x, w, bias, 1, 0, dil, groups, n)
+    return out[0] if unbatched else out
+
+
+def _conv_transpose(n: int) -> None:
+    def impl(be: Any, input: Any, weight: Any, bias: Any = None, stride: Any = 1,
+             padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+             dilation: Any = 1) -> Any:
+        return conv_transpose(be, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation, n)
+    name = f"conv_transpose{n}d"
+    impl.__name__, impl.__doc__ = name, f"{n}-d transposed convolution, as torch's {name}."
+    op(name, method=False, torch=names(name, torch_fn=True), family="nn")(impl)
+
+
+for _n in (1, 2, 3):
+    _conv_transpose(_n)
+
+
+@op(method=False, torch=names("unfold"), family="nn")
+def unfold(be: Any, input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+           stride: Any = 1) -> Any:
+    """im2col: (N, C, H, W) -> (N, C * kh * kw, L), channel-major as torch orders it."""
+    x, unbatched = _batched(input, 2)
+    kernel = _tuple(kernel_size, 2)
+    pads = [(p, p) for p in _tuple(padding, 2)]
+    wins = [w for _, w in _windows(be, x, kernel, _tuple(stride, 2), pads, _tuple(dilation, 2),
+                                   x.dtype.type(0))]
+    cols = be.np.stack(wins, axis=2)  # (N, C, kh*kw, oh, ow)
+    n, c, k = cols.shape[:3]
+    out = cols.reshape((n, c * k, cols.shape[3] * cols.shape[4]))
+    return out[0] if unbatched else out
