@@ -1,13 +1,12 @@
-"""The standard's rule where array-api-compat's namespaces depart from it.
+"""The standard's rule where every backend's array-api-compat namespace departs from it.
 
-``RULES`` replace a function on every backend, ``BACKEND_RULES`` on one; kept
-to what array-api-strict (the reference) shows differs.  Each takes raw
-arrays or dtypes, like the backend function it replaces.
+Kept to what array-api-strict (the reference) shows differs on all backends;
+each entry takes raw arrays or dtypes, like the backend function it replaces.
+Rules for one backend live in a module named after it (``_dask``).
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -28,93 +27,3 @@ def can_cast(from_: Any, to: Any, /) -> bool:
 
 
 RULES = {"can_cast": can_cast}
-
-
-# ------------------------------------------------------------------ Dask
-def _dask_cholesky(x: Any, /, *, upper: bool = False) -> Any:
-    """array-api-compat 1.16 returns Dask's default, the upper factor, for upper=False."""
-    import dask.array as da
-    return da.linalg.cholesky(x, lower=not upper)
-
-
-def _dask_eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: Any = None,
-              device: Any = None) -> Any:
-    """dask.array.eye(N, M) with M > N builds a graph that fails to compute: cut a square one."""
-    import dask.array as da
-    n = max(n_rows, n_rows if n_cols is None else n_cols)
-    return da.eye(n, M=n, k=k, dtype=dtype or np.float64)[:n_rows, :n_cols]
-
-
-SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
-
-
-def _dask_svd(x: Any, /, *, full_matrices: bool = True) -> SVDResult:
-    """Dask has only the reduced SVD (the same as the full one for square matrices), of a
-    2-D array whole along one dimension (rechunked here, lazily)."""
-    import dask.array as da
-    m, n = x.shape[-2:]
-    if x.ndim != 2 or (full_matrices and m != n):
-        raise ValueError(f"interop.array_api.linalg.svd on Dask: only one 2-D matrix, and for a "
-                         f"non-square one ({m}x{n}) only full_matrices=False; pass that, or move "
-                         "the data with x.to(backend='numpy')")
-    return SVDResult(*da.linalg.svd(x.rechunk({1 if m >= n else 0: -1})))
-
-
-def _dask_svdvals(x: Any, /) -> Any:
-    return _dask_svd(x, full_matrices=False).S
-
-
-def _dask_matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
-    """The standard's rank: singular values above rtol times the largest (array-api-compat
-    asks Dask's svd for compute_uv=False, which it lacks)."""
-    s = _dask_svdvals(x)
-    if rtol is None:
-        rtol = max(x.shape[-2:]) * np.finfo(x.dtype).eps
-    return (s > s.max(axis=-1, keepdims=True) * rtol).sum(axis=-1)
-
-
-def _dask_result_dtype(qualname: str) -> Any:
-    """Dask computes int8-int32 products and float32 inverses in 64 bits: cast back to the
-    standard's result dtype (integer wrap-around is the same either way)."""
-    def run(*args: Any, **kwargs: Any) -> Any:
-        import array_api_compat.dask.array as compat
-        fn = compat
-        for part in qualname.split("."):
-            fn = getattr(fn, part)
-        out = fn(*args, **kwargs)
-        want = np.result_type(*(a.dtype for a in args if hasattr(a, "dtype")))
-        return out if out.dtype == want else out.astype(want)
-    run.__name__ = qualname
-    return run
-
-
-_ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
-_N_AXES = ("fftn", "ifftn", "rfftn", "irfftn")
-
-
-def _dask_fft(name: str) -> Any:
-    """Dask transforms only axes held in one chunk: rechunk them first (lazily, as the
-    standard's fft accepts any array)."""
-    def run(x: Any, /, **kwargs: Any) -> Any:
-        import array_api_compat.dask.array as compat
-        if name in _ONE_AXIS:
-            axes: Any = (kwargs.get("axis", -1),)
-        else:
-            axes, s = kwargs.get("axes"), kwargs.get("s")
-            axes = axes if axes is not None else range(x.ndim - len(s) if s is not None else 0, x.ndim)
-        x = x.rechunk({a % x.ndim: -1 for a in axes})
-        return getattr(compat.fft, name)(x, **kwargs)
-    run.__name__ = name
-    return run
-
-
-BACKEND_RULES = {
-    ("dask", "linalg.cholesky"): _dask_cholesky,
-    ("dask", "eye"): _dask_eye,
-    **{("dask", n): _dask_result_dtype(n) for n in (
-        "matmul", "tensordot", "linalg.matmul", "linalg.tensordot", "linalg.inv")},
-    ("dask", "linalg.svd"): _dask_svd,
-    ("dask", "linalg.svdvals"): _dask_svdvals,
-    ("dask", "linalg.matrix_rank"): _dask_matrix_rank,
-    **{("dask", f"fft.{name}"): _dask_fft(name) for name in _ONE_AXIS + _N_AXES},
-}

@@ -18,9 +18,10 @@ from .. import dispatch
 from ..backends import registry
 from ..backends.base import Backend
 from ..tensor import Tensor, move
-from . import _device, _standard
+from . import _dask, _device, _standard
 
 MODULE = "interop.array_api"
+BACKEND_RULES = {"dask": _dask.RULES}  # backend name -> {qualname: the standard's rule}
 
 
 def _function_of(be: Backend, module: str, name: str, public_name: str) -> Callable:
@@ -71,7 +72,7 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
             be = target
         fn = rule or resolved.get(be)
         if fn is None:
-            fn = resolved[be] = _standard.BACKEND_RULES.get((be.name, qualname)) or \
+            fn = resolved[be] = BACKEND_RULES.get(be.name, {}).get(qualname) or \
                 _function_of(be, module, name, public_name)
         return dispatch.wrap(fn(*rargs, **rkwargs), cls, args)
 
