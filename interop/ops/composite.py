@@ -25,6 +25,8 @@ def cop(name: str | None = None, **options: Any) -> Any:
     ``ufunc.accumulate``, ...) raises a TypeError naming the torch function and backend."""
     def register(impl: Any) -> Any:
         key = name or impl.__name__
+        if f"torch.Tensor.{key}" in options.get("torch", ()):
+            options["method"] = key  # torch has t.<key>(...): so does the interop Tensor
 
         @functools.wraps(impl)
         def guarded(be: Any, *args: Any, **kwargs: Any) -> Any:

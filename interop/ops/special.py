@@ -104,17 +104,17 @@ def _binary(name: str, fname: str) -> Any:
 for _name, (_fname, _extra) in UNARY.items():
     _top = _name in _TOP_LEVEL
     _key = _name if _top else f"special_{_name}"
-    op(_key, method=False, family="special",
+    op(_key, method=_name if f"torch.Tensor.{_name}" in _extra else False, family="special",
        torch=(f"torch.special.{_name}", *(("torch." + _name,) if _top else ()), *_extra))(
         _unary(_name, _fname))
 
 for _name, (_fname, _extra) in BINARY.items():
     _top = _name in ("xlogy", "igamma", "igammac")
-    op(_name if _top else f"special_{_name}", method=False, family="special",
+    op(_name if _top else f"special_{_name}", method=_name if _top else False, family="special",
        torch=(f"torch.special.{_name}", *_extra))(_binary(_name, _fname))
 
 
-@op(method=False, family="special",
+@op(method=True, family="special",
     torch=("torch.polygamma", "torch.special.polygamma", "torch.Tensor.polygamma"))
 def polygamma(be: Any, n: int, input: Any) -> Any:
     """The n-th derivative of digamma (``torch.polygamma(n, x)``; the method is ``x.polygamma(n)``)."""
@@ -128,7 +128,7 @@ def polygamma(be: Any, n: int, input: Any) -> Any:
     return _result(x.dtype.type((-1) ** (n + 1) * math.factorial(n)) * sp.zeta(n + 1, x), x)
 
 
-@op(method=False, family="special",
+@op(method=True, family="special",
     torch=("torch.mvlgamma", "torch.special.multigammaln", "torch.Tensor.mvlgamma"))
 def mvlgamma(be: Any, input: Any, p: int) -> Any:
     """Log of the multivariate gamma function of dimension ``p``."""
@@ -138,7 +138,7 @@ def mvlgamma(be: Any, input: Any, p: int) -> Any:
     return _result(out + x.dtype.type(p * (p - 1) / 4 * math.log(math.pi)), x)
 
 
-@op(method=False, family="special", torch=("torch.logit", "torch.special.logit", "torch.Tensor.logit"))
+@op(method=True, family="special", torch=("torch.logit", "torch.special.logit", "torch.Tensor.logit"))
 def logit(be: Any, input: Any, eps: float | None = None) -> Any:
     """log(x / (1 - x)), with x clamped to [eps, 1 - eps] when ``eps`` is given."""
     (x,) = _floating(be, input)
@@ -147,7 +147,7 @@ def logit(be: Any, input: Any, eps: float | None = None) -> Any:
     return be.np.log(x / (1 - x))
 
 
-@op(method=False, family="special", torch=("torch.sinc", "torch.special.sinc", "torch.Tensor.sinc"))
+@op(method=True, family="special", torch=("torch.sinc", "torch.special.sinc", "torch.Tensor.sinc"))
 def sinc(be: Any, input: Any) -> Any:
     """sin(pi x) / (pi x), 1 at 0."""
     (x,) = _floating(be, input)

@@ -58,7 +58,7 @@ def _names(name: str, *top: str) -> tuple[str, ...]:
     return (f"torch.linalg.{name}", *top)
 
 
-@op("linalg_inv", method=False, torch=_names("inv", "torch.inverse", "torch.Tensor.inverse"),
+@op("linalg_inv", method="inverse", torch=_names("inv", "torch.inverse", "torch.Tensor.inverse"),
     family="linalg")
 def inv(be: Any, A: Any) -> Any:
     """The inverse of each square matrix."""
@@ -72,7 +72,7 @@ def inv_ex(be: Any, A: Any, *, check_errors: bool = False) -> Any:
     return RESULTS["linalg_inv_ex"](inv(be, A), _zero_info(be, A))
 
 
-@op("linalg_det", method=False, torch=_names("det", "torch.det", "torch.Tensor.det"),
+@op("linalg_det", method="det", torch=_names("det", "torch.det", "torch.Tensor.det"),
     family="linalg")
 def det(be: Any, A: Any) -> Any:
     """The determinant of each square matrix."""
@@ -80,7 +80,7 @@ def det(be: Any, A: Any) -> Any:
     return linalg(be, "det")(A)
 
 
-@op("linalg_slogdet", method=False, torch=_names("slogdet", "torch.slogdet"), family="linalg")
+@op("linalg_slogdet", method="slogdet", torch=_names("slogdet", "torch.slogdet", "torch.Tensor.slogdet"), family="linalg")
 def slogdet(be: Any, A: Any) -> Any:
     """(sign, log|det|), stable for large determinants."""
     _square("slogdet", A)
@@ -88,7 +88,7 @@ def slogdet(be: Any, A: Any) -> Any:
     return RESULTS["linalg_slogdet"](sign, logabs)
 
 
-@op("logdet", method=False, torch=("torch.logdet", "torch.Tensor.logdet"), family="linalg")
+@op("logdet", method="logdet", torch=("torch.logdet", "torch.Tensor.logdet"), family="linalg")
 def logdet(be: Any, A: Any) -> Any:
     """log(det(A)): nan for a negative determinant, -inf for zero."""
     sign, logabs = slogdet(be, A)
@@ -240,7 +240,7 @@ def matrix_norm(be: Any, A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim:
     return linalg(be, "norm")(x, ord=_ord(ord), axis=tuple(dim), keepdims=keepdim)
 
 
-@op("linalg_matrix_power", method=False,
+@op("linalg_matrix_power", method="matrix_power",
     torch=_names("matrix_power", "torch.matrix_power", "torch.Tensor.matrix_power"), family="linalg")
 def matrix_power(be: Any, A: Any, n: int) -> Any:
     """A^n for integer n (negative: powers of the inverse)."""
@@ -249,7 +249,7 @@ def matrix_power(be: Any, A: Any, n: int) -> Any:
     return linalg(be, "matrix_power")(A, n)
 
 
-@op("linalg_pinv", method=False, torch=_names("pinv", "torch.pinverse", "torch.Tensor.pinverse"),
+@op("linalg_pinv", method="pinverse", torch=_names("pinv", "torch.pinverse", "torch.Tensor.pinverse"),
     family="linalg")
 def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
          rtol: Any = None) -> Any:
