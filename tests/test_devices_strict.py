@@ -163,6 +163,7 @@ def test_values_leave_the_device_only_when_asked(device):
 @pytest.mark.parametrize("name, fn, ref", [
     ("t + t", lambda t: t + t, HOST + HOST),
     ("torch.add", lambda t: __import__("torch").add(t, t), HOST + HOST),
+    ("keywords", lambda t: interop.add(t, other=t, alpha=2), HOST * 3),
     ("xa.multiply", lambda t: xa.multiply(t, t), HOST * HOST),
     ("xa.exp", lambda t: xa.exp(t), np.exp(HOST)),
     ("xa.sum", lambda t: xa.sum(t, axis=0), HOST.sum(axis=0)),
@@ -181,7 +182,8 @@ def test_operations_on_one_device_stay_there(device, name, fn, ref):
 def _surfaces(a: interop.Tensor, b: interop.Tensor) -> list:
     calls = [("operator", lambda: a + b), ("operator, reflected", lambda: b * a),
              ("Array API", lambda: xa.add(a, b)), ("method", lambda: a.add(b)),
-             ("NumPy ufunc", lambda: np.add(a, b)), ("NumPy function", lambda: np.stack([a, b]))]
+             ("NumPy ufunc", lambda: np.add(a, b)), ("NumPy function", lambda: np.stack([a, b])),
+             ("keywords", lambda: interop.add(a, other=b, alpha=2))]
     try:
         import torch
         calls.append(("torch", lambda: torch.add(a, b)))
