@@ -448,6 +448,8 @@ def test_every_operation_has_samples():
                 "full_like", "rand_like", "randn_like", "rand", "randn", "randint", "meshgrid",
                 "__getitem__", "__setitem__", "T", "mT"}
     covered |= {e.name for e in TABLE.values() if e.family == "attributes"}
+    # the Dask API (chunks, compute, ...): tests/test_dask_api.py; interchange: tests/test_devices.py
+    covered |= {e.name for e in TABLE.values() if e.family in ("dask", "interchange")}
     # torch.nn.functional, torch.fft, torch.special, torch.linalg: in tests/test_torch_*.py
     covered |= {e.name for e in TABLE.values() if e.impl.__module__.rsplit(".", 1)[-1] in
                 ("composite", "nn_functional", "nn_conv", "nn_loss", "nn_resize", "fft", "special",

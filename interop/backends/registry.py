@@ -46,7 +46,8 @@ def get_backend(name: str | Backend) -> Backend:
     try:
         module = importlib.import_module(f"interop.backends.{name}")
     except ImportError as exc:
-        extra = {"dask": "pip install 'interop[dask]'",
+        extra = {"numpy": "pip install interop (numpy and array-api-compat are its dependencies)",
+                 "dask": "pip install 'interop[dask]'",
                  "cupy": "pip install cupy-cuda12x (the wheel matching your CUDA)",
                  "strict": "pip install array-api-strict"}[name]
         raise ImportError(f"the {name} backend needs {exc.name}, which is not installed: {extra}") from exc
