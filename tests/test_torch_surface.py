@@ -110,6 +110,8 @@ def test_dlpack_on_gpu_is_zero_copy():
     (lambda t: torch.nn.functional.adaptive_max_pool1d(t, 2), "torch.nn.functional.adaptive"),
     (lambda t: torch.linalg.householder_product(t, t), "torch.linalg.householder_product"),
     (lambda t: torch.renorm(t, 2, 0, 1.0), "torch.renorm"),
+    # torch.overrides cannot name it: a TypeError, not a RecursionError from calling it on t
+    (lambda t: torch._chunk_cat([t, t], 0, 2), "torch._chunk_cat"),
 ])
 def test_unsupported_torch_function_raises(call, name, backend):
     with pytest.raises(TypeError, match=rf"{name}.* {backend} backend"):

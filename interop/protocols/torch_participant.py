@@ -79,11 +79,13 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
     if not (module.startswith("torch") or type(owner).__module__.startswith("torch")
             or getattr(owner, "__module__", "").startswith("torch")):
         return None
-    name = torch_name(func)
-    run = lookup(name) if name else None
+    # torch callables torch.overrides cannot name (torch._chunk_cat, ...) fall back to their
+    # qualified name: never to calling them, which would come back here without end
+    name = torch_name(func) or f"{module}.{getattr(func, '__name__', func)}"
+    run = lookup(name)
     if run is not None:
         run = _drop_none_out(run)
-    if run is None and name:
+    if run is None:
         def missing(cls, args, kwargs, _name=name):
             from ..backends import registry
             backends = sorted({registry.backend_of(a._raw).name for a in args
