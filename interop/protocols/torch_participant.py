@@ -87,12 +87,11 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
         run = _drop_none_out(run)
     if run is None:
         def missing(cls, args, kwargs, _name=name):
-            from ..backends import registry
-            backends = sorted({registry.backend_of(a._raw).name for a in args
-                               if hasattr(a, "_raw")}) or ["numpy"]
-            raise TypeError(f"{_name} is not implemented by interop for the {'/'.join(backends)} "
-                            "backend; call it on a torch tensor (torch.from_dlpack(t)), or use an "
-                            "interop function")
+            from ..dispatch import unwrap_call
+            be = unwrap_call(args, kwargs)[0]
+            raise TypeError(f"{_name} is not implemented by interop for the "
+                            f"{be.name if be else 'numpy'} backend; call it on a torch tensor "
+                            "(torch.from_dlpack(t)), or use an interop function")
         run = missing
     _cache[id(func)] = (func, run)
     return run
