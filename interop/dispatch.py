@@ -207,6 +207,9 @@ def backend_error(name: str, exc: Exception) -> Exception:
     and its messages name ufuncs, not the operation the user called.
     """
     msg = str(exc)
+    if isinstance(exc, np.linalg.LinAlgError):
+        return errors.LinAlgError(f"{name}: {msg.strip()}; the matrix must be invertible (or "
+                                  "positive definite for cholesky): check its values")
     if isinstance(exc, IndexError):
         hint = ("dim must lie in [-ndim, ndim-1]" if "axis" in msg and "for axis" not in msg
                 else "indices along a dimension of size n must lie in [-n, n-1]")
@@ -242,8 +245,8 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict) ->
     try:
         return impl(be, *rargs, **rkwargs)
     except (ValueError, TypeError, IndexError) as exc:
-        if type(exc).__module__ == errors.__name__:
-            raise  # already stated by interop, cause and all
+        if type(exc).__module__ == errors.__name__ or hasattr(exc, "interop_graph_error"):
+            raise  # already stated by interop, or raised by a task of an earlier Dask graph
         explained = be.explain_error(getattr(impl, "__name__", "operation"), rargs, exc) \
             if be is not None else None
         if explained is not None:

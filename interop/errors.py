@@ -9,6 +9,8 @@ or from NumPy keeps catching interop's errors.  docs/errors.md has the table.
 
 from __future__ import annotations
 
+import numpy as np
+
 
 class ShapeError(RuntimeError, ValueError):
     """Shapes or sizes that do not fit the operation (torch: RuntimeError; NumPy: ValueError)."""
@@ -32,6 +34,10 @@ class UnsupportedDtypeError(TypeError, NotImplementedError):
     bitwise_and on floats, TypeError for the operator; NumPy: TypeError)."""
 
 
+class LinAlgError(np.linalg.LinAlgError, RuntimeError):
+    """A singular or non-positive-definite matrix (NumPy and SciPy callers catch
+    ``numpy.linalg.LinAlgError``; torch raises ``torch.linalg.LinAlgError``, a RuntimeError)."""
+
 
 class NoImaginaryPartError(RuntimeError, AttributeError):
     """``t.imag`` of a real tensor (torch: RuntimeError).  Also an AttributeError, so that
@@ -42,6 +48,7 @@ __all__ = [
     "IndexOutOfRangeError",
     "NoImaginaryPartError",
     "InvalidIndexError",
+    "LinAlgError",
     "NonNumericError",
     "ShapeError",
     "UnsupportedDtypeError",

@@ -402,3 +402,31 @@ def test_table_size() -> None:
     """The issue asks for at least 60 mistakes; every class of mistake has rows."""
     assert len(CASES) >= 60
     assert len(_params(CASES)) >= 100
+
+
+NOT_POSITIVE_DEFINITE = [[1.0, 2.0], [2.0, 1.0]]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_singular_matrix_is_caught_as_numpys_and_torchs_error(backend: str) -> None:
+    """torch raises torch.linalg.LinAlgError (a RuntimeError); NumPy, SciPy and scikit-learn
+    catch numpy.linalg.LinAlgError: interop's error is both, on Dask too, where it comes from
+    the graph when the values are read, and says so."""
+    ref = _raise(lambda: torch.linalg.cholesky(torch.tensor(NOT_POSITIVE_DEFINITE)))
+    assert isinstance(ref, torch.linalg.LinAlgError) and isinstance(ref, RuntimeError)
+    t = ten(NOT_POSITIVE_DEFINITE, backend)
+    got = _raise(lambda: interop.linalg_cholesky(t).sum().item())
+    assert isinstance(got, np.linalg.LinAlgError) and isinstance(got, RuntimeError), repr(got)
+    assert "positive definite" in str(got)
+    if backend == "dask":
+        assert "computing the Dask graph for item()" in str(got)
+
+
+def test_errors_of_an_earlier_graph_task_keep_their_type() -> None:
+    """A Dask task's error surfaces where the values are read; it is not restated as a
+    mistake of the reading call (bool() has no shape to check)."""
+    t = ten(NOT_POSITIVE_DEFINITE, "dask")
+    lazy = interop.array_api.linalg.cholesky(t).sum() > 0   # builds; nothing runs
+    got = _raise(lambda: bool(lazy))
+    assert isinstance(got, np.linalg.LinAlgError), repr(got)
+    assert "bool()" in str(got)

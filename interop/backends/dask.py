@@ -8,9 +8,11 @@ for implicit value reads, governed by ``interop.config(dask_compute=...)``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import array_api_compat.dask.array as compat_dask
@@ -18,6 +20,7 @@ import dask
 import dask.array as da
 import numpy as np
 
+from ..errors import LinAlgError
 from . import registry
 from .base import Backend, DaskComputeError, DaskComputeWarning, Device, UnknownShapeError
 
@@ -72,7 +75,8 @@ class DaskBackend(Backend):
 
     def compute(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
         # 0-d results come back as NumPy scalars: keep them arrays, as every backend's are.
-        values = _run(dask.compute, raws, progress, kwargs)
+        with graph_errors("compute()"):
+            values = _run(dask.compute, raws, progress, kwargs)
         return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in values)
 
     def persist(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
@@ -100,8 +104,27 @@ class DaskBackend(Backend):
             if policy == "raise":
                 raise DaskComputeError(msg)
             warnings.warn(msg, DaskComputeWarning, stacklevel=2)
-        local = raw.compute()
+        with graph_errors(why):
+            local = raw.compute()
         return self.chunk_backend(raw).to_host(local, why)
+
+
+@contextlib.contextmanager
+def graph_errors(why: str) -> Iterator[None]:
+    """Errors of the graph's tasks (raised by operations built earlier) keep their type, as
+    callers catch Dask's and NumPy's own, with a note saying where they come from; a
+    singular matrix is interop's LinAlgError, which torch-style code catches too."""
+    note = (f"raised while computing the Dask graph for {why or 'its values'}: by an "
+            "operation built earlier, not by this call")
+    try:
+        yield
+    except np.linalg.LinAlgError as exc:
+        raise LinAlgError(f"{str(exc).strip()} ({note})") from exc
+    except Exception as exc:
+        exc.interop_graph_error = True
+        if hasattr(exc, "add_note"):  # Python >= 3.11
+            exc.add_note(f"({note})")
+        raise
 
 
 def _chunk_to(chunk: Any, device: str) -> Any:
