@@ -23,13 +23,14 @@ from .. import dtypes as _dtypes
 from . import fft, linalg
 from ._info import __array_namespace_info__
 from ._names import API_VERSION, API_VERSIONS, ARRAY, CONSTANTS, CREATION, DTYPES
+from ._signatures import attach
 from ._wrap import generate_all
 
 __array_api_version__ = API_VERSION
 
 e, inf, nan, pi, newaxis = math.e, math.inf, math.nan, math.pi, None
 globals().update({name: getattr(_dtypes, name) for name in DTYPES})
-globals().update(generate_all(CREATION + ARRAY))
+globals().update(attach(generate_all(CREATION + ARRAY)))
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "fft", "linalg",
            *CONSTANTS, *DTYPES, *CREATION, *ARRAY]
