@@ -64,6 +64,19 @@ def test_functions_have_the_standards_signature(qualname):
         assert [p.default for p in got] == [p.default for p in want]
 
 
+@pytest.mark.parametrize("name", ["float32", "float64", "complex64", "complex128"])
+def test_finfo_numbers_are_python_floats(name, backend):
+    """As array-api-strict's: bits an int, eps/max/min/smallest_normal Python floats, dtype the
+    real dtype of that precision; from a dtype or from a tensor (NumPy gives float32 scalars)."""
+    want = strict.finfo(getattr(strict, name))
+    for arg in (getattr(xp, name), xp.asarray(interop.tensor(np.zeros(1, name), backend=backend))):
+        got = xp.finfo(arg)
+        for field in ("bits", "eps", "max", "min", "smallest_normal"):
+            assert type(getattr(got, field)) is type(getattr(want, field))
+            assert getattr(got, field) == getattr(want, field)
+        assert got.dtype == getattr(xp, str(want.dtype).rsplit(".", 1)[-1])
+
+
 @pytest.mark.parametrize("version", [None, "2021.12", "2022.12", "2023.12", "2024.12"])
 def test_array_namespace_versions(version, backend):
     t = _t([1.0, 2.0], backend)

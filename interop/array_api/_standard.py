@@ -7,6 +7,7 @@ Rules for one backend live in a module named after it (``_dask``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,4 +27,24 @@ def can_cast(from_: Any, to: Any, /) -> bool:
     return same_kind and np.promote_types(src, dst) == dst
 
 
-RULES = {"can_cast": can_cast}
+@dataclass(frozen=True)
+class FInfo:
+    """The standard's ``finfo`` object: its numbers are Python ``float``s, not NumPy scalars."""
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: Any
+
+
+def finfo(type: Any, /) -> FInfo:  # noqa: A002 (the standard's name)
+    """NumPy's ``finfo`` (which array-api-compat returns as is) gives ``numpy.float32``
+    scalars for float32 and complex64; the standard asks for Python floats."""
+    info = np.finfo(getattr(type, "dtype", type))
+    return FInfo(int(info.bits), float(info.eps), float(info.max), float(info.min),
+                 float(info.smallest_normal), info.dtype)
+
+
+RULES = {"can_cast": can_cast, "finfo": finfo}
