@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes, errors
-from .backends import registry
+from .backends import registry, views
 from .backends.base import Backend
 from .protocols import torch_function as tf
 from .tensor import Tensor
@@ -270,6 +270,7 @@ def write_into(target: Tensor, result: Any, name: str) -> None:
         raise RuntimeError(f"{name}: output with shape {list(dest.shape)} doesn't match the "
                            f"broadcast shape {list(shape)}")
     dest[...] = result
+    views.written(dest)
 
 
 def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
@@ -460,13 +461,19 @@ def make_getitem(run: Callable) -> Callable:
         cls = type(self)
         if not _active[0] and (cls is Tensor or _default_handler(cls)):
             ti = type(index)
-            if ti is slice:
-                return make(cls, self._raw[index], self)
-            if ti is int and self._raw.ndim:
-                try:
-                    return make(cls, self._raw[index, ...], self)
-                except IndexError:
-                    pass  # the table entry below says it in torch's words
+            try:
+                if ti is slice:
+                    out = self._raw[index]
+                elif ti is int and self._raw.ndim:
+                    out = self._raw[index, ...]
+                else:
+                    out = None
+            except IndexError:
+                out = None  # the table entry below says it in torch's words
+            if out is not None:
+                if type(out) in views.WITHOUT_VIEWS:  # Dask: writes into out must reach self
+                    views.remember(out, self._raw, index)
+                return make(cls, out, self)
         return call(__getitem__, run, (self, index), {})
     __getitem__._interop_run = run
     __getitem__.__qualname__ = "Tensor.__getitem__"

@@ -42,8 +42,6 @@ DASK_LIMITS = {
     "StandardScaler": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
     "r2_score": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
     "explained_variance_score": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
-    "GaussianMixture": "writes through a view (_add_to_diagonal(covariances[k])): Dask has no "
-                       "views, the write is lost and the Cholesky factorization fails",
 }
 _RESULTS: dict[str, dict] = {}
 

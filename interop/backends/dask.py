@@ -21,7 +21,7 @@ import dask.array as da
 import numpy as np
 
 from ..errors import LinAlgError
-from . import registry
+from . import registry, views
 from .base import Backend, DaskComputeError, DaskComputeWarning, Device, UnknownShapeError
 
 
@@ -172,3 +172,4 @@ def _client() -> Any:
 
 
 backend = DaskBackend()
+views.WITHOUT_VIEWS.add(da.Array)

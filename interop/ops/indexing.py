@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes
+from ..backends import views
 from ..errors import IndexOutOfRangeError, InvalidIndexError
 from ._args import cast, check_dim, promote, whole_arrays
 from .registry import op
@@ -48,7 +49,9 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
                 return input[None][index[None]]
             if input.size == 0:  # and fails on empty arrays: nothing is selected
                 return be.np.empty_like(input, shape=(0, *input.shape[index.ndim:]))
-        return input[_checked_when_run(index, input.shape, "t[index]")]
+        out = input[_checked_when_run(index, input.shape, "t[index]")]
+        views.remember(out, input, index)  # Dask has no views: writes into out must reach input
+        return out
     items = index if isinstance(index, tuple) else (index,)
     if not any(i is Ellipsis for i in items):
         items = (*items, Ellipsis)  # keep 0-d results as views, not NumPy scalars
@@ -73,6 +76,7 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
         input[index] = value
     except IndexError as exc:
         raise _index_error("t[index] = value", exc) from None
+    views.written(input)
 
 
 def _checked_when_run(index: Any, shape: tuple, name: str) -> Any:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import dispatch
-from ..backends import registry
+from ..backends import registry, views
 from ..backends.base import Backend
 from ..tensor import Tensor
 
@@ -63,7 +63,7 @@ def _call_backend(func: Any, method: str, be: Backend | None, rargs: list, rkwar
         return fn(*rargs, **rkwargs)
     except FutureWarning:
         raise _lacks(_label(func, method), be) from None
-    except ValueError as exc:  # e.g. Dask's unknown (NaN) sizes: the backend may say more
+    except (ValueError, NotImplementedError) as exc:  # e.g. Dask's unknown (NaN) sizes
         explained = be.explain_error(_label(func, method), rargs, exc) if be is not None else None
         if explained is None:
             raise
@@ -84,6 +84,8 @@ def _out_results(label: str, out: Any, raw_out: Any, ret: Any, cls: type, args: 
             raise TypeError(f"{label}: out= holds a {type(o).__name__} on another backend than "
                             "the inputs; its buffer can't receive the result. Pass an out= "
                             "tensor on the inputs' backend, or assign the result instead")
+        if o is not None:
+            views.written(r)
     if not many:
         return out
     if len(outs) == 1:
