@@ -319,15 +319,17 @@ def test_creation(name, args, kwargs, backend):
 
 
 @pytest.mark.parametrize("name", ["zeros_like", "ones_like", "empty_like", "full_like",
-                                  "rand_like", "randn_like"])
+                                  "rand_like", "randn_like", "randint_like"])
 def test_creation_like(name, backend):
     x = to_interop(M, backend)
-    args = (x, 3.0) if name == "full_like" else (x,)
+    args = (x, 3.0) if name == "full_like" else (x, 2, 5) if name == "randint_like" else (x,)
     got = getattr(interop, name)(*args)
     assert got.backend == backend and got.shape == M.shape and got.dtype == M.dtype
     if name in ("zeros_like", "ones_like", "full_like"):
         expected = getattr(torch, name)(*((to_torch(M), 3.0) if name == "full_like" else (to_torch(M),)))
         assert_same(got, expected, name)
+    if name == "randint_like":
+        assert set(np.unique(to_numpy(got))) <= {2.0, 3.0, 4.0}
 
 
 @pytest.mark.parametrize("name", ["rand", "randn", "randint"])
@@ -445,7 +447,8 @@ def test_every_operation_has_samples():
     covered = set(UNARY) | set(BINARY) | set(EXTRA_UNARY) | set(REDUCTIONS) | set(SAMPLES)
     covered |= {"add", "sub", "div", "clamp", "isclose", "diff", "zeros", "ones", "empty",
                 "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "empty_like",
-                "full_like", "rand_like", "randn_like", "rand", "randn", "randint", "meshgrid",
+                "full_like", "rand_like", "randn_like", "randint_like", "rand", "randn", "randint",
+                "meshgrid",
                 "__getitem__", "__setitem__", "T", "mT"}
     covered |= {e.name for e in TABLE.values() if e.family == "attributes"}
     # the Dask API (chunks, compute, ...): tests/test_dask_api.py; interchange: tests/test_devices.py
@@ -453,6 +456,6 @@ def test_every_operation_has_samples():
     # torch.nn.functional, torch.fft, torch.special, torch.linalg: in tests/test_torch_*.py
     covered |= {e.name for e in TABLE.values() if e.impl.__module__.rsplit(".", 1)[-1] in
                 ("composite", "nn_functional", "nn_conv", "nn_loss", "nn_resize", "fft", "special",
-                 "torch_linalg")}
+                 "torch_linalg", "torch_tensor")}  # torch_*: tests/test_torch_opdb_ops.py
     missing = sorted(set(TABLE) - covered)
     assert not missing, f"operations without samples in tests/test_ops_table.py: {missing}"

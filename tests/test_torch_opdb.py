@@ -29,9 +29,12 @@ pytest.importorskip("expecttest")  # torch.testing._internal needs it
 
 DTYPES = ("float32", "int64", "bool")
 TOLERANCE = {"float32": dict(rtol=1e-4, atol=1e-4), "complex64": dict(rtol=1e-4, atol=1e-4)}
-# Random operators: torch and interop draw different numbers; shape and dtype are compared.
+# Random operators (torch and interop draw different numbers) and uninitialised ones
+# (empty: no values to compare): shape and dtype are compared.
 RANDOM = ("nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
-          "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout")
+          "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout",
+          "empty_like", "new_empty", "new_empty_strided", "rand_like", "randn_like",
+          "randint_like")
 
 # The families the first milestone names; each must pass every sample.
 MILESTONE = (

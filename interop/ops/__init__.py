@@ -15,6 +15,7 @@ from ..dispatch import (DispatchedProperty, make_getitem, make_inplace_run, make
                         make_public, make_run)
 from . import attributes, creation, dask_api, dtype_functions, interchange, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
 from . import composite, fft, nn_conv, nn_functional, nn_loss, nn_resize, special, torch_linalg  # noqa: F401  (torch.*)
+from . import torch_tensor  # noqa: F401  (torch.Tensor surface op_db exercises)
 from .registry import TABLE, Op, op
 
 TORCH_NAMES: dict[str, Callable] = {}
@@ -50,7 +51,7 @@ def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> No
         setattr(tensor_cls, entry.inplace,
                 make_public(inplace_run, entry.inplace, f"Tensor.{entry.inplace}", entry.doc))
     for torch_name in entry.torch:
-        is_inplace = entry.inplace and torch_name == f"torch.Tensor.{entry.inplace}"
+        is_inplace = entry.inplace and torch_name.rsplit(".", 1)[-1] == entry.inplace  # torch.zero_ too
         TORCH_NAMES[torch_name] = inplace_run if is_inplace else run
 
 

@@ -190,7 +190,13 @@ def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
 
     Every host/GPU move is explicit here; nothing else moves data between devices.
     """
+    flags = [a for a in args if isinstance(a, bool)]  # to(..., non_blocking, copy)
+    if len(flags) > 1:
+        copy = copy or flags[1]
+    options.pop("memory_format", None)  # backends choose their own layout
     for a in args:  # torch accepts a dtype, a device or a tensor positionally
+        if isinstance(a, bool):
+            continue
         if getattr(a, "shape", None) is not None and getattr(a, "dtype", None) is not None:
             owner = registry.backend_of(a)
             dtype, device = owner.dtype_of(a), owner.device_of(a)
@@ -298,7 +304,8 @@ def itemsize(be: Any, input: Any) -> int:
     return input.dtype.itemsize
 
 
-@op(function=False, family="attributes", inplace="fill_", method=False)
+@op(function=False, family="attributes", inplace="fill_", method=False,
+    torch=("torch.fill", "torch.fill_", "torch.Tensor.fill_"))
 def fill(be: Any, input: Any, value: Any) -> Any:
     """A tensor like ``input`` filled with ``value`` (``fill_`` writes it in place)."""
     if not hasattr(value, "dtype"):
@@ -310,7 +317,8 @@ def fill(be: Any, input: Any, value: Any) -> Any:
     return be.np.full_like(input, value)
 
 
-@op(function=False, family="attributes", inplace="zero_", method=False)
+@op(function=False, family="attributes", inplace="zero_", method=False,
+    torch=("torch.zero_", "torch.Tensor.zero_"))
 def zero(be: Any, input: Any) -> Any:
     """Zeros like ``input`` (``zero_`` writes them in place)."""
     return be.np.zeros_like(input)

@@ -199,14 +199,25 @@ def randint(be: Any, low: int, high: int | None = None, size: Any = None, *,
     return out.astype(dtypes.as_dtype(dtype) or dtypes.int64)
 
 
+def _on_device(be: Any, out: Any, device: Any) -> Any:
+    """``out`` moved to ``device`` when one is asked for (an explicit move, as ``.to``)."""
+    if device is None:
+        return out
+    from .attributes import to
+    return to(be, out, device=device)
+
+
 def _random_like(kind: str) -> Any:
-    def impl(be: Any, input: Any, *, dtype: Any = None, generator: Generator | None = None) -> Any:
+    def impl(be: Any, input: Any, *, dtype: Any = None, generator: Generator | None = None,
+             device: Any = None, requires_grad: bool = False, layout: Any = None,
+             memory_format: Any = None, pin_memory: bool = False) -> Any:
         rng = (generator or default_generator).for_backend(be)
         kwargs = {"chunks": input.chunks} if be.lazy else {}
         shape = tuple(input.shape)
         out = rng.random(shape, **kwargs) if kind == "rand" else rng.standard_normal(shape, **kwargs)
         dt = dtypes.as_dtype(dtype) or input.dtype
-        return out.astype(dt if dt.kind in "fc" else dtypes.get_default_dtype())
+        return _on_device(be, out.astype(dt if dt.kind in "fc" else dtypes.get_default_dtype()),
+                          device)
     impl.__name__ = f"{kind}_like"
     impl.__doc__ = f"Like {kind}, shaped like ``input`` on its backend."
     return impl
@@ -214,6 +225,21 @@ def _random_like(kind: str) -> Any:
 
 op("rand_like", method=False, creation=True, family="creation")(_random_like("rand"))
 op("randn_like", method=False, creation=True, family="creation")(_random_like("randn"))
+
+
+@op(method=False, creation=True, family="creation")
+def randint_like(be: Any, input: Any, low: int, high: int | None = None, *,
+                 generator: Generator | None = None, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False, layout: Any = None, memory_format: Any = None,
+                 pin_memory: bool = False) -> Any:
+    """Uniform integers in [low, high) (``randint_like(t, high)``: from 0), shaped like
+    ``input`` on its backend, in its dtype unless ``dtype``."""
+    if high is None:
+        low, high = 0, low
+    rng = (generator or default_generator).for_backend(be)
+    kwargs = {"chunks": input.chunks} if be.lazy else {}
+    out = rng.integers(int(low), int(high), size=tuple(input.shape), **kwargs)
+    return _on_device(be, out.astype(dtypes.as_dtype(dtype) or input.dtype), device)
 
 
 @op(method=False, creation=True, family="creation")

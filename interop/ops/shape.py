@@ -353,7 +353,7 @@ def contiguous(be: Any, input: Any, memory_format: Any = None) -> Any:
     """A C-contiguous tensor (the input itself when it already is)."""
     if be.name == "dask":
         return input
-    return be.np.ascontiguousarray(input)
+    return be.np.ascontiguousarray(input).reshape(input.shape)  # 0-d stays 0-d
 
 
 @op(family="shape", method=False, aliases=("atleast_1d",))
