@@ -27,7 +27,7 @@ def _basic(index: Any) -> bool:
 
 def remember(view: Any, base: Any, index: Any) -> None:
     """Note that ``view`` is ``base[index]``, when writes into it must reach ``base``."""
-    if type(view) in WITHOUT_VIEWS and _basic(index):
+    if type(view) in WITHOUT_VIEWS and view is not base and _basic(index):  # Dask: x[:] is x
         setattr(view, _BASE, (base, index))
 
 
