@@ -18,6 +18,7 @@ SQ = RNG.standard_normal((3, 3)).astype(np.float32)
 BATCH = RNG.standard_normal((2, 3, 4)).astype(np.float32)
 INTS = RNG.integers(-5, 6, (3, 4))
 BOOLS = M > 0
+IDX = RNG.integers(0, 5, (3, 4))
 
 # name: (call, operands, values compared); operands are NumPy arrays given as tensors
 CASES = {
@@ -37,6 +38,31 @@ CASES = {
     "contiguous_0d": (lambda a: a[0, 0].contiguous(), (M,), True),
     "to_positional": (lambda a: a.to("cpu", torch.float64, False, True), (INTS,), True),
     "randint_like": (lambda a: torch.randint_like(a, 3, 9), (INTS,), False),
+    # torch_scatter: writes into copies (one lazy task on Dask)
+    "index_copy": (lambda a, i: torch.index_copy(a, 1, i[0, :2] % 4, a[:, :2] * 2), (M, IDX), True),
+    "index_fill": (lambda a, i: a.index_fill(0, i[0, :2] % 3, -1.5), (M, IDX), True),
+    "index_fill_": (lambda a, i: a.index_fill_(1, i[1, :2] % 4, 7), (INTS, IDX), True),
+    "index_put": (lambda a, i: torch.index_put(a, (i[0] % 3, i[1] % 4), a[0], True), (M, IDX), True),
+    "index_put_bool": (lambda a, b: a.index_put((b,), a[b] * 0 + 9), (INTS, BOOLS), True),
+    "put": (lambda a, i: torch.put(a, i[0], a[1], accumulate=True), (M, IDX), True),
+    "put_": (lambda a, i: a.put_(i[1], a[0] - 1), (INTS, IDX), True),
+    "masked_scatter": (lambda a, b: torch.masked_scatter(a, b, a * 10), (M, BOOLS), True),
+    "masked_scatter_bcast": (lambda a, b: a[0].masked_scatter(b, a), (M, BOOLS), True),
+    "select_scatter": (lambda a: torch.select_scatter(a, a[:, 0] + 5, 1, -1), (M,), True),
+    "slice_scatter": (lambda a: torch.slice_scatter(a, a[:, :2] * 0, 1, 1, None, 2), (M,), True),
+    "diagonal_scatter": (lambda a: torch.diagonal_scatter(a, a[0, :3] + 1, 1), (M,), True),
+    "diagonal_scatter_batch": (lambda a: torch.diagonal_scatter(a, a[:, :2, 0], -1, 1, 2), (BATCH,), True),
+    **{f"scatter_reduce_{r}_{s}": (
+        lambda a, i, r=r, s=s: a.scatter_reduce(1, i[:, :3] % 4, a[:, 1:] * 3, r, include_self=s),
+        (INTS, IDX), True) for r in ("sum", "prod", "mean", "amax", "amin") for s in (True, False)},
+    "scatter_reduce_float_mean": (lambda a, i: torch.scatter_reduce(a, 0, i % 3, a * 2, "mean"), (M, IDX), True),
+    **{f"index_reduce_{r}": (
+        lambda a, i, r=r: a.index_reduce(0, i[0, :3] % 3, a[:3] * 2, r, include_self=r != "prod"),
+        (M, IDX), True) for r in ("prod", "mean", "amax", "amin")},
+    "index_reduce_int_mean": (lambda a, i: torch.index_reduce(a, 1, i[0] % 4, -a, "mean"), (INTS, IDX), True),
+    "scatter_0d": (lambda a: torch.scatter(a[0, 0], 0, torch.tensor(0) if isinstance(a, torch.Tensor)
+                                           else interop.tensor(0), 2.5, reduce="add"), (INTS,), True),
+    "index_add_0d": (lambda a: a[0, 0].index_add(0, a[0, 0].long() * 0, a[0, 1], alpha=2), (M,), True),
 }
 
 
@@ -71,6 +97,26 @@ def test_inplace_torch_functions_write_through(backend):
     assert torch.fill_(t, 3.0) is t and (to_numpy(t) == 3).all()
 
 
+def test_unsafe_masked_index(backend):
+    x, mask = M, np.array([[True], [False], [True]])
+    rows, cols = np.array([[0], [9], [2]]), np.array([[1, 3]])
+    expected = torch._unsafe_masked_index(torch.from_numpy(x), torch.from_numpy(mask),
+                                          [torch.from_numpy(rows), torch.from_numpy(cols)], -1.0)
+    got = torch._unsafe_masked_index(*(interop.tensor(a, backend=backend) for a in (x, mask)),
+                                     [interop.tensor(rows, backend=backend),
+                                      interop.tensor(cols, backend=backend)], -1.0)
+    compare(got, expected, True, "_unsafe_masked_index")
+    values = RNG.standard_normal((3, 2)).astype(np.float32)
+    expected = torch._unsafe_masked_index_put_accumulate(
+        torch.from_numpy(x), torch.from_numpy(mask), [torch.from_numpy(rows), torch.from_numpy(cols)],
+        torch.from_numpy(values))
+    got = torch._unsafe_masked_index_put_accumulate(
+        *(interop.tensor(a, backend=backend) for a in (x, mask)),
+        [interop.tensor(rows, backend=backend), interop.tensor(cols, backend=backend)],
+        interop.tensor(values, backend=backend))
+    compare(got, expected, True, "_unsafe_masked_index_put_accumulate")
+
+
 def test_errors_name_the_fix():
     with pytest.raises(RuntimeError, match="mH"):
         interop.tensor(BATCH).H  # noqa: B018
@@ -78,3 +124,7 @@ def test_errors_name_the_fix():
         interop.tensor(M[0]).mH  # noqa: B018
     with pytest.raises(RuntimeError, match="expandable"):
         interop.tensor(M).sum_to_size(2, 4)
+    with pytest.raises(RuntimeError, match="amax"):
+        torch.scatter_reduce(interop.tensor(M), 0, interop.tensor(IDX % 3), interop.tensor(M), "max")
+    with pytest.raises(RuntimeError, match="boolean masks"):
+        torch.masked_scatter(interop.tensor(M), interop.tensor(INTS), interop.tensor(M))

@@ -6,6 +6,7 @@ view, not a copied scalar, so ``t[0].add_(1)`` writes through as in torch).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import dtypes
@@ -49,6 +50,9 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
                 return input[None][index[None]]
             if input.size == 0:  # and fails on empty arrays: nothing is selected
                 return be.np.empty_like(input, shape=(0, *input.shape[index.ndim:]))
+            if index.ndim > 1 and math.isnan(input.size):  # Dask would only warn of it
+                raise ValueError("a boolean mask of 2 or more dimensions on unknown (NaN) sizes "
+                                 "selects the values in another order than NumPy's")
         out = input[_checked_when_run(index, input.shape, "t[index]")]
         views.remember(out, input, index)  # Dask has no views: writes into out must reach input
         return out
@@ -180,6 +184,8 @@ def where(be: Any, condition: Any, input: Any = None, other: Any = None) -> Any:
 @op(family="indexing", out=True)
 def nonzero(be: Any, input: Any, *, as_tuple: bool = False) -> Any:
     """Indices of nonzero elements: an (n, ndim) int64 tensor, or a tuple per dimension."""
+    if be.lazy and input.ndim > 1 and not as_tuple:  # Dask cannot stack its per-dimension
+        return be.np.argwhere(input).astype(dtypes.int64)  # indices: their lengths are NaN
     idx = [x.astype(dtypes.int64) for x in be.np.nonzero(input)]
     if as_tuple:
         return tuple(idx)
@@ -206,6 +212,9 @@ def masked_select(be: Any, input: Any, mask: Any) -> Any:
 def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     """Add ``alpha * source`` into ``input`` at ``index`` along ``dim`` (duplicates accumulate)."""
     d = check_dim("index_add", dim, input.ndim)
+    if input.ndim == 0:  # torch: a 0-d input is one element along dim 0
+        return index_add(be, input[None], 0, be.np.reshape(index, (-1,)),
+                         be.np.reshape(source, (-1,)), alpha)[0]
     if be.lazy:
         return whole_arrays(be, index_add, tuple(input.shape), input.dtype, input, d, index,
                             source, alpha)
@@ -221,6 +230,10 @@ def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, value: A
             reduce: str | None = None) -> Any:
     """Write ``src`` (or ``value``) into a copy of ``input`` at ``index`` along ``dim``."""
     d = check_dim("scatter", dim, input.ndim)
+    if input.ndim == 0:  # torch: a 0-d input is one element along dim 0
+        src = be.np.reshape(src, (-1,)) if getattr(src, "ndim", None) is not None else src
+        return scatter(be, input[None], 0, be.np.reshape(index, (-1,)), src, value,
+                       reduce=reduce)[0]
     if be.lazy:
         return whole_arrays(be, lambda b, *a: scatter(b, *a, reduce=reduce), tuple(input.shape),
                             input.dtype, input, d, index, src, value)
@@ -228,7 +241,9 @@ def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, value: A
     values = src if src is not None else value
     if getattr(values, "shape", None) is not None and tuple(values.shape) != tuple(index.shape):
         values = values[tuple(slice(0, s) for s in index.shape)]
-    values = be.np.broadcast_to(cast(values, input.dtype), tuple(index.shape))
+    values = cast(values, input.dtype) if hasattr(values, "dtype") else \
+        be.np.asarray(values, dtype=input.dtype)  # torch casts a value first: 2.5 -> 2 for ints
+    values = be.np.broadcast_to(values, tuple(index.shape))
     grids = list(be.np.indices(tuple(index.shape), sparse=True))
     grids[d] = index
     if reduce in (None,):
