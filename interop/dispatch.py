@@ -244,7 +244,7 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict) ->
     """``impl`` on raw arguments; a backend's exception is restated as torch would raise it."""
     try:
         return impl(be, *rargs, **rkwargs)
-    except (ValueError, TypeError, IndexError) as exc:
+    except (ValueError, TypeError, IndexError, NotImplementedError) as exc:
         if type(exc).__module__ == errors.__name__ or hasattr(exc, "interop_graph_error"):
             raise  # already stated by interop, or raised by a task of an earlier Dask graph
         explained = be.explain_error(getattr(impl, "__name__", "operation"), rargs, exc) \
@@ -468,8 +468,8 @@ def make_getitem(run: Callable) -> Callable:
                     out = self._raw[index, ...]
                 else:
                     out = None
-            except IndexError:
-                out = None  # the table entry below says it in torch's words
+            except (IndexError, ValueError):
+                out = None  # the table entry below says it in torch's words (Dask: unknown sizes)
             if out is not None:
                 if type(out) in views.WITHOUT_VIEWS:  # Dask: writes into out must reach self
                     views.remember(out, self._raw, index)

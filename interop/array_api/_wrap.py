@@ -74,7 +74,14 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
         if fn is None:
             fn = resolved[be] = BACKEND_RULES.get(be.name, {}).get(qualname) or \
                 _function_of(be, module, name, public_name)
-        return dispatch.wrap(fn(*rargs, **rkwargs), cls, args)
+        try:
+            ret = fn(*rargs, **rkwargs)
+        except (ValueError, TypeError, NotImplementedError) as exc:
+            explained = be.explain_error(public_name, rargs, exc)  # Dask: unknown sizes
+            if explained is None:
+                raise
+            raise explained from exc
+        return dispatch.wrap(ret, cls, args)
 
     doc = (f"``{qualname}`` of the Array API standard (2024.12), computed by the backend's "
            "array-api-compat namespace; takes and returns interop tensors.")

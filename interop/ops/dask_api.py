@@ -58,7 +58,7 @@ def persist(be: Any, input: Any, **kwargs: Any) -> Any:
 def compute_chunk_sizes(be: Any, input: Any) -> Any:
     """Compute unknown (NaN) chunk sizes in place, so shape-dependent operations can proceed."""
     _dask_only("compute_chunk_sizes", be)
-    return input.compute_chunk_sizes()
+    return be.compute_chunk_sizes(input)
 
 
 @op(function=False, family="dask", torch=())

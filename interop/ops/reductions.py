@@ -7,6 +7,7 @@ products are int64, ``mean`` refuses integers, ``std``/``var`` default to
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from typing import Any
 
@@ -121,6 +122,12 @@ def _extremes(be: Any, fn: str, input: Any, d: Any, k: bool) -> Any:
     return getattr(be.np, fn)(input, axis=d, keepdims=k)
 
 
+def _check_positions_known(be: Any, name: str, input: Any, d: int | None) -> None:
+    """Positions along a NaN (not yet known) Dask size: its graph would fail when run."""
+    if be.lazy and math.isnan(input.size if d is None else input.shape[d]):
+        raise ValueError(f"{name}: positions along unknown (NaN) sizes")
+
+
 def _extreme(name: str, fn: str, arg_fn: str) -> Any:
     def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
              keepdims: bool | None = None) -> Any:
@@ -133,6 +140,7 @@ def _extreme(name: str, fn: str, arg_fn: str) -> Any:
             return values_indices[name](input.copy(), be.np.zeros((), dtype=dtypes.int64))
         if d is None or isinstance(d, tuple):
             return _extremes(be, fn, input, d, k)
+        _check_positions_known(be, name, input, d)
         values = _extremes(be, fn, input, d, k)
         indices = getattr(be.np, arg_fn)(input, axis=d, keepdims=k).astype(dtypes.int64)
         return values_indices[name](values, indices)
@@ -176,6 +184,7 @@ def _arg_extreme(name: str, fn: str) -> Any:
             raise RuntimeError(f"{name}(): does not support bool input; convert with .int() first")
         d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
         _check_nonempty(name, input, d, arg=True)
+        _check_positions_known(be, name, input, d)
         if d is None:
             out = getattr(be.np, fn)(be.np.reshape(input, (-1,)))
             return be.np.reshape(out, (1,) * input.ndim if k else ()).astype(dtypes.int64)
@@ -229,7 +238,10 @@ def _scan(name: str, fn: str) -> Any:
                             "to accumulate along)")
         d = check_dim(name, given, input.ndim)
         x = input if input.ndim else be.np.reshape(input, (1,))
-        out = getattr(be.np, fn)(x, axis=d if input.ndim else 0, dtype=_acc_dtype(input, dtype))
+        # Dask's default scan fails on empty chunks, which NaN sizes may hide; blelloch does not
+        how = {"method": "blelloch"} if be.lazy and math.isnan(x.shape[d]) else {}
+        out = getattr(be.np, fn)(x, axis=d if input.ndim else 0, dtype=_acc_dtype(input, dtype),
+                                 **how)
         return out if input.ndim else be.np.reshape(out, ())
     impl.__name__ = name
     impl.__doc__ = f"Running {name[3:]} along ``dim`` (integers accumulate in int64)."
