@@ -19,6 +19,8 @@ BATCH = RNG.standard_normal((2, 3, 4)).astype(np.float32)
 INTS = RNG.integers(-5, 6, (3, 4))
 BOOLS = M > 0
 IDX = RNG.integers(0, 5, (3, 4))
+ORDER = np.argsort(M, axis=-1)
+SORTED = np.sort(M, axis=-1)
 
 # name: (call, operands, values compared); operands are NumPy arrays given as tensors
 CASES = {
@@ -62,6 +64,26 @@ CASES = {
     "index_reduce_int_mean": (lambda a, i: torch.index_reduce(a, 1, i[0] % 4, -a, "mean"), (INTS, IDX), True),
     "scatter_0d": (lambda a: torch.scatter(a[0, 0], 0, torch.tensor(0) if isinstance(a, torch.Tensor)
                                            else interop.tensor(0), 2.5, reduce="add"), (INTS,), True),
+    # torch_build
+    "block_diag": (lambda a, i: torch.block_diag(a[0, 0], a[0], i[:2, :1]), (M, INTS), True),
+    "cartesian_prod": (lambda a: torch.cartesian_prod(a[0, :2], a[1, :3], a[2, :1]), (M,), True),
+    "combinations": (lambda a: torch.combinations(a[0], 3), (M,), True),
+    "combinations_repl": (lambda i: torch.combinations(i[0, :3], with_replacement=True), (INTS,), True),
+    "complex": (lambda a: torch.complex(a, -a), (M,), True),
+    "polar": (lambda a: torch.polar(a.abs(), a), (M,), True),
+    "view_as_complex": (lambda a: torch.view_as_complex(a[:, :2]), (M,), True),
+    "frexp": (lambda a: tuple(torch.frexp(a * 100)), (M,), True),
+    "unfold": (lambda a: a.unfold(1, 2, 1), (BATCH,), True),
+    "unfold_copy": (lambda a: torch.unfold_copy(a, 0, 2, 2), (INTS,), True),
+    "unfold_0d": (lambda a: a[0, 0].unfold(0, 1, 1), (M,), True),
+    # edge cases of older ops op_db found
+    "nonzero_0d": (lambda a: torch.nonzero(a[0, 0] * 0), (M,), True),
+    "nonzero_0d_tuple": (lambda a: torch.nonzero(a[0, 0] + 10, as_tuple=True), (M,), True),
+    "atleast_1d_list": (lambda a: torch.atleast_1d([a[0, 0], a]), (M,), True),
+    "topk_0d": (lambda a: tuple(torch.topk(a[0, 0], 1)), (M,), True),
+    "kthvalue_0d": (lambda a: tuple(a[0, 0].kthvalue(1, keepdim=True)), (M,), True),
+    "searchsorted_sorter": (lambda a, o: torch.searchsorted(a[0], a[1], sorter=o[0]), (M, ORDER), True),
+    "searchsorted_batched": (lambda s, a: torch.searchsorted(s, a, right=True), (SORTED, M), True),
     "index_add_0d": (lambda a: a[0, 0].index_add(0, a[0, 0].long() * 0, a[0, 1], alpha=2), (M,), True),
 }
 
@@ -126,5 +148,7 @@ def test_errors_name_the_fix():
         interop.tensor(M).sum_to_size(2, 4)
     with pytest.raises(RuntimeError, match="amax"):
         torch.scatter_reduce(interop.tensor(M), 0, interop.tensor(IDX % 3), interop.tensor(M), "max")
+    with pytest.raises(RuntimeError, match="same dtype"):
+        torch.cartesian_prod(interop.tensor(M[0]), interop.tensor(INTS[0]))
     with pytest.raises(RuntimeError, match="boolean masks"):
         torch.masked_scatter(interop.tensor(M), interop.tensor(INTS), interop.tensor(M))

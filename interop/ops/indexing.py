@@ -184,6 +184,9 @@ def where(be: Any, condition: Any, input: Any = None, other: Any = None) -> Any:
 @op(family="indexing", out=True)
 def nonzero(be: Any, input: Any, *, as_tuple: bool = False) -> Any:
     """Indices of nonzero elements: an (n, ndim) int64 tensor, or a tuple per dimension."""
+    if input.ndim == 0:  # torch: as a 1-element vector; no coordinates per hit
+        hits = be.np.nonzero(be.np.reshape(input, (1,)))[0].astype(dtypes.int64)
+        return (hits,) if as_tuple else hits[:, None][:, :0]
     if be.lazy and input.ndim > 1 and not as_tuple:  # Dask cannot stack its per-dimension
         return be.np.argwhere(input).astype(dtypes.int64)  # indices: their lengths are NaN
     idx = [x.astype(dtypes.int64) for x in be.np.nonzero(input)]

@@ -359,6 +359,8 @@ def contiguous(be: Any, input: Any, memory_format: Any = None) -> Any:
 @op(family="shape", method=False, aliases=("atleast_1d",))
 def atleast_1d(be: Any, *tensors: Any) -> Any:
     """Tensors with at least one dimension."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):  # torch takes a list too
+        return tuple(be.np.atleast_1d(x) for x in tensors[0])
     out = [be.np.atleast_1d(x) for x in tensors]
     return out[0] if len(out) == 1 else tuple(out)
 

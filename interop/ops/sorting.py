@@ -47,6 +47,8 @@ def topk(be: Any, input: Any, k: int, dim: int = -1, largest: bool = True,
     if not 0 <= k <= (input.shape[d] if input.ndim else 1):
         raise RuntimeError(f"topk(): selected index k={k} out of range for dimension {d} of size "
                            f"{input.shape[d] if input.ndim else 1}")
+    if input.ndim == 0:  # torch: the element itself, at index 0
+        return values_indices["topk"](input, be.np.zeros((), dtype=dtypes.int64))
     order = argsort(be, input, d, descending=largest)
     indices = order[(slice(None),) * d + (slice(0, k),)]
     return values_indices["topk"](_along(be, input, indices, d), indices)
@@ -56,6 +58,11 @@ def topk(be: Any, input: Any, k: int, dim: int = -1, largest: bool = True,
 def kthvalue(be: Any, input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The k-th smallest value along ``dim`` and its index."""
     d = check_dim("kthvalue", dim, input.ndim)
+    if input.ndim == 0:  # torch: the element itself (k must be 1), at index 0
+        if k != 1:
+            raise IndexError(f"kthvalue(): selected number k={k} out of range for a 0-d tensor; "
+                             "k must be 1")
+        return values_indices["kthvalue"](input, be.np.zeros((), dtype=dtypes.int64))
     order = argsort(be, input, d)
     index = order[(slice(None),) * d + (slice(k - 1, k),)]
     values = _along(be, input, index, d)
@@ -66,11 +73,24 @@ def kthvalue(be: Any, input: Any, k: int, dim: int = -1, keepdim: bool = False) 
 
 @op(family="sorting", out=True)
 def searchsorted(be: Any, sorted_sequence: Any, input: Any, *, out_int32: bool = False,
-                 right: bool = False, side: str | None = None) -> Any:
-    """Indices where ``input`` would be inserted to keep ``sorted_sequence`` sorted."""
+                 right: bool = False, side: str | None = None, sorter: Any = None) -> Any:
+    """Indices where ``input`` would be inserted to keep ``sorted_sequence`` sorted
+    (``sorter``: the indices that sort an unsorted sequence, as from argsort)."""
     side = side or ("right" if right else "left")
-    out = be.xp.searchsorted(sorted_sequence, input, side=side)
+    if sorter is not None:
+        from .indexing import _take_along
+        sorted_sequence = _take_along(be, sorted_sequence, sorter, sorted_sequence.ndim - 1)
+    if sorted_sequence.ndim > 1:  # one sorted row per leading index: count what lies before
+        out = be.np.sum(_before(be, sorted_sequence[..., None, :], input[..., :, None], side),
+                        axis=-1)
+    else:
+        out = be.xp.searchsorted(sorted_sequence, input, side=side)
     return out.astype(dtypes.int32 if out_int32 else dtypes.int64)
+
+
+def _before(be: Any, seq: Any, value: Any, side: str) -> Any:
+    """Whether ``seq`` sorts before ``value`` (``side='right'``: or equal)."""
+    return seq <= value if side == "right" else seq < value
 
 
 unique_all_result = namedtuple("unique_all", ["values", "indices", "inverse_indices", "counts"])
