@@ -237,11 +237,10 @@ def _scan(name: str, fn: str) -> Any:
             raise TypeError(f"{name}() missing required argument 'dim': pass dim=0 (or the axis "
                             "to accumulate along)")
         d = check_dim(name, given, input.ndim)
-        x = input if input.ndim else be.np.reshape(input, (1,))
+        x, d = (input, d) if input.ndim else (be.np.reshape(input, (1,)), 0)
         # Dask's default scan fails on empty chunks, which NaN sizes may hide; blelloch does not
         how = {"method": "blelloch"} if be.lazy and math.isnan(x.shape[d]) else {}
-        out = getattr(be.np, fn)(x, axis=d if input.ndim else 0, dtype=_acc_dtype(input, dtype),
-                                 **how)
+        out = getattr(be.np, fn)(x, axis=d, dtype=_acc_dtype(input, dtype), **how)
         return out if input.ndim else be.np.reshape(out, ())
     impl.__name__ = name
     impl.__doc__ = f"Running {name[3:]} along ``dim`` (integers accumulate in int64)."
