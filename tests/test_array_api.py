@@ -77,6 +77,19 @@ def test_finfo_numbers_are_python_floats(name, backend):
         assert got.dtype == getattr(xp, str(want.dtype).rsplit(".", 1)[-1])
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "uint32", "uint64"])
+@pytest.mark.parametrize("axis", [None, 0])
+def test_repeat_counts_of_every_integer_dtype(dtype, axis):
+    """Array repeats of any integer dtype, uint64 included (NumPy refuses to cast uint64
+    counts to intp), give array-api-strict's result."""
+    data = np.array([1.5, -2.0, 3.0])
+    counts = np.array([2, 0, 3], dtype=dtype)
+    want = strict.repeat(strict.asarray(data), strict.asarray(counts), axis=axis)
+    got = xp.repeat(_t(data, "numpy"), _t(counts, "numpy"), axis=axis)
+    assert got.dtype == np.dtype(str(want.dtype).rsplit(".", 1)[-1])
+    np.testing.assert_array_equal(to_numpy(got), np.asarray(want))
+
+
 @pytest.mark.parametrize("version", [None, "2021.12", "2022.12", "2023.12", "2024.12"])
 def test_array_namespace_versions(version, backend):
     t = _t([1.0, 2.0], backend)

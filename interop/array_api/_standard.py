@@ -47,4 +47,13 @@ def finfo(type: Any, /) -> FInfo:  # noqa: A002 (the standard's name)
                  float(info.smallest_normal), info.dtype)
 
 
-RULES = {"can_cast": can_cast, "finfo": finfo}
+def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
+    """NumPy (and CuPy) cast array ``repeats`` to intp under the 'safe' rule, which refuses
+    uint64; the standard takes counts of any integer dtype, so uint64 counts become int64."""
+    import array_api_compat
+    if getattr(repeats, "dtype", None) == np.uint64:
+        repeats = repeats.astype(np.int64)
+    return array_api_compat.array_namespace(x).repeat(x, repeats, axis=axis)
+
+
+RULES = {"can_cast": can_cast, "finfo": finfo, "repeat": repeat}
