@@ -1,0 +1,86 @@
+"""torch's pre-``torch.linalg`` functions, kept by torch for old code: cholesky (with
+``upper``), cholesky_inverse, cholesky_solve, triangular_solve, qr(some=) and
+svd(some=, compute_uv=) returning V rather than Vh.  Each is the ``torch.linalg``
+implementation (interop/ops/torch_linalg.py) with the old signature and result.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+from . import torch_linalg as tl
+from .registry import op
+
+_QR = namedtuple("qr", ["Q", "R"])
+_SVD = namedtuple("svd", ["U", "S", "V"])
+_TRIANGULAR = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def _names(name: str) -> tuple[str, ...]:
+    return (f"torch.{name}", f"torch.Tensor.{name}")
+
+
+def _mH(be: Any, x: Any) -> Any:  # noqa: N802
+    x = be.np.swapaxes(x, -1, -2)
+    return be.np.conj(x) if x.dtype.kind == "c" else x
+
+
+@op("cholesky", torch=_names("cholesky"), family="linalg")
+def cholesky(be: Any, input: Any, upper: bool = False) -> Any:
+    """L with A = L L^H (``upper=True``: U with A = U^H U); torch.linalg.cholesky's factor."""
+    return tl.cholesky(be, input, upper=upper)
+
+
+@op(torch=_names("cholesky_inverse"), family="linalg")
+def cholesky_inverse(be: Any, input: Any, upper: bool = False) -> Any:
+    """The inverse of A from its Cholesky factor (lower L, or upper U with ``upper``)."""
+    tl._square("cholesky_inverse", input)
+    factor = input if upper else _mH(be, input)  # U with A = U^H U
+    u_inv = tl.solve_triangular(be, factor, _eye_like(be, input), upper=True)
+    return be.np.matmul(u_inv, _mH(be, u_inv))
+
+
+@op(torch=_names("cholesky_solve"), family="linalg")
+def cholesky_solve(be: Any, input: Any, input2: Any, upper: bool = False) -> Any:
+    """X with A X = B, given B (``input``) and A's Cholesky factor (``input2``)."""
+    lower = _mH(be, input2) if upper else input2
+    y = tl.solve_triangular(be, lower, input, upper=False)
+    return tl.solve_triangular(be, _mH(be, lower), y, upper=True)
+
+
+@op(torch=_names("triangular_solve"), family="linalg")
+def triangular_solve(be: Any, input: Any, A: Any, upper: bool = True,  # noqa: N803
+                     transpose: bool = False, unitriangular: bool = False) -> Any:
+    """(X, A) with op(A) X = B (``input``) for triangular A; op transposes with ``transpose``."""
+    tri = be.np.swapaxes(A, -1, -2) if transpose else A
+    x = tl.solve_triangular(be, tri, input, upper=upper != transpose, unitriangular=unitriangular)
+    return _TRIANGULAR(x, be.np.array(A, copy=True) if not be.lazy else A)
+
+
+@op("qr", torch=_names("qr"), family="linalg")
+def qr(be: Any, input: Any, some: bool = True) -> Any:
+    """(Q, R); ``some=False``: complete Q (not on Dask, whose qr is the reduced one)."""
+    if be.lazy and not some and input.shape[-2] > input.shape[-1]:
+        raise TypeError("torch.qr(some=False) is not implemented by the dask backend (its qr "
+                        "is reduced only); compute first: interop.tensor(t, backend='numpy')")
+    q, r = tl.qr(be, input, mode="reduced" if some else "complete")
+    return _QR(q, r)
+
+
+@op("svd", torch=_names("svd"), family="linalg")
+def svd(be: Any, input: Any, some: bool = True, compute_uv: bool = True) -> Any:
+    """(U, S, V) with A = U diag(S) V^H; ``compute_uv=False``: U and V are zeros."""
+    u, s, vh = tl.svd(be, input, full_matrices=not some)
+    v = _mH(be, vh)
+    if not compute_uv:  # torch: zero, full-size U and V
+        m, n = input.shape[-2:]
+        batch = tuple(input.shape[:-2])
+        u = be.np.zeros((*batch, m, m), dtype=u.dtype)
+        v = be.np.zeros((*batch, n, n), dtype=v.dtype)
+    return _SVD(u, s, v)
+
+
+def _eye_like(be: Any, a: Any) -> Any:
+    n = a.shape[-1]
+    return be.np.broadcast_to(be.np.eye(n, dtype=a.dtype), tuple(a.shape))
