@@ -423,8 +423,8 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
                 return slow(self, other)
             try:
                 raw = fast(b, a) if swap else fast(a, b)
-            except ValueError as exc:
-                raise backend_error(dunder.strip("_"), exc) from exc
+            except ValueError:
+                return slow(self, other)  # says it in torch's words (Dask: NaN sizes explained)
         elif to is float or to is int:
             if cls is not Tensor and not _default_handler(cls):
                 return slow(self, other)

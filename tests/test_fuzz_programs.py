@@ -270,6 +270,10 @@ REGRESSIONS = [
     (((0, 0), 'bool', ()), ((0,), 'float32', ()), (('matmul', ()),)),
     # Dask cumprod of a 0-d tensor (the NaN-size check looked at dim None)
     (((), 'float32', (0.0,)), ((), 'float32', (0.0,)), (('cumprod', (('dim', 0),)),)),
+    # Dask: an operator broadcasting a NaN size against a known one says compute_chunk_sizes
+    (((2,), 'float32', (0.0, 2.0)), ((2,), 'float32', (0.0, 0.0)), (('mask_lazy', ()), ('sub', ()))),
+    (((2,), 'int32', (0, 2)), ((2,), 'int32', (0, 0)),
+     (('mask_lazy', ()), ('sub', ()), ('any', (('dim', 0), ('keepdim', False))), ('abs', ()))),
 ]
 
 
