@@ -39,6 +39,28 @@ VIEWS = {
     "ellipsis, None": lambda t: t[..., 2][None],
     "chain": lambda t: t[1:][0][1:],
 }
+# torch's view operations, and the same view in NumPy (the reference)
+LAYOUTS = {
+    "reshape": (lambda t: t.reshape(4, 3), lambda a: a.reshape(4, 3)),
+    "view": (lambda t: t.view(2, 6), lambda a: a.reshape(2, 6)),
+    "flatten": (lambda t: t.flatten(), lambda a: a.reshape(-1)),
+    "ravel": (lambda t: t.ravel(), lambda a: a.ravel()),
+    "unsqueeze, squeeze": (lambda t: t.unsqueeze(1).squeeze(1), lambda a: a),
+    "permute": (lambda t: t.permute(1, 0), lambda a: a.transpose(1, 0)),
+    "transpose": (lambda t: t.transpose(0, 1), lambda a: a.T),
+    "T": (lambda t: t.T, lambda a: a.T),
+    "mT": (lambda t: t.mT, lambda a: a.T),
+    "t()": (lambda t: t.t(), lambda a: a.T),
+    "narrow": (lambda t: t.narrow(1, 1, 2), lambda a: a[:, 1:3]),
+    "split": (lambda t: t.split(2, dim=1)[1], lambda a: a[:, 2:4]),
+    "unbind": (lambda t: t.unbind(0)[2], lambda a: a[2]),
+    "chain": (lambda t: t[1:].reshape(8)[::3], lambda a: a[1:].reshape(8)[::3]),
+    # reshapes of views that are not contiguous are copies: writes stay there
+    "reshape of a transpose": (lambda t: t.T.reshape(12), lambda a: a.T.reshape(12)),
+    "reshape of a strided slice": (lambda t: t[::2].reshape(8), lambda a: a[::2].reshape(8)),
+    "reshape of columns": (lambda t: t[:, 1:3].flatten(), lambda a: a[:, 1:3].flatten()),
+    "reshape of a row block": (lambda t: t[1:, :].flatten(), lambda a: a[1:, :].reshape(-1)),
+}
 
 
 def _reference(view, write):
@@ -55,6 +77,16 @@ def test_a_write_into_a_view_reaches_its_base(backend, view, write):
     write(v)
     np.testing.assert_array_equal(to_numpy(t), _reference(view, write))
     np.testing.assert_array_equal(to_numpy(v), view(_reference(view, write)))
+
+
+@pytest.mark.parametrize("write", WRITES, ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("view, reference", LAYOUTS.values(), ids=LAYOUTS.keys())
+def test_a_write_into_a_view_operation_reaches_its_base(backend, view, reference, write):
+    t = interop.tensor(np.arange(12.0).reshape(3, 4), backend=backend)
+    a = np.arange(12.0).reshape(3, 4)
+    write(view(t))
+    write(reference(a))
+    np.testing.assert_array_equal(to_numpy(t), a)
 
 
 def test_writes_on_dask_stay_lazy():

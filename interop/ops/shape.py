@@ -1,5 +1,6 @@
 """Shape and view operations.  On NumPy and CuPy the view operations return views
-(memory shared with the input), as torch's do; Dask arrays have no views.
+(memory shared with the input), as torch's do; Dask arrays have none, so a write into a
+view's result is replayed into its input (``interop.backends.views``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..backends import views
 from ..errors import ShapeError
 from ._args import check_dim, dim_arg, promote, size_arg
 from .registry import op
@@ -79,7 +81,7 @@ def _reshape(be: Any, input: Any, shape: tuple) -> Any:
 @op(family="shape")
 def reshape(be: Any, input: Any, *shape: Any) -> Any:
     """A tensor with the same data and a new shape (a view when possible)."""
-    return _reshape(be, input, size_arg(shape))
+    return views.reshaped(_reshape(be, input, size_arg(shape)), input)
 
 
 @op(family="shape", function=False)
@@ -92,7 +94,7 @@ def view(be: Any, input: Any, *shape: Any) -> Any:
     if not be.lazy and out.size and not be.np.shares_memory(out, input):
         raise RuntimeError(f"view size is not compatible with input tensor's size and stride; "
                            f"use .reshape({', '.join(map(str, shape))}) instead")
-    return out
+    return views.reshaped(out, input)
 
 
 @op(family="shape", aliases=("permute_dims",))
@@ -104,7 +106,7 @@ def permute(be: Any, input: Any, *dims: Any) -> Any:
                            f"not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {input.ndim} is not equal to len(dims) = {len(dims)}"
                            if len(dims) != input.ndim else f"permute(): repeated dim in {dims}")
-    return be.np.transpose(input, dims)
+    return views.permuted(be.np.transpose(input, dims), input, dims)
 
 
 @op(family="shape", aliases=("swapaxes", "swapdims"), inplace=False)
@@ -112,7 +114,11 @@ def transpose(be: Any, input: Any, dim0: int, dim1: int) -> Any:
     """Swap two dimensions (a view)."""
     n = input.ndim
     d0, d1 = check_dim("transpose", dim0, n), check_dim("transpose", dim1, n)
-    return input if n == 0 else be.np.swapaxes(input, d0, d1)
+    if n == 0:
+        return input
+    axes = list(range(n))
+    axes[d0], axes[d1] = d1, d0
+    return views.permuted(be.np.swapaxes(input, d0, d1), input, axes)
 
 
 @op(family="shape")
@@ -121,13 +127,13 @@ def t(be: Any, input: Any) -> Any:
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{input.ndim}D; use .mT or .permute(...) for batches")
-    return input.T
+    return views.permuted(input.T, input, range(input.ndim)[::-1])
 
 
 @op("T", function=False, property=True, family="shape")
 def T(be: Any, input: Any) -> Any:  # noqa: N802
     """All dimensions reversed (torch deprecates this for ndim != 2)."""
-    return be.np.transpose(input)
+    return views.permuted(be.np.transpose(input), input, range(input.ndim)[::-1])
 
 
 @op("mT", function=False, property=True, family="shape")
@@ -136,7 +142,8 @@ def mT(be: Any, input: Any) -> Any:  # noqa: N802
     if input.ndim < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
                            f"Got {input.ndim}-D tensor.")
-    return be.np.swapaxes(input, -1, -2)
+    axes = [*range(input.ndim - 2), input.ndim - 1, input.ndim - 2]
+    return views.permuted(be.np.swapaxes(input, -1, -2), input, axes)
 
 
 @op(family="shape", aliases=("matrix_transpose",), method=False)
@@ -151,10 +158,10 @@ def squeeze(be: Any, input: Any, dim: Any = None, *, axis: Any = None) -> Any:
     """Remove dimensions of size 1 (only those named by ``dim``, if given)."""
     d = check_dim("squeeze", dim_arg(dim, axis), input.ndim)
     if d is None:
-        return be.np.squeeze(input)
+        return views.reshaped(be.np.squeeze(input), input)
     dims = d if isinstance(d, tuple) else (d,)
     dims = tuple(x for x in dims if input.shape[x] == 1)
-    return be.np.squeeze(input, axis=dims) if dims else input[...]
+    return views.reshaped(be.np.squeeze(input, axis=dims), input) if dims else input[...]
 
 
 @op(family="shape", aliases=("expand_dims",))
@@ -162,25 +169,26 @@ def unsqueeze(be: Any, input: Any, dim: int = None, *, axis: Any = None) -> Any:
     """Insert a dimension of size 1 at ``dim``."""
     d = dim_arg(dim, axis)
     d = check_dim("unsqueeze", d, input.ndim + 1)
-    return input[(slice(None),) * d + (None, Ellipsis)]  # a view; Dask's expand_dims needs sizes
+    index = (slice(None),) * d + (None, Ellipsis)  # a view; Dask's expand_dims needs sizes
+    return views.remember(input[index], input, index)
 
 
 @op(family="shape")
 def flatten(be: Any, input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     """Merge dimensions start_dim..end_dim into one."""
     if input.ndim == 0:
-        return _reshape(be, input, (1,))
+        return views.reshaped(_reshape(be, input, (1,)), input)
     s, e = check_dim("flatten", start_dim, input.ndim), check_dim("flatten", end_dim, input.ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = tuple(input.shape)
-    return _reshape(be, input, (*shape[:s], -1, *shape[e + 1:]))
+    return views.reshaped(_reshape(be, input, (*shape[:s], -1, *shape[e + 1:])), input)
 
 
 @op(family="shape", method="ravel")
 def ravel(be: Any, input: Any) -> Any:
     """The elements as one dimension."""
-    return _reshape(be, input, (-1,))
+    return views.reshaped(_reshape(be, input, (-1,)), input)
 
 
 @op(family="shape", function=False)
@@ -292,8 +300,9 @@ def unbind(be: Any, input: Any, dim: int = 0, *, axis: Any = None) -> Any:
     d = check_dim("unbind", dim_arg(dim if axis is None else None, axis), input.ndim)
     if input.ndim == 0:
         raise IndexError("unbind(): dimension specified as 0 but tensor has no dimensions")
-    return tuple(be.np.take(input, i, axis=d) if be.name == "dask" else
-                 input[(slice(None),) * d + (i,)] for i in range(input.shape[d]))
+    return tuple(views.remember(be.np.take(input, i, axis=d), input, (slice(None),) * d + (i,))
+                 if be.name == "dask" else input[(slice(None),) * d + (i,)]
+                 for i in range(input.shape[d]))
 
 
 @op(family="shape")
@@ -313,7 +322,8 @@ def split(be: Any, input: Any, split_size_or_sections: Any, dim: int = 0) -> Any
                                f"(input tensor's size at dimension {d}), but got "
                                f"split_sizes={list(split_size_or_sections)}")
     index = (slice(None),) * d
-    return tuple(input[index + (slice(a, b),)] for a, b in zip(bounds[:-1], bounds[1:]))
+    return tuple(views.remember(input[index + (slice(a, b),)], input, index + (slice(a, b),))
+                 for a, b in zip(bounds[:-1], bounds[1:]))
 
 
 @op(family="shape")
@@ -339,7 +349,8 @@ def narrow(be: Any, input: Any, dim: int, start: int, length: int) -> Any:
     if length < 0 or start + length > size:
         raise ShapeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size "
                          f"({size}); pass a length of at most {size - start} along dim {d}")
-    return input[(slice(None),) * d + (slice(start, start + length),)]
+    index = (slice(None),) * d + (slice(start, start + length),)
+    return views.remember(input[index], input, index)
 
 
 @op(family="shape")
