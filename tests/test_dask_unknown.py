@@ -119,7 +119,8 @@ AUDIT: dict[str, tuple] = {
     "unsqueeze": (lambda m: m.unsqueeze(0), frozenset(), ""),
     "unsqueeze(-1)": (lambda m: m.unsqueeze(-1), frozenset(), ""),
     "expand": (lambda m: m.unsqueeze(0).expand(2, *m.shape), ALL, "expand"),
-    "squeeze": (lambda m: m.squeeze(), frozenset(), ""),
+    "squeeze": (lambda m: m.squeeze(), ALL, "squeeze"),  # a NaN size may be 1
+    "squeeze(1)": (lambda m: m.squeeze(-1) if m.ndim == 2 else m, frozenset(), ""),
     "transpose": (lambda m: m.transpose(0, -1), frozenset(), ""),
     "permute": (lambda m: m.permute(*reversed(range(m.ndim))), frozenset(), ""),
     "flip": (lambda m: m.flip(0), ALL, "flip"),

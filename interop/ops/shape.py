@@ -5,6 +5,7 @@ view's result is replayed into its input (``interop.backends.views``).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -157,6 +158,9 @@ def adjoint(be: Any, input: Any) -> Any:
 def squeeze(be: Any, input: Any, dim: Any = None, *, axis: Any = None) -> Any:
     """Remove dimensions of size 1 (only those named by ``dim``, if given)."""
     d = check_dim("squeeze", dim_arg(dim, axis), input.ndim)
+    named = range(input.ndim) if d is None else d if isinstance(d, tuple) else (d,)
+    if any(math.isnan(input.shape[x]) for x in named):  # Dask would keep it, even if it is 1
+        raise ValueError("squeeze: whether an unknown (NaN) size is 1")
     if d is None:
         return views.reshaped(be.np.squeeze(input), input)
     dims = d if isinstance(d, tuple) else (d,)
