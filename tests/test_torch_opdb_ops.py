@@ -98,6 +98,33 @@ CASES = {
     "qr_complete": (lambda a: tuple(a.mT.qr(some=False)), (M,), True),
     "svd_values": (lambda a: torch.svd(a).S, (M,), True),
     "svd_no_uv": (lambda a: tuple(torch.svd(a, compute_uv=False)), (M,), True),
+    # torch.special Chebyshev polynomials of the third and fourth kinds
+    "chebyshev_v": (lambda a, n: torch.special.chebyshev_polynomial_v(a, n % 7 - 1), (M, INTS), True),
+    "chebyshev_w": (lambda a: torch.special.chebyshev_polynomial_w(a.tanh(), 5), (M,), True),
+    "shifted_chebyshev_v": (lambda a: torch.special.shifted_chebyshev_polynomial_v(a, 3), (M,), True),
+    "shifted_chebyshev_w": (lambda a, n: torch.special.shifted_chebyshev_polynomial_w(
+        a.sigmoid(), n % 5), (M, INTS), True),
+    # torch_stats
+    "mode": (lambda i: tuple(torch.mode(i % 3, 0)), (INTS,), True),
+    "mode_keepdim": (lambda a: tuple((a > 0).mode(-1, keepdim=True)), (M,), True),
+    "unique_consecutive": (lambda i: torch.unique_consecutive(i // 3, return_inverse=True,
+                                                              return_counts=True), (INTS,), True),
+    "unique_consecutive_dim": (lambda i: torch.unique_consecutive(i[[0, 0, 1]], dim=0), (INTS,), True),
+    "histogram": (lambda a: tuple(torch.histogram(a, 4)), (M,), True),
+    "histogram_edges": (lambda a: tuple(torch.histogram(a, a[0].sort().values, weight=a.abs(),
+                                                        density=True)), (M,), True),
+    "histogramdd": (lambda a: torch.histogramdd(a[:, :2], [2, 3], range=[-1.0, 1.0, -2.0, 2.0]).hist,
+                    (M,), True),
+    "cdist": (lambda a, b: torch.cdist(a, b), (BATCH, BATCH[:, :2]), True),
+    "cdist_p": (lambda a: torch.cdist(a, a[:2], p=1.5), (M,), True),
+    "cdist_inf": (lambda a: torch.cdist(a, a[:2], p=float("inf")), (M,), True),
+    "renorm": (lambda a: a.renorm(2, 0, 1.0), (M,), True),
+    "renorm_": (lambda a: a.renorm_(1, 1, 0.5), (M,), True),
+    "gradient": (lambda a: torch.gradient(a, spacing=[2.0, 0.5], edge_order=2), (M,), True),
+    "gradient_int": (lambda i: torch.gradient(i, dim=1), (INTS,), True),
+    "cumulative_trapezoid": (lambda a: torch.cumulative_trapezoid(a, a.cumsum(1).abs()), (M,), True),
+    "cumulative_trapezoid_dx": (lambda i: torch.cumulative_trapezoid(i, dx=0.5, dim=0), (INTS,), True),
+    "unravel_index": (lambda i: torch.unravel_index(i - 5, (3, 2, 2)), (INTS,), True),
     "index_add_0d": (lambda a: a[0, 0].index_add(0, a[0, 0].long() * 0, a[0, 1], alpha=2), (M,), True),
 }
 

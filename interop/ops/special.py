@@ -194,6 +194,28 @@ for _name, _fname in POLYNOMIALS.items():
     op(f"special_{_name}", method=False, family="special",
        torch=(f"torch.special.{_name}",))(_polynomial(_name, _fname))
 
+
+def _chebyshev_vw(name: str, sign: int, shifted: bool) -> Any:
+    """Chebyshev polynomials of the third (V) and fourth (W) kinds from the second kind's:
+    V_n = U_n - U_{n-1}, W_n = U_n + U_{n-1} (U_{-1} = 0); shifted: x -> 2x - 1."""
+    chebyu = _polynomial("chebyshev_polynomial_u", "chebyu")
+
+    def impl(be: Any, input: Any, n: Any) -> Any:
+        x = input * 2 - 1 if shifted else input
+        n = n.astype("int64") if hasattr(n, "astype") else int(n)  # truncated first, as torch
+        return chebyu(be, x, n) + sign * chebyu(be, x, n - 1)
+    impl.__name__ = name
+    impl.__doc__ = f"torch.special.{name}: U_n(x) {'+-'[sign < 0]} U_(n-1)(x)" + \
+        (" at 2x - 1." if shifted else ".")
+    return impl
+
+
+for _name, _sign in (("chebyshev_polynomial_v", -1), ("chebyshev_polynomial_w", 1)):
+    for _shifted in (False, True):
+        _full = f"shifted_{_name}" if _shifted else _name
+        op(f"special_{_full}", method=False, family="special",
+           torch=(f"torch.special.{_full}",))(_chebyshev_vw(_full, _sign, _shifted))
+
 for _alias, _to in {"expit": "sigmoid", "exp2": "exp2", "expm1": "expm1", "log1p": "log1p",
                     "round": "round", "softmax": "softmax", "log_softmax": "log_softmax",
                     "logsumexp": "logsumexp"}.items():
