@@ -277,6 +277,9 @@ REGRESSIONS = [
     # Dask: squeeze kept a NaN size that was 1 (now: compute_chunk_sizes)
     (((2, 2), 'float32', (0.0, 0.0, 0.0, 2.0)), ((), 'float32', (0.0,)),
      (('mask_lazy', ()), ('squeeze', ()))),
+    # Dask: amax along a NaN size that is 0 gave an empty result (now torch's IndexError)
+    (((), 'float32', (0.0,)), ((0,), 'float32', ()),
+     (('mask_lazy', ()), ('stack', (('dim', -1),)), ('amax', (('dim', 0), ('keepdim', False))))),
 ]
 
 
