@@ -307,6 +307,7 @@ def test_samples(name, backend):
     ("full", ((2, 2), 7), {}), ("full", ((2,), 1.5), {}), ("full", ((2,), True), {}),
     ("arange", (5,), {}), ("arange", (1, 4, 0.5), {}), ("arange", (2, 10, 3), {}),
     ("linspace", (0, 1, 5), {}), ("eye", (3,), {}), ("eye", (2, 4), {"dtype": torch.int32}),
+    ("logspace", (0, 2, 5), {}), ("logspace", (0, 3.5, 4, 2.0), {"dtype": torch.int64}),
 ])
 def test_creation(name, args, kwargs, backend):
     expected = getattr(torch, name)(*args, **kwargs)
@@ -446,7 +447,7 @@ def test_every_operation_has_samples():
     """New table entries must come with samples here (or in a named test above)."""
     covered = set(UNARY) | set(BINARY) | set(EXTRA_UNARY) | set(REDUCTIONS) | set(SAMPLES)
     covered |= {"add", "sub", "div", "clamp", "isclose", "diff", "zeros", "ones", "empty",
-                "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "empty_like",
+                "full", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like",
                 "full_like", "rand_like", "randn_like", "randint_like", "rand", "randn", "randint",
                 "meshgrid",
                 "__getitem__", "__setitem__", "T", "mT"}
@@ -456,7 +457,7 @@ def test_every_operation_has_samples():
     # torch.nn.functional, torch.fft, torch.special, torch.linalg: in tests/test_torch_*.py
     covered |= {e.name for e in TABLE.values() if e.impl.__module__.rsplit(".", 1)[-1] in
                 ("composite", "nn_functional", "nn_conv", "nn_loss", "nn_resize", "fft", "special",
-                 "torch_linalg", "torch_build", "torch_linalg_legacy", "torch_scatter",
-                 "torch_stats", "torch_tensor")}  # torch_*: tests/test_torch_opdb_ops.py
+                 "torch_linalg", "torch_aten", "torch_build", "torch_linalg_legacy",
+                 "torch_scatter", "torch_stats", "torch_tensor")}  # torch_*: tests/test_torch_opdb_ops.py
     missing = sorted(set(TABLE) - covered)
     assert not missing, f"operations without samples in tests/test_ops_table.py: {missing}"

@@ -125,6 +125,19 @@ CASES = {
     "cumulative_trapezoid": (lambda a: torch.cumulative_trapezoid(a, a.cumsum(1).abs()), (M,), True),
     "cumulative_trapezoid_dx": (lambda i: torch.cumulative_trapezoid(i, dx=0.5, dim=0), (INTS,), True),
     "unravel_index": (lambda i: torch.unravel_index(i - 5, (3, 2, 2)), (INTS,), True),
+    # torch.fft Hermitian transforms in 2 and n dims
+    "fft.hfft2": (lambda a: torch.fft.hfft2(torch.fft.ifft2(a), s=(3, 6)), (M,), True),
+    "fft.hfftn": (lambda a: torch.fft.hfftn(a, dim=(0, 2), norm="ortho"), (BATCH,), True),
+    "fft.ihfft2": (lambda a: torch.fft.ihfft2(a, norm="forward"), (M,), True),
+    "fft.ihfftn": (lambda i: torch.fft.ihfftn(i, s=(2, 3)), (INTS,), True),
+    # torch_aten
+    "native_layer_norm": (lambda a: tuple(torch.native_layer_norm(a, (3, 4), a[0], a[1], 1e-5)),
+                          (BATCH,), True),
+    "native_group_norm": (lambda a: tuple(torch.native_group_norm(a, None, None, 2, 4, 3, 2, 1e-5)),
+                          (BATCH.reshape(2, 4, 3),), True),
+    "group_norm_empty": (lambda a: torch.nn.functional.group_norm(a[:0], 3), (BATCH,), True),
+    "constant_pad_nd": (lambda i: torch.constant_pad_nd(i, (1, -1, 2, 0), 7), (INTS,), True),
+    "logspace_tensors": (lambda a: torch.logspace(a[0, 0], a[0, 1], 5, base=2.0), (M,), True),
     "index_add_0d": (lambda a: a[0, 0].index_add(0, a[0, 0].long() * 0, a[0, 1], alpha=2), (M,), True),
 }
 

@@ -121,6 +121,21 @@ def linspace(be: Any, start: Any, end: Any, steps: int, *, dtype: Any = None, de
 
 
 @op(creation=True, method=False, family="creation")
+def logspace(be: Any, start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None, backend: Any = None, chunks: Any = None,
+             requires_grad: bool = False) -> Any:
+    """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in exponent
+    (computed in float64, then cast: integer dtypes truncate as torch's do)."""
+    b = target(backend, device)
+    dt = _float_or(dtype)
+    if dt.kind in "iub":  # torch takes integer start/end for integer results
+        start, end = int(start), int(end)
+    exponents = b.create("linspace", start, end, steps, dtype=dtypes.float64, device=device,
+                         chunks=chunks)
+    return (float(base) ** exponents).astype(dt)
+
+
+@op(creation=True, method=False, family="creation")
 def eye(be: Any, n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
     """The identity matrix (n by m)."""

@@ -70,6 +70,31 @@ for _name, _kind, _complex in (
     _register(_name, _name, _kind, _complex)
 
 
+_SWAPPED = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _hermitian(name: str, kind: str) -> None:
+    """hfft2/hfftn (ihfft2/ihfftn) as NumPy defines hfft: the inverse real FFT of the
+    conjugate (the conjugate of the real FFT) with the normalisation direction swapped."""
+    def impl(be: Any, input: Any, s: Any = None, dim: Any = (-2, -1) if kind == "2" else None,
+             norm: Any = None) -> Any:
+        x = _prepare(input)
+        axes = (dim,) if isinstance(dim, int) else _axes(dim)
+        size = None if s is None else tuple(s)
+        if name.startswith("i"):
+            out = be.np.conj(be.np.fft.rfftn(x, s=size, axes=axes, norm=_SWAPPED[norm]))
+            return out.astype(_complex_of(x.dtype))
+        out = be.np.fft.irfftn(be.np.conj(x), s=size, axes=axes, norm=_SWAPPED[norm])
+        return out.astype(_real_of(x.dtype))
+    impl.__name__ = f"fft_{name}"
+    impl.__doc__ = f"torch.fft.{name}: Hermitian-input FFT over {kind} dims."
+    op(f"fft_{name}", method=False, torch=(f"torch.fft.{name}",), family="fft")(impl)
+
+
+for _name in ("hfft2", "ihfft2", "hfftn", "ihfftn"):
+    _hermitian(_name, _name[-1])
+
+
 @op(method=False, torch=("torch.fft.fftshift",), family="fft")
 def fft_fftshift(be: Any, input: Any, dim: Any = None) -> Any:
     """Zero frequency to the centre of ``dim`` (all dims by default)."""

@@ -277,7 +277,7 @@ def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: A
                eps: float = 1e-5) -> Any:
     """Normalise each group of channels per sample, then a per-channel affine."""
     n, c = input.shape[0], input.shape[1]
-    g = input.reshape((n, num_groups, -1))
+    g = input.reshape((n, num_groups, math.prod(input.shape[1:]) // num_groups))  # n may be 0
     mean = be.np.mean(g, axis=-1, keepdims=True)
     var = be.np.mean(be.np.square(g - mean), axis=-1, keepdims=True)
     out = ((g - mean) / be.np.sqrt(var + input.dtype.type(eps))).reshape(input.shape)

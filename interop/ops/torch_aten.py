@@ -1,0 +1,54 @@
+"""aten-level torch functions that torch exposes as ``torch.*`` and op_db tests:
+native_layer_norm and native_group_norm (the output with the saved mean and 1/std) and
+constant_pad_nd.  Written on the same primitives as their torch.nn.functional forms.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from . import nn_functional
+from .nn_functional import _affine, _channel
+from .registry import op
+
+
+def _stats(be: Any, x: Any, axes: tuple, eps: float) -> tuple[Any, Any]:
+    """(mean, 1/sqrt(biased var + eps)) over ``axes``, kept as size-1 dims."""
+    mean = be.np.mean(x, axis=axes, keepdims=True)
+    var = be.np.mean(be.np.square(x - mean), axis=axes, keepdims=True)
+    return mean, 1 / be.np.sqrt(var + x.dtype.type(eps))
+
+
+@op(method=False, torch=("torch.native_layer_norm",), family="nn")
+def native_layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any,
+                      eps: float) -> Any:
+    """(layer_norm(input), mean, rstd), the statistics shaped to broadcast against input."""
+    k = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
+    axes = tuple(range(input.ndim - k, input.ndim))
+    if input.size == 0:
+        shape = (*input.shape[:input.ndim - k], *(1,) * k)
+        empty = be.np.zeros(shape, dtype=input.dtype)
+        return input, empty, empty
+    mean, rstd = _stats(be, input, axes, eps)
+    return _affine((input - mean) * rstd, weight, bias), mean, rstd
+
+
+@op(method=False, torch=("torch.native_group_norm",), family="nn")
+def native_group_norm(be: Any, input: Any, weight: Any, bias: Any, N: int, C: int,  # noqa: N803
+                      HxW: int, group: int, eps: float) -> Any:  # noqa: N803
+    """(group_norm(input), mean, rstd), the statistics of shape (N, group)."""
+    g = be.np.reshape(input, (N, group, (C // group) * HxW))
+    if g.shape[-1] == 0:
+        stats = be.np.full((N, group), math.nan, dtype=input.dtype)
+        return input, stats, stats
+    mean, rstd = _stats(be, g, (-1,), eps)
+    out = be.np.reshape((g - mean) * rstd, tuple(input.shape))
+    out = _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
+    return out, mean[..., 0], rstd[..., 0]
+
+
+@op(method=False, torch=("torch.constant_pad_nd",), family="nn")
+def constant_pad_nd(be: Any, input: Any, pad: Any, value: Any = 0) -> Any:
+    """F.pad in constant mode (negative amounts crop), torch's aten spelling."""
+    return nn_functional.pad(be, input, pad, "constant", value)
