@@ -280,6 +280,9 @@ REGRESSIONS = [
     # Dask: amax along a NaN size that is 0 gave an empty result (now torch's IndexError)
     (((), 'float32', (0.0,)), ((0,), 'float32', ()),
      (('mask_lazy', ()), ('stack', (('dim', -1),)), ('amax', (('dim', 0), ('keepdim', False))))),
+    # Dask: cat of a 1-d NaN size (torch skips it if empty) with a 2-d tensor
+    (((1, 1), 'float32', (0.0,)), ((1, 1), 'float32', (0.0,)),
+     (('mask_lazy', ()), ('cat', (('dim', 0),)))),
 ]
 
 

@@ -48,6 +48,9 @@ def _check_cat_shapes(kept: list, d: int) -> None:
     first = tuple(kept[0][1].shape)
     for i, t in kept[1:]:
         if t.ndim != len(first):
+            if any(x.ndim == 1 and math.isnan(x.shape[0]) for x in (kept[0][1], t)):
+                raise ValueError("cat: a 1-d tensor of unknown (NaN) size, which torch skips "
+                                 "if it is empty")
             raise ShapeError(f"cat(): Tensors must have same number of dimensions: got "
                              f"{len(first)} and {t.ndim}; reshape or unsqueeze tensor {i}")
         for j, (a, b) in enumerate(zip(first, t.shape)):
