@@ -283,6 +283,9 @@ REGRESSIONS = [
     # Dask: cat of a 1-d NaN size (torch skips it if empty) with a 2-d tensor
     (((1, 1), 'float32', (0.0,)), ((1, 1), 'float32', (0.0,)),
      (('mask_lazy', ()), ('cat', (('dim', 0),)))),
+    # float32 rounding (sin of a bool) carried into a float64 result: the test's tolerance
+    (((2, 2), 'float64', (0.0, 0.0, 0.0, 0.0)), ((2,), 'float64', (0.0, 0.0)),
+     (('eq', ()), ('sin', ()), ('add', ()))),
 ]
 
 
@@ -294,6 +297,11 @@ def regressions(test: Callable) -> Callable:
 
 PROGRAMS = int(os.environ.get("INTEROP_FUZZ_PROGRAMS", "0"))  # 0: the profile's max_examples
 OUTCOMES = {backend: Counter() for backend in BACKENDS}  # backend -> how its programs ended
+
+
+# Steps after which float64 inputs may have passed through float32 (torch's default dtype
+# for functions of bools and integers: sin(a == b) is float32, then one ulp apart).
+LEAVE_FLOAT64 = {"to_float32", "eq", "lt", "logical_not", "any", "to_int64", "argmax"}
 
 
 def deferred(got: Any, ref: Any, program: tuple) -> bool:
@@ -335,7 +343,8 @@ def report_outcomes(request: pytest.FixtureRequest) -> Any:
 def test_programs_agree_with_torch(program: tuple) -> None:
     note(f"program: {program!r}")
     ref = run(program, torch, lambda a: torch.from_numpy(a.copy()))
-    double = program[0][1] == program[1][1] == "float64" and "to_float32" not in str(program[2])
+    double = program[0][1] == program[1][1] == "float64" and not any(
+        name in LEAVE_FLOAT64 for name, _ in program[2])
     for backend in BACKENDS:
         got = run(program, interop, _interop_maker(backend))
         if isinstance(got, interop.UnknownShapeError) and backend == "dask":
