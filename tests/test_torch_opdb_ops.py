@@ -20,6 +20,7 @@ INTS = RNG.integers(-5, 6, (3, 4))
 BOOLS = M > 0
 IDX = RNG.integers(0, 5, (3, 4))
 ORDER = np.argsort(M, axis=-1)
+IMG = RNG.standard_normal((2, 3, 5, 6)).astype(np.float32)
 SPD = (SQ @ SQ.T + 3 * np.eye(3)).astype(np.float32)
 SORTED = np.sort(M, axis=-1)
 
@@ -138,6 +139,21 @@ CASES = {
     "group_norm_empty": (lambda a: torch.nn.functional.group_norm(a[:0], 3), (BATCH,), True),
     "constant_pad_nd": (lambda i: torch.constant_pad_nd(i, (1, -1, 2, 0), 7), (INTS,), True),
     "logspace_tensors": (lambda a: torch.logspace(a[0, 0], a[0, 1], 5, base=2.0), (M,), True),
+    "hinge_embedding_other_targets": (lambda a, i: torch.nn.functional.hinge_embedding_loss(
+        a, (i % 3 - 1).float()), (M, INTS), True),
+    "vander_0d": (lambda a: torch.linalg.vander(a[0, 0], N=3), (M,), True),
+    "norm_nuc": (lambda a: torch.norm(a, "nuc"), (M,), True),
+    "norm_nuc_dims": (lambda a: torch.norm(a, "nuc", dim=(1, 0), keepdim=True), (M,), True),
+    # pools: ceil_mode, return_indices, F.max_poolNd_with_indices
+    "max_pool1d_indices": (lambda a: tuple(torch.nn.functional.max_pool1d(
+        a, 2, 2, 1, ceil_mode=True, return_indices=True)), (BATCH,), True),
+    "max_pool2d_indices": (lambda a: tuple(torch.nn.functional.max_pool2d_with_indices(
+        a, (2, 3), 2, (1,), 1, True)), (IMG,), True),
+    "max_pool3d_dilated": (lambda a: tuple(torch.nn.functional.max_pool3d(
+        a[None], 2, 1, 0, 2, return_indices=True)), (IMG,), True),
+    "avg_pool1d_ceil": (lambda a: torch.nn.functional.avg_pool1d(a, 3, 2, 1, ceil_mode=True), (BATCH,), True),
+    "avg_pool2d_ceil_exclude": (lambda a: torch.nn.functional.avg_pool2d(
+        a, 3, 2, 1, ceil_mode=True, count_include_pad=False), (IMG,), True),
     "index_add_0d": (lambda a: a[0, 0].index_add(0, a[0, 0].long() * 0, a[0, 1], alpha=2), (M,), True),
 }
 

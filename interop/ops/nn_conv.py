@@ -10,14 +10,19 @@ elementwise calls are used, so NumPy, CuPy and Dask (lazily) all run it.
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
+
+import numpy as np
 
 from .nn_functional import names
 from .registry import op
 
 
 def _tuple(v: Any, n: int) -> tuple[int, ...]:
-    return tuple(int(x) for x in v) if isinstance(v, (tuple, list)) else (int(v),) * n
+    if isinstance(v, (tuple, list)):  # one entry stands for every dim, as torch reads it
+        return tuple(int(x) for x in v) * (n if len(v) == 1 else 1)
+    return (int(v),) * n
 
 
 def _padding(padding: Any, n: int, kernel: tuple, dilation: tuple) -> list[tuple[int, int]]:
@@ -96,50 +101,104 @@ for _n in (1, 2, 3):
     _conv(_n)
 
 
+def _ceil_pads(sizes: tuple, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+               ceil_mode: bool) -> list[tuple[int, int]]:
+    """(left, right) padding per spatial dim; ``ceil_mode`` pads the right further so a last,
+    partial window fits (torch's rule: it must start inside the input or left padding)."""
+    pads = []
+    for size, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
+        span = size + 2 * p - d * (k - 1) - 1
+        out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+        if ceil_mode and (out - 1) * s >= size + p:
+            out -= 1
+        pads.append((p, p + max(0, (out - 1) * s + d * (k - 1) + 1 - (size + 2 * p))))
+    return pads
+
+
+def _window_counts(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
+                   include_pad: bool, dtype: Any) -> Any:
+    """How many elements each window averages: those in the input, plus the padding when
+    ``include_pad`` (never the ceil_mode overhang), as torch's avg pools divide."""
+    n = len(kernel)
+    mask = be.np.ones((1, 1, *x.shape[2:]), dtype=dtype)
+    sym = [(lo, lo) for lo, _ in pads]
+    mask = be.np.pad(mask, [(0, 0), (0, 0), *sym], constant_values=dtype.type(include_pad))
+    mask = be.np.pad(mask, [(0, 0), (0, 0), *[(0, hi - lo) for lo, hi in pads]])
+    count = None
+    for _, win in _windows(be, mask, kernel, stride, [(0, 0)] * n, (1,) * n, dtype.type(0)):
+        count = win if count is None else count + win
+    return count
+
+
+def _argmax_windows(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
+                    dilation: tuple, fill: Any) -> tuple[Any, Any]:
+    """(max, flat spatial index of the max) of each window: the first maximum, or a NaN."""
+    n, sizes = len(kernel), tuple(x.shape[2:])
+    strides = [1] * n
+    for i in range(n - 2, -1, -1):
+        strides[i] = strides[i + 1] * sizes[i + 1]
+    best = index = None
+    for offset, win in _windows(be, x, kernel, stride, pads, dilation, fill):
+        where = 0
+        for i in range(n):
+            pos = be.np.arange(win.shape[2 + i], dtype=np.int64) * stride[i] \
+                + offset[i] * dilation[i] - pads[i][0]
+            where = where + be.np.reshape(pos * strides[i], (-1,) + (1,) * (n - 1 - i))
+        if best is None:
+            best, index = win, be.np.broadcast_to(where, win.shape)
+            continue
+        take = (win > best) | (be.np.isnan(win) if win.dtype.kind == "f" else False)
+        best, index = be.np.where(take, win, best), be.np.where(take, where, index)
+    return best, index.astype(np.int64)
+
+
 def pool(be: Any, input: Any, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
          ceil_mode: bool, n: int, kind: str, count_include_pad: bool = True,
-         divisor_override: Any = None) -> Any:
-    """Max or average over each window (torch's pools; ceil_mode is not supported)."""
-    if ceil_mode:
-        raise NotImplementedError(f"{kind}_pool{n}d: ceil_mode=True is not implemented by "
-                                  "interop; pad the input instead")
+         divisor_override: Any = None, return_indices: bool = False) -> Any:
+    """Max or average over each window, as torch's pools (ceil_mode, max's indices too)."""
     x, unbatched = _batched(input, n)
     kernel = _tuple(kernel_size, n)
     stride_ = _tuple(stride, n) if stride not in (None, (), []) else kernel
-    pads = [(p, p) for p in _tuple(padding, n)]
+    dilation_ = _tuple(dilation, n) if kind == "max" else (1,) * n
+    pads = _ceil_pads(tuple(x.shape[2:]), kernel, stride_, _tuple(padding, n), dilation_,
+                      ceil_mode)
+    indices = None
     if kind == "max":
         fill = -be.np.inf if x.dtype.kind == "f" else be.np.iinfo(x.dtype).min
-        out = None
-        for _, win in _windows(be, x, kernel, stride_, pads, _tuple(dilation, n), fill):
-            out = win if out is None else be.np.maximum(out, win)
+        if return_indices:
+            out, indices = _argmax_windows(be, x, kernel, stride_, pads, dilation_, fill)
+        else:
+            out = None
+            for _, win in _windows(be, x, kernel, stride_, pads, dilation_, fill):
+                out = win if out is None else be.np.maximum(out, win)
     else:
         out = None
         for _, win in _windows(be, x, kernel, stride_, pads, (1,) * n, x.dtype.type(0)):
             out = win if out is None else out + win
+        overhang = any(hi != lo for lo, hi in pads)
         if divisor_override:
             out = out / x.dtype.type(divisor_override)
-        elif count_include_pad or not any(p for p in _tuple(padding, n)):
-            size = 1
-            for k in kernel:
-                size *= k
-            out = out / x.dtype.type(size)
+        elif not overhang and (count_include_pad or not any(lo for lo, _ in pads)):
+            out = out / x.dtype.type(math.prod(kernel))
         else:
-            ones = be.np.ones((1, 1, *x.shape[2:]), dtype=x.dtype)
-            count = None
-            for _, win in _windows(be, ones, kernel, stride_, pads, (1,) * n, x.dtype.type(0)):
-                count = win if count is None else count + win
-            out = out / count
+            out = out / _window_counts(be, x, kernel, stride_, pads, count_include_pad, x.dtype)
         out = out.astype(x.dtype)
-    return out[0] if unbatched else out
+    if unbatched:
+        out, indices = out[0], None if indices is None else indices[0]
+    return out if indices is None else (out, indices)
 
 
 def _pools(n: int) -> None:
     def max_impl(be: Any, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
-        if return_indices:
-            raise NotImplementedError(f"max_pool{n}d: return_indices=True is not implemented "
-                                      "by interop")
-        return pool(be, input, kernel_size, stride, padding, dilation, ceil_mode, n, "max")
+        return pool(be, input, kernel_size, stride, padding, dilation, ceil_mode, n, "max",
+                    return_indices=return_indices)
+
+    def max_indices_impl(be: Any, input: Any, kernel_size: Any, stride: Any = None,
+                         padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                         return_indices: bool = True) -> Any:
+        return pool(be, input, kernel_size, stride, padding, dilation, ceil_mode, n, "max",
+                    return_indices=True)
 
     def avg_impl(be: Any, input: Any, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True,
@@ -152,6 +211,10 @@ def _pools(n: int) -> None:
         impl.__name__, impl.__doc__ = name, f"{kind} pooling over {n}-d windows."
         op(name, method=False, torch=names(name, torch_fn=kind == "max" or n == 1),
            family="nn")(impl)
+    name = f"max_pool{n}d_with_indices"
+    max_indices_impl.__name__ = name
+    max_indices_impl.__doc__ = f"(max pooling over {n}-d windows, flat spatial argmax indices)."
+    op(name, method=False, torch=names(name, torch_fn=n == 1), family="nn")(max_indices_impl)
 
 
 for _n in (1, 2, 3):

@@ -203,10 +203,10 @@ def margin_ranking_loss(be: Any, input1: Any, input2: Any, target: Any, margin: 
 def hinge_embedding_loss(be: Any, input: Any, target: Any, margin: float = 1.0,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Any:
-    """x where y == 1, max(0, margin - x) where y == -1."""
+    """x where y != -1, plus max(0, margin - x) where y != 1 (torch's rule, other y too)."""
     zero = input.dtype.type(0)
-    pos = be.np.where(target == 1, input, zero)
-    neg = be.np.where(target == -1, be.np.maximum(margin - input, zero), zero)
+    pos = be.np.where(target != -1, input, zero)
+    neg = be.np.where(target != 1, be.np.maximum(margin - input, zero), zero)
     return reduce_loss(be, (pos + neg).astype(input.dtype),
                        reduction_arg(size_average, reduce, reduction))
 

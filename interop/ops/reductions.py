@@ -275,6 +275,9 @@ def norm(be: Any, input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = F
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {x.dtype}; convert with .float() first")
     d = check_dim("norm", dim_arg(dim), x.ndim)
+    if p == "nuc":  # the sum of singular values of the matrices over ``dim`` (the last two)
+        from .torch_linalg import matrix_norm
+        return matrix_norm(be, x, "nuc", dim=(-2, -1) if d is None else d, keepdim=keepdim)
     a = be.np.abs(x)
     if p in ("fro", 2, 2.0, None):
         return be.np.sqrt(be.np.sum(a * a, axis=d, keepdims=keepdim))

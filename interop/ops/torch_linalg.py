@@ -302,6 +302,7 @@ def linalg_diagonal(be: Any, A: Any, *, offset: int = 0, dim1: int = -2, dim2: i
 @op("linalg_vander", method=False, torch=_names("vander"), family="linalg")
 def vander(be: Any, x: Any, *, N: Any = None) -> Any:
     """Columns x^0, x^1, ..., x^(N-1) (increasing powers, torch's order)."""
+    x = be.np.reshape(x, (1,)) if x.ndim == 0 else x  # torch: a 0-d x is one point
     n = x.shape[-1] if N is None else N
     return x[..., None] ** be.np.arange(n).astype(x.dtype)
 
