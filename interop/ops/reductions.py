@@ -243,8 +243,9 @@ def _scan(name: str, fn: str) -> Any:
                             "to accumulate along)")
         d = check_dim(name, given, input.ndim)
         x, d = (input, d) if input.ndim else (be.np.reshape(input, (1,)), 0)
-        # Dask's default scan fails on empty chunks, which NaN sizes may hide; blelloch does not
-        how = {"method": "blelloch"} if be.lazy and math.isnan(x.shape[d]) else {}
+        # Dask's default scan fails on NaN sizes (empty chunks, or any NaN dimension when
+        # run); blelloch does not
+        how = {"method": "blelloch"} if be.lazy and math.isnan(x.size) else {}
         out = getattr(be.np, fn)(x, axis=d, dtype=_acc_dtype(input, dtype), **how)
         return out if input.ndim else be.np.reshape(out, ())
     impl.__name__ = name
