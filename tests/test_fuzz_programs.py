@@ -107,7 +107,9 @@ OPS: dict[str, tuple[str, Callable[..., Any]]] = {
     "mask": ("__getitem__", _mask),
     "mask_lazy": ("__getitem__", _mask_lazy),
     "pow": ("pow", lambda ns, x, y: ns.pow(x.abs(), y)),
-    "remainder": ("remainder", lambda ns, x, y: ns.remainder(x, y.abs() + 1)),
+    # the dividend is the exact input y: remainder(exp(exp(x)), 1) turns libm's last-ulp
+    # differences at 1618 into 4e-3 at 0.18 (found by the long run)
+    "remainder": ("remainder", lambda ns, x, y: ns.remainder(y, x.abs() + 1)),
     "matmul": ("matmul", lambda ns, x, y: x @ y.to(x.dtype)),  # (torch skips it on empties)
     "stack": ("stack", lambda ns, x, y, dim: ns.stack([x, x], dim=dim)),
     "permute": ("permute", lambda ns, x, y: x.permute(tuple(reversed(range(x.dim()))))),
