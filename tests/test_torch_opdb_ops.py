@@ -154,6 +154,18 @@ CASES = {
     "avg_pool1d_ceil": (lambda a: torch.nn.functional.avg_pool1d(a, 3, 2, 1, ceil_mode=True), (BATCH,), True),
     "avg_pool2d_ceil_exclude": (lambda a: torch.nn.functional.avg_pool2d(
         a, 3, 2, 1, ceil_mode=True, count_include_pad=False), (IMG,), True),
+    "max_unpool1d": (lambda a: torch.nn.functional.max_unpool1d(
+        *torch.nn.functional.max_pool1d(a, 2, return_indices=True), 2), (BATCH,), True),
+    "max_unpool2d_size": (lambda a: torch.nn.functional.max_unpool2d(
+        *torch.nn.functional.max_pool2d(a, 2, return_indices=True), 2, output_size=(5, 6)), (IMG,), True),
+    "max_unpool3d_unbatched": (lambda a: torch.nn.functional.max_unpool3d(
+        *torch.nn.functional.max_pool3d(a, 2, 1, return_indices=True), 2, 1), (IMG,), True),
+    "adaptive_max_pool1d": (lambda a: tuple(torch.adaptive_max_pool1d(a, 3)), (BATCH,), True),
+    "adaptive_max_pool2d": (lambda a: torch.nn.functional.adaptive_max_pool2d(a, (2, 4)), (IMG,), True),
+    "adaptive_max_pool3d": (lambda a: tuple(torch.nn.functional.adaptive_max_pool3d(
+        a, (None, 2, 3), return_indices=True)), (IMG,), True),
+    "adaptive_max_pool2d_ties": (lambda i: tuple(torch.nn.functional.adaptive_max_pool2d(
+        (i % 2)[None].float(), 2, return_indices=True)), (INTS,), True),
     "index_add_0d": (lambda a: a[0, 0].index_add(0, a[0, 0].long() * 0, a[0, 1], alpha=2), (M,), True),
 }
 
