@@ -166,6 +166,18 @@ CASES = {
         a, (None, 2, 3), return_indices=True)), (IMG,), True),
     "adaptive_max_pool2d_ties": (lambda i: tuple(torch.nn.functional.adaptive_max_pool2d(
         (i % 2)[None].float(), 2, return_indices=True)), (INTS,), True),
+    # nn_margin
+    "triplet_margin_loss": (lambda a, b: torch.nn.functional.triplet_margin_loss(
+        a, b, -a, margin=0.5, p=1.5, swap=True), (M, M[::-1].copy()), True),
+    "triplet_margin_loss_none": (lambda a, b: torch.nn.functional.triplet_margin_loss(
+        a, b, a * 2, reduction="none"), (M, M[::-1].copy()), True),
+    "multi_margin_loss": (lambda a, i: torch.nn.functional.multi_margin_loss(
+        a, i[:, 0] % 4, p=2, margin=0.7, weight=a[0].abs()), (M, IDX), True),
+    "multi_margin_loss_1d": (lambda a, i: torch.nn.functional.multi_margin_loss(
+        a[0], i[0, 0] % 4, reduction="none"), (M, IDX), True),
+    "multilabel_margin_loss": (lambda a, i: torch.nn.functional.multilabel_margin_loss(
+        a, torch.where(i > 3, -1, i % 4) if isinstance(i, torch.Tensor)
+        else interop.where(i > 3, -1, i % 4), reduction="sum"), (M, IDX), True),
     "index_add_0d": (lambda a: a[0, 0].index_add(0, a[0, 0].long() * 0, a[0, 1], alpha=2), (M,), True),
 }
 
