@@ -291,6 +291,9 @@ REGRESSIONS = [
     # Dask: cumprod along a known dimension of a tensor with a NaN one
     (((2, 1), 'float32', (0.0, 0.0)), ((2, 1), 'float32', (0.0, 0.0)),
      (('mask_lazy', ()), ('add', ()), ('cumprod', (('dim', 0),)))),
+    # Dask: max along a known dimension of a 2-d tensor whose other (NaN) size is 0
+    (((), 'float32', (0.0,)), ((), 'float32', (0.0,)),
+     (('mask_lazy', ()), ('stack', (('dim', -1),)), ('max_dim', (('dim', -1), ('keepdim', False))))),
 ]
 
 

@@ -119,11 +119,10 @@ def _extremes(be: Any, fn: str, input: Any, d: Any, k: bool) -> Any:
     if be.lazy and input.size == 0:
         shape = getattr(np, fn)(np.empty(input.shape, input.dtype), axis=d, keepdims=k).shape
         return be.np.empty_like(input, shape=shape)
-    reduced = range(input.ndim) if d is None else d if isinstance(d, tuple) else (d,)
-    if be.lazy and input.ndim > 1 and any(math.isnan(input.shape[i]) for i in reduced):
-        # Dask 2026.8 along such a dimension: empty chunks fail when run, and all empty give
-        # an empty result instead of torch's error
-        raise ValueError(f"{fn}: a reduction along unknown (NaN) sizes of a {input.ndim}-d tensor")
+    if be.lazy and input.ndim > 1 and math.isnan(input.size):
+        # Dask 2026.8 fails when run on the empty chunks NaN sizes may hide (its empty partial
+        # results lose their shape), or gives an empty result instead of torch's error
+        raise ValueError(f"{fn}: a reduction of a {input.ndim}-d tensor of unknown (NaN) sizes")
     return getattr(be.np, fn)(input, axis=d, keepdims=k)
 
 
