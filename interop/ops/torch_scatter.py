@@ -259,7 +259,7 @@ def _clamped(be: Any, input: Any, indices: Any) -> tuple:
                  for d, i in enumerate(indices))
 
 
-@op("_unsafe_masked_index", function=False, method=False, family="indexing",
+@op("_unsafe_masked_index", method=False, family="indexing",
     torch=("torch._unsafe_masked_index",))
 def unsafe_masked_index(be: Any, input: Any, mask: Any, indices: Any, fill: Any) -> Any:
     """``input[indices]`` where ``mask`` holds, ``fill`` elsewhere (torch's decomposition
@@ -275,7 +275,7 @@ def _masked_index(be: Any, input: Any, mask: Any, fill: Any, *indices: Any) -> A
     return be.np.where(mask, picked, cast(fill, input.dtype)).astype(input.dtype)
 
 
-@op("_unsafe_masked_index_put_accumulate", function=False, method=False, family="indexing",
+@op("_unsafe_masked_index_put_accumulate", method=False, family="indexing",
     torch=("torch._unsafe_masked_index_put_accumulate",))
 def unsafe_masked_index_put_accumulate(be: Any, input: Any, mask: Any, indices: Any,
                                        values: Any) -> Any:
