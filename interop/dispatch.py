@@ -181,12 +181,15 @@ def _unwrap_simple(args: tuple) -> tuple[Backend | None, list] | None:
     return first, rargs
 
 
+_PLAIN_OPTIONS = frozenset({bool, int, float, str, type(None)})
+
+
 def unwrap_call(args: tuple, kwargs: dict) -> tuple[Backend | None, list, dict]:
     """Raw arguments on one backend, and that backend (None when there are no arrays)."""
-    if not kwargs:
-        simple = _unwrap_simple(args)
+    if not kwargs or all(type(v) in _PLAIN_OPTIONS for v in kwargs.values()):
+        simple = _unwrap_simple(args)  # options such as inplace=False, dim=1 need no unwrapping
         if simple is not None:
-            return simple[0], simple[1], {}
+            return simple[0], simple[1], kwargs or {}
     u = _Unwrapper()
     rargs = [u.one(a) for a in args]
     rkwargs = {k: u.one(v) for k, v in kwargs.items()} if kwargs else {}
