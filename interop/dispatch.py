@@ -13,6 +13,7 @@ subclass, which is what the default handler would produce).
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -497,6 +498,9 @@ _SCALARS = frozenset({int, float, bool, complex})
 
 def implementation_for(func: Callable) -> Callable | None:
     """run(cls, args, kwargs) for a callable handlers received, from any surface."""
+    hit = _implementations.get(id(func))
+    if hit is not None and hit[0] is func:
+        return hit[1]
     run = getattr(func, "_interop_run", None)
     if run is None:
         run = getattr(getattr(func, "__self__", None), "_interop_run", None)
@@ -505,7 +509,15 @@ def implementation_for(func: Callable) -> Callable | None:
             run = resolver(func)
             if run is not None:
                 break
+        else:
+            return None  # a callable of no surface (a user's function): not remembered
+    owner = getattr(func, "__self__", None)
+    if owner is None or isinstance(owner, (ModuleType, type)):  # not np.add.reduce: a new
+        _implementations[id(func)] = (func, run)  # object per access; func held: id not reused
     return run
+
+
+_implementations: dict[int, tuple[Callable, Callable]] = {}
 
 
 RESOLVERS: list[Callable[[Callable], Callable | None]] = []

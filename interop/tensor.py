@@ -139,8 +139,9 @@ class Tensor:
         """
         if kwargs is None:
             kwargs = {}
-        if not all(issubclass(cls, t) for t in types):
-            return NotImplemented
+        for t in types:
+            if not issubclass(cls, t):
+                return NotImplemented
         run = _dispatch.implementation_for(func)
         if run is not None:
             return run(cls, args, kwargs)
