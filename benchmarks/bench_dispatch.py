@@ -32,15 +32,23 @@ class HookedTensor(interop.Tensor):
         return super().__torch_function__(func, types, args, kwargs)
 
 
-def best_ns(fn: Callable[[], object], budget_s: float) -> float:
-    """Best per-call time in ns, calibrating the loop count to the time budget."""
+def _calibrated(fn: Callable[[], object], budget_s: float) -> int:
+    """A loop count that makes one timing take about a tenth of the budget."""
     number = 1
-    while True:
-        t = timeit.timeit(fn, number=number)
-        if t > budget_s / 10 or number > 10**7:
-            break
+    while timeit.timeit(fn, number=number) <= budget_s / 10 and number <= 10**7:
         number *= 4
-    return min(timeit.repeat(fn, number=number, repeat=5)) / number * 1e9
+    return number
+
+
+def best_ns(fns: list[Callable[[], object]], budget_s: float, repeat: int = 7) -> list[float]:
+    """Best per-call time in ns of each of ``fns``, timed in turn ``repeat`` times, so that
+    the machine's drifts (other jobs, clock, memory) touch every variant alike."""
+    numbers = [_calibrated(fn, budget_s) for fn in fns]
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for i, (fn, number) in enumerate(zip(fns, numbers)):
+            best[i] = min(best[i], timeit.timeit(fn, number=number) / number * 1e9)
+    return best
 
 
 def cases(shape: tuple[int, ...]) -> dict[str, tuple[Callable, Callable]]:
@@ -66,11 +74,8 @@ def run(quick: bool) -> list[tuple]:
                                   interop.as_tensor(b).as_subclass(cls))
                    for cls in (interop.Tensor, SubTensor, HookedTensor)}
         for name, (raw_case, t_case) in cases(shape).items():
-            raw = best_ns(raw_case(a, b), budget)
-            row = [name, shape, raw]
-            for x, y in tensors.values():
-                row.append(best_ns(t_case(x, y), budget))
-            rows.append(tuple(row))
+            fns = [raw_case(a, b), *(t_case(x, y) for x, y in tensors.values())]
+            rows.append((name, shape, *best_ns(fns, budget)))
     return rows
 
 

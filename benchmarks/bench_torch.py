@@ -58,9 +58,8 @@ def run(quick: bool) -> list[tuple]:
         }
         operands = [interop.as_tensor(a), torch.from_numpy(a), torch.from_numpy(a).as_subclass(TorchSub)]
         for name, (raw, call) in cases.items():
-            row = [name, shape, best_ns(raw, budget)]
-            row += [best_ns(lambda t=t, call=call: call(t), budget) for t in operands]
-            rows.append(tuple(row))
+            fns = [raw, *(lambda t=t, call=call: call(t) for t in operands)]
+            rows.append((name, shape, *best_ns(fns, budget)))
     return rows
 
 
