@@ -178,14 +178,21 @@ def verdict(result: dict[str, Any]) -> str:
     return "" if result["same"] else f"values differ from the NumPy run ({result['what']})"
 
 
-def assert_case(consumer: str, case: str, backend: str, results: dict, dask_limits: dict) -> None:
-    """The case matches the NumPy run; on Dask, a listed limit must still be one (xfail)."""
+_RESULTS: dict[tuple[str, str], dict] = {}  # (consumer, backend) -> the subprocess's results
+
+
+def assert_case(consumer: str, label: str, case: str, backend: str, dask_limits: dict) -> None:
+    """The case matches the NumPy run; on Dask, a listed limit must still be one (xfail).
+
+    The consumer's cases run once per backend, in one subprocess, on first use."""
     import pytest
-    problem = verdict(results[case])
+    if (consumer, backend) not in _RESULTS:
+        _RESULTS[consumer, backend] = run_cases(consumer, backend)
+    problem = verdict(_RESULTS[consumer, backend][case])
     if backend == "dask" and case in dask_limits:
-        assert problem, f"{consumer} {case} now works on Dask: update the README's support table"
+        assert problem, f"{label} {case} now works on Dask: update the README's support table"
         pytest.xfail(f"Dask: {dask_limits[case]} ({problem[:120]})")
-    assert not problem, f"{consumer} {case} on {backend}: {problem}"
+    assert not problem, f"{label} {case} on {backend}: {problem}"
 
 
 def host(x: Any) -> Any:

@@ -46,6 +46,16 @@ def backend(request) -> str:
     return request.param
 
 
+@pytest.fixture
+def default_backend(backend):
+    """Makes ``backend`` the default for creation functions, restored afterwards."""
+    import interop
+    old = interop.default_backend()
+    interop.set_default_backend(backend)
+    yield backend
+    interop.set_default_backend(old)
+
+
 def to_numpy(x):
     """Host values of an interop tensor, raw array or scalar (the test's view of a result)."""
     import interop

@@ -20,15 +20,6 @@ def _t(a, backend):
     return interop.tensor(np.asarray(a), backend=backend)
 
 
-@pytest.fixture
-def default_backend(backend):
-    """Makes ``backend`` the default for creation functions, restored afterwards."""
-    old = interop.default_backend()
-    interop.set_default_backend(backend)
-    yield backend
-    interop.set_default_backend(old)
-
-
 def test_namespace_has_every_name_of_the_standard():
     standard = {n for n in strict.__all__ if n not in {
         "ArrayAPIStrictFlags", "Device", "__version__", "get_array_api_strict_flags",

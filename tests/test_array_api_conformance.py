@@ -747,19 +747,11 @@ def strict_2024_12():
     strict.reset_array_api_strict_flags()
 
 
-@pytest.fixture
-def on_default(backend):
-    old = interop.default_backend()
-    interop.set_default_backend(backend)
-    yield backend
-    interop.set_default_backend(old)
-
-
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=max(5, settings().max_examples // 3))  # ~340 cases: keep CI in budget
 @given(data=st.data())
-def test_matches_array_api_strict(name, on_default, data):
-    backend = on_default
+def test_matches_array_api_strict(name, default_backend, data):
+    backend = default_backend
     if backend == "dask" and name in DASK_BROKEN:
         pytest.skip(f"Dask: {DASK_BROKEN[name]}")
     args, kwargs = data.draw(S[name], label="call")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.array_api_consumers import assert_case, run_cases
+from tests.array_api_consumers import assert_case
 
 pytest.importorskip("sklearn")
 pytest.importorskip("scipy")
@@ -43,12 +43,9 @@ DASK_LIMITS = {
     "r2_score": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
     "explained_variance_score": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
 }
-_RESULTS: dict[str, dict] = {}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
 def test_sklearn_matches_numpy_run(case, backend):
-    if backend not in _RESULTS:
-        _RESULTS[backend] = run_cases("sklearn", backend)
-    assert_case("scikit-learn", case, backend, _RESULTS[backend], DASK_LIMITS)
+    assert_case("sklearn", "scikit-learn", case, backend, DASK_LIMITS)
