@@ -12,6 +12,7 @@ subclass, which is what the default handler would produce).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -364,7 +365,8 @@ def call(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
     return dispatch(public, run, args, kwargs)
 
 
-def make_public(run: Callable, name: str, qualname: str, doc: str = "") -> Callable:
+def make_public(run: Callable, name: str, qualname: str, doc: str = "",
+                signature: inspect.Signature | None = None) -> Callable:
     """A function or method: the fast path, else the override protocol."""
     def public(*args: Any, **kwargs: Any) -> Any:
         if not _active[0]:
@@ -374,6 +376,8 @@ def make_public(run: Callable, name: str, qualname: str, doc: str = "") -> Calla
         return dispatch(public, run, args, kwargs)
     public.__name__, public.__qualname__, public.__module__ = name, qualname, "interop"
     public.__doc__ = doc or None
+    if signature is not None:
+        public.__signature__ = signature
     public._interop_run = run
     return public
 

@@ -18,6 +18,7 @@ from . import composite, fft, nn_conv, nn_functional, nn_loss, nn_resize, specia
 from . import nn_adaptive_max, nn_margin, nn_unpool  # noqa: F401  (more of torch.nn.functional)
 from . import torch_aten, torch_build, torch_linalg_legacy, torch_scatter, torch_stats, torch_tensor  # noqa: F401,E501
 from .registry import TABLE, Op, op
+from .signatures import public_signature
 
 TORCH_NAMES: dict[str, Callable] = {}
 """torch name ('torch.add', 'torch.Tensor.__rsub__', ...) -> run(cls, args, kwargs)."""
@@ -37,20 +38,24 @@ def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> No
     run = make_run(entry)
     if entry.name in ("__repr__", "__format__"):
         run = _named(run)
+    function_sig = public_signature(entry.impl, out=entry.out)
+    method_sig = public_signature(entry.impl, method=True, out=entry.out)
     for name in (entry.name, *entry.aliases) if entry.function else ():
-        namespace[name] = make_public(run, name, name, entry.doc)
+        namespace[name] = make_public(run, name, name, entry.doc, function_sig)
     if entry.method:
         if entry.property:
             setattr(tensor_cls, entry.method, DispatchedProperty(run, entry.method, entry.doc))
         else:
             for name in (entry.method, *(entry.aliases if entry.function else ())):
                 if name not in tensor_cls.__dict__:
-                    setattr(tensor_cls, name, make_public(run, name, f"Tensor.{name}", entry.doc))
+                    setattr(tensor_cls, name,
+                            make_public(run, name, f"Tensor.{name}", entry.doc, method_sig))
     inplace_run = None
     if entry.inplace:
         inplace_run = make_inplace_run(entry, entry.inplace)
         setattr(tensor_cls, entry.inplace,
-                make_public(inplace_run, entry.inplace, f"Tensor.{entry.inplace}", entry.doc))
+                make_public(inplace_run, entry.inplace, f"Tensor.{entry.inplace}", entry.doc,
+                            public_signature(entry.impl, method=True)))
     for torch_name in entry.torch:
         is_inplace = entry.inplace and torch_name.rsplit(".", 1)[-1] == entry.inplace  # torch.zero_ too
         TORCH_NAMES[torch_name] = inplace_run if is_inplace else run

@@ -211,9 +211,9 @@ def expand(be: Any, input: Any, *sizes: Any) -> Any:
 
 
 @op(family="shape", method=True)
-def broadcast_to(be: Any, input: Any, size: Any) -> Any:
-    """Broadcast to ``size`` without copying."""
-    return be.np.broadcast_to(input, tuple(size))
+def broadcast_to(be: Any, input: Any, shape: Any) -> Any:
+    """Broadcast to ``shape`` without copying."""
+    return be.np.broadcast_to(input, tuple(shape))
 
 
 @op(family="shape", method=False, aliases=("broadcast_arrays",))

@@ -72,19 +72,19 @@ def kthvalue(be: Any, input: Any, k: int, dim: int = -1, keepdim: bool = False) 
 
 
 @op(family="sorting", out=True)
-def searchsorted(be: Any, sorted_sequence: Any, input: Any, *, out_int32: bool = False,
+def searchsorted(be: Any, sorted_sequence: Any, values: Any, *, out_int32: bool = False,
                  right: bool = False, side: str | None = None, sorter: Any = None) -> Any:
-    """Indices where ``input`` would be inserted to keep ``sorted_sequence`` sorted
+    """Indices where ``values`` would be inserted to keep ``sorted_sequence`` sorted
     (``sorter``: the indices that sort an unsorted sequence, as from argsort)."""
     side = side or ("right" if right else "left")
     if sorter is not None:
         from .indexing import _take_along
         sorted_sequence = _take_along(be, sorted_sequence, sorter, sorted_sequence.ndim - 1)
     if sorted_sequence.ndim > 1:  # one sorted row per leading index: count what lies before
-        out = be.np.sum(_before(be, sorted_sequence[..., None, :], input[..., :, None], side),
+        out = be.np.sum(_before(be, sorted_sequence[..., None, :], values[..., :, None], side),
                         axis=-1)
     else:
-        out = be.xp.searchsorted(sorted_sequence, input, side=side)
+        out = be.xp.searchsorted(sorted_sequence, values, side=side)
     return out.astype(dtypes.int32 if out_int32 else dtypes.int64)
 
 

@@ -33,28 +33,28 @@ def cholesky(be: Any, input: Any, upper: bool = False) -> Any:
 
 
 @op(torch=_names("cholesky_inverse"), family="linalg")
-def cholesky_inverse(be: Any, input: Any, upper: bool = False) -> Any:
+def cholesky_inverse(be: Any, L: Any, upper: bool = False) -> Any:  # noqa: N803 (torch's name)
     """The inverse of A from its Cholesky factor (lower L, or upper U with ``upper``)."""
-    tl._square("cholesky_inverse", input)
-    factor = input if upper else _mH(be, input)  # U with A = U^H U
-    u_inv = tl.solve_triangular(be, factor, _eye_like(be, input), upper=True)
+    tl._square("cholesky_inverse", L)
+    factor = L if upper else _mH(be, L)  # U with A = U^H U
+    u_inv = tl.solve_triangular(be, factor, _eye_like(be, L), upper=True)
     return be.np.matmul(u_inv, _mH(be, u_inv))
 
 
 @op(torch=_names("cholesky_solve"), family="linalg")
-def cholesky_solve(be: Any, input: Any, input2: Any, upper: bool = False) -> Any:
-    """X with A X = B, given B (``input``) and A's Cholesky factor (``input2``)."""
-    lower = _mH(be, input2) if upper else input2
-    y = tl.solve_triangular(be, lower, input, upper=False)
+def cholesky_solve(be: Any, B: Any, L: Any, upper: bool = False) -> Any:  # noqa: N803
+    """X with A X = B, given B and A's Cholesky factor L (U with ``upper``)."""
+    lower = _mH(be, L) if upper else L
+    y = tl.solve_triangular(be, lower, B, upper=False)
     return tl.solve_triangular(be, _mH(be, lower), y, upper=True)
 
 
 @op(torch=_names("triangular_solve"), family="linalg")
-def triangular_solve(be: Any, input: Any, A: Any, upper: bool = True,  # noqa: N803
+def triangular_solve(be: Any, b: Any, A: Any, upper: bool = True,  # noqa: N803
                      transpose: bool = False, unitriangular: bool = False) -> Any:
-    """(X, A) with op(A) X = B (``input``) for triangular A; op transposes with ``transpose``."""
+    """(X, A) with op(A) X = b for triangular A; op transposes with ``transpose``."""
     tri = be.np.swapaxes(A, -1, -2) if transpose else A
-    x = tl.solve_triangular(be, tri, input, upper=upper != transpose, unitriangular=unitriangular)
+    x = tl.solve_triangular(be, tri, b, upper=upper != transpose, unitriangular=unitriangular)
     return _TRIANGULAR(x, be.np.array(A, copy=True) if not be.lazy else A)
 
 

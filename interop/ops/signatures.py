@@ -1,0 +1,40 @@
+"""Real signatures for the generated callables, read from each record's implementation.
+
+Implementations are written ``impl(be, input, dim=None, ..., *, dtype=None)``
+with torch's parameter names; the public function drops ``be``, the method
+calls its tensor ``self``, and ``out=`` forms gain their keyword.  Setting
+``__signature__`` is what ``help()``, Jupyter's shift-tab, ``inspect`` and the
+API reference read, so they show torch's names instead of ``(*args, **kwargs)``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+_P = inspect.Parameter
+_POSITIONAL = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
+
+
+def _readable(p: inspect.Parameter) -> inspect.Parameter:
+    """``Any`` says nothing to a reader: drop it; keep annotations that inform."""
+    return p.replace(annotation=_P.empty) if p.annotation in ("Any", _P.empty) else p
+
+
+def public_signature(impl: Callable, *, method: bool = False,
+                     out: bool = False) -> inspect.Signature | None:
+    """The user-facing signature of ``impl``: without ``be``; ``self`` first for methods."""
+    try:
+        params = list(inspect.signature(impl).parameters.values())[1:]
+    except (TypeError, ValueError):  # a builtin without introspection: leave the default
+        return None
+    params = [_readable(p) for p in params]
+    if method:
+        if params and params[0].kind in _POSITIONAL:
+            params[0] = params[0].replace(name="self")
+        else:
+            params.insert(0, _P("self", _P.POSITIONAL_ONLY))
+    if out and all(p.name != "out" for p in params):
+        at = next((i for i, p in enumerate(params) if p.kind is _P.VAR_KEYWORD), len(params))
+        params.insert(at, _P("out", _P.KEYWORD_ONLY, default=None))
+    return inspect.Signature(params)
