@@ -78,3 +78,21 @@ def test_named_tuples_and_reconstruction():
 def test_linalg_refuses_integers_like_torch():
     with pytest.raises(RuntimeError, match="floating point"):
         LA.inv(interop.tensor(np.eye(3, dtype=np.int64)))
+
+
+def test_dask_reduced_factorisations_refuse_complete_modes() -> None:
+    """Dask's QR and SVD are the reduced ones: a complete mode raises rather than answering
+    with the reduced factors' shapes; the square case and the reduced modes match torch."""
+    pytest.importorskip("dask")
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((6, 3))
+    t = interop.tensor(a, backend="dask", chunks=(6, 3))
+    with pytest.raises(TypeError, match=r"qr\(mode='complete'\).*dask"):
+        interop.linalg_qr(t, mode="complete")
+    with pytest.raises(TypeError, match=r"svd\(full_matrices=True\).*dask"):
+        interop.linalg_svd(t)
+    s = interop.linalg_svd(t, full_matrices=False)[1]
+    np.testing.assert_allclose(s.numpy(), torch.linalg.svdvals(torch.tensor(a)).numpy())
+    q, r = interop.linalg_qr(t)
+    assert tuple(q.shape) == (6, 3) and tuple(r.shape) == (3, 3)
+    np.testing.assert_allclose((q @ r).numpy(), a, atol=1e-12)

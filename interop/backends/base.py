@@ -150,6 +150,42 @@ class Backend:
         """A NumPy-style ``Generator`` producing arrays of this backend from ``seed``."""
         return np.random.default_rng(seed)
 
+    # What the libraries spell differently: operations call these, never branch on a name.
+    def view_at(self, raw: Any, index: tuple) -> Any:
+        """``raw[index]`` as a view whose writes reach ``raw``."""
+        return raw[index]
+
+    def contiguous(self, raw: Any) -> Any:
+        """A C-contiguous array with ``raw``'s values (``raw`` itself when it already is)."""
+        return self.np.ascontiguousarray(raw).reshape(raw.shape)  # 0-d stays 0-d
+
+    def unique_all(self, flat: Any) -> tuple[Any, Any, Any]:
+        """(values, inverse indices, counts) of a 1-d array."""
+        res = self.xp.unique_all(flat)
+        return res.values, res.inverse_indices, res.counts
+
+    @property
+    def special(self) -> Any:
+        """The SciPy-style special-function module for this library's arrays."""
+        import scipy.special  # optional: only torch.special needs it
+        return scipy.special
+
+    def cholesky(self, a: Any) -> Any:
+        """The lower Cholesky factor."""
+        return self.np.linalg.cholesky(a)
+
+    def qr(self, a: Any, mode: str) -> tuple[Any, Any]:
+        """(Q, R) in ``mode`` 'reduced' or 'complete'."""
+        return self.np.linalg.qr(a, mode=mode)
+
+    def svd(self, a: Any, full_matrices: bool) -> tuple[Any, Any, Any]:
+        """(U, S, Vh)."""
+        return self.np.linalg.svd(a, full_matrices=full_matrices)
+
+    def svdvals(self, a: Any) -> Any:
+        """The singular values, descending."""
+        return self.np.linalg.svd(a, compute_uv=False)
+
     def from_foreign(self, raw: Any, source: Backend, **options: Any) -> Any:
         """Bring an array of another backend in (policy already checked by the caller)."""
         return self.asarray(source.to_host(raw), **options)

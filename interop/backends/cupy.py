@@ -50,6 +50,11 @@ class CupyBackend(Backend):
         with cupy.cuda.Device(index):
             return cupy.asarray(raw)
 
+    @property
+    def special(self) -> Any:
+        import cupyx.scipy.special
+        return cupyx.scipy.special
+
     def random(self, seed: Any) -> Any:
         return cupy.random.default_rng(np.random.SeedSequence(seed).generate_state(1)[0])
 

@@ -67,6 +67,36 @@ class DaskBackend(Backend):
         meta = holder.asarray(np.empty((0,) * raw.ndim, dtype=raw.dtype), device=device)
         return raw.map_blocks(_chunk_to, str(device), dtype=raw.dtype, meta=meta)
 
+    def view_at(self, raw: da.Array, index: tuple) -> da.Array:
+        """Dask has no views: the slice remembers ``raw`` so that writes into it are replayed."""
+        return views.remember(raw[index], raw, index)
+
+    def contiguous(self, raw: da.Array) -> da.Array:
+        return raw  # chunks have no memory layout to fix until they are computed
+
+    def unique_all(self, flat: da.Array) -> tuple[Any, Any, Any]:
+        return tuple(da.unique(flat, return_inverse=True, return_counts=True))
+
+    def cholesky(self, a: da.Array) -> da.Array:
+        return da.linalg.cholesky(a, lower=True)  # Dask's default is the upper factor
+
+    def qr(self, a: da.Array, mode: str) -> tuple[Any, Any]:
+        if mode == "complete" and a.shape[-2] > a.shape[-1]:
+            raise TypeError("qr(mode='complete') of a tall matrix is not implemented by the dask "
+                            "backend (its QR is the reduced one); compute first: "
+                            "interop.tensor(t, backend='numpy')")
+        return da.linalg.qr(a)
+
+    def svd(self, a: da.Array, full_matrices: bool) -> tuple[Any, Any, Any]:
+        if full_matrices and a.shape[-2] != a.shape[-1]:
+            raise TypeError("svd(full_matrices=True) of a non-square matrix is not implemented by "
+                            "the dask backend (its SVD is the reduced one); pass "
+                            "full_matrices=False or compute first: interop.tensor(t, backend='numpy')")
+        return da.linalg.svd(a)
+
+    def svdvals(self, a: da.Array) -> da.Array:
+        return da.linalg.svd(a)[1]
+
     def random(self, seed: Any) -> Any:
         return da.random.default_rng(np.random.default_rng(seed))
 

@@ -307,9 +307,7 @@ def unbind(be: Any, input: Any, dim: int = 0, *, axis: Any = None) -> Any:
     d = check_dim("unbind", dim_arg(dim if axis is None else None, axis), input.ndim)
     if input.ndim == 0:
         raise IndexError("unbind(): dimension specified as 0 but tensor has no dimensions")
-    return tuple(views.remember(be.np.take(input, i, axis=d), input, (slice(None),) * d + (i,))
-                 if be.name == "dask" else input[(slice(None),) * d + (i,)]
-                 for i in range(input.shape[d]))
+    return tuple(be.view_at(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
 
 
 @op(family="shape")
@@ -369,9 +367,7 @@ def clone(be: Any, input: Any, *, memory_format: Any = None) -> Any:
 @op(family="shape", function=False)
 def contiguous(be: Any, input: Any, memory_format: Any = None) -> Any:
     """A C-contiguous tensor (the input itself when it already is)."""
-    if be.name == "dask":
-        return input
-    return be.np.ascontiguousarray(input).reshape(input.shape)  # 0-d stays 0-d
+    return be.contiguous(input)
 
 
 @op(family="shape", method=False, aliases=("atleast_1d",))

@@ -106,10 +106,7 @@ def unique(be: Any, input: Any, sorted: bool = True, return_inverse: bool = Fals
     flat = be.np.reshape(input, (-1,))
     if not (return_inverse or return_counts):
         return be.xp.unique_values(flat)
-    res = be.xp.unique_all(flat) if be.name != "dask" else be.np.unique(
-        flat, return_inverse=True, return_counts=True)
-    values, inverse, counts = (res.values, res.inverse_indices, res.counts) \
-        if hasattr(res, "values") else res
+    values, inverse, counts = be.unique_all(flat)
     out = [values]
     if return_inverse:
         out.append(be.np.reshape(inverse.astype(dtypes.int64), tuple(input.shape)))

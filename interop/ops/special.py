@@ -19,14 +19,10 @@ from .registry import op, torch_alias
 def special_module(be: Any, name: str) -> Any:
     """scipy.special for NumPy and Dask, cupyx.scipy.special for CuPy."""
     try:
-        if be.name == "cupy":
-            import cupyx.scipy.special as sp
-        else:
-            import scipy.special as sp
+        return be.special
     except ImportError as exc:
-        raise TypeError(f"torch.special.{name} on the {be.name} backend needs SciPy "
-                        f"(pip install scipy{'' if be.name != 'cupy' else ' / cupy'})") from exc
-    return sp
+        raise TypeError(f"torch.special.{name} on the {be.name} backend needs {exc.name}, which "
+                        "is not installed (pip install scipy)") from exc
 
 
 def _floating(be: Any, *xs: Any) -> tuple[Any, ...]:

@@ -117,7 +117,7 @@ def solve_ex(be: Any, A: Any, B: Any, *, left: bool = True, check_errors: bool =
 def cholesky(be: Any, A: Any, *, upper: bool = False) -> Any:
     """L with A = L L^H (``upper=True``: its conjugate transpose)."""
     _square("cholesky", A)
-    L = _like(linalg(be, "cholesky")(A, **({"lower": True} if be.name == "dask" else {})), A)
+    L = _like(be.cholesky(A), A)
     return be.np.conj(be.np.swapaxes(L, -1, -2)) if upper else L
 
 
@@ -134,7 +134,7 @@ def qr(be: Any, A: Any, mode: str = "reduced") -> Any:
     if mode == "r":
         r = linalg(be, "qr")(A, mode="r")
         return RESULTS["linalg_qr"](be.np.zeros((0,), dtype=A.dtype), r)
-    q, r = linalg(be, "qr")(A, mode=mode) if be.name != "dask" else linalg(be, "qr")(A)
+    q, r = be.qr(A, mode)
     return RESULTS["linalg_qr"](q, r)
 
 
@@ -142,8 +142,7 @@ def qr(be: Any, A: Any, mode: str = "reduced") -> Any:
 def svd(be: Any, A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:
     """(U, S, Vh) with A = U diag(S) Vh."""
     _float("svd", A)
-    fn = linalg(be, "svd")
-    u, s, vh = fn(A, full_matrices=full_matrices) if be.name != "dask" else fn(A)
+    u, s, vh = be.svd(A, full_matrices)
     return RESULTS["linalg_svd"](u, s, vh)
 
 
@@ -151,9 +150,7 @@ def svd(be: Any, A: Any, full_matrices: bool = True, *, driver: Any = None) -> A
 def svdvals(be: Any, A: Any, *, driver: Any = None) -> Any:
     """The singular values, descending."""
     _float("svdvals", A)
-    if be.name == "dask":
-        return linalg(be, "svd")(A)[1]
-    return linalg(be, "svd")(A, compute_uv=False)
+    return be.svdvals(A)
 
 
 @op("linalg_eigh", method=False, torch=_names("eigh"), family="linalg")
