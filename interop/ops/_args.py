@@ -33,7 +33,7 @@ def check_dim(name: str, dim: Any, ndim: int) -> Any:
     dims = dim if isinstance(dim, tuple) else (dim,)
     bound = max(ndim, 1)
     for d in dims:
-        if not isinstance(d, int):
+        if not isinstance(d, int) or isinstance(d, bool):
             raise TypeError(f"{name}(): argument 'dim' must be int or tuple of ints, not "
                             f"{type(d).__name__}")
         if not -bound <= d < bound:

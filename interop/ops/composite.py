@@ -408,16 +408,16 @@ def logcumsumexp(be: Any, input: Any, dim: int) -> Any:
     return be.np.logaddexp.accumulate(x, axis=d)
 
 
-@cop(method=False, torch=_names("nansum"), family="composite")
+@cop(method=False, torch=_names("nansum"), family="composite", all_dims_if_empty=True)
 def nansum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
            dtype: Any = None) -> Any:
     """Sum ignoring nan (integers accumulate in int64)."""
-    d = check_dim("nansum", tuple(dim) if isinstance(dim, list) else dim, input.ndim)
+    d = check_dim("nansum", dim, input.ndim)
     dt = dtypes.as_dtype(dtype) or (dtypes.int64 if input.dtype.kind in "biu" else input.dtype)
     return be.np.nansum(input, axis=d, keepdims=keepdim, dtype=dt)
 
 
-@cop(method=False, torch=_names("nanmean"), family="composite")
+@cop(method=False, torch=_names("nanmean"), family="composite", all_dims_if_empty=True)
 def nanmean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> Any:
     """Mean ignoring nan (floating tensors only)."""
@@ -444,12 +444,13 @@ def _moments(name: str, root: bool) -> None:
         if isinstance(dim, bool):
             dim, unbiased = None, dim
         ddof = float(correction) if correction is not None else (0.0 if unbiased is False else 1.0)
-        d = check_dim(name, tuple(dim) if isinstance(dim, list) else dim, input.ndim)
+        d = check_dim(name, dim, input.ndim)
         var = be.np.var(input, axis=d, keepdims=keepdim, ddof=ddof)
         mean = be.np.mean(input, axis=d, keepdims=keepdim)
         return (be.np.sqrt(var) if root else var, mean)
     impl.__name__, impl.__doc__ = name, f"({'std' if root else 'var'}, mean) in one call."
-    cop(name, method=False, torch=_names(name, method=False), family="composite")(impl)
+    cop(name, method=False, torch=_names(name, method=False), family="composite",
+        all_dims_if_empty=True)(impl)
 
 
 _moments("var_mean", False)

@@ -207,7 +207,7 @@ def log_softmax_raw(be: Any, x: Any, d: Any) -> Any:
 
 
 @op(method=True, torch=names("softmax", torch_fn=True, tensor=True), family="nn")
-def softmax(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
+def softmax(be: Any, input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
     """exp(x) / sum(exp(x)) along ``dim``, computed stably."""
     x = _softmax_input(be, input, dtype)
     d = _softmax_dim("softmax", dim, x.ndim)
@@ -218,7 +218,7 @@ def softmax(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3, dtype: A
 
 
 @op(method=True, torch=names("log_softmax", torch_fn=True, tensor=True), family="nn")
-def log_softmax(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3,
+def log_softmax(be: Any, input: Any, dim: int | None = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Any:
     """x - logsumexp(x) along ``dim``."""
     x = _softmax_input(be, input, dtype)

@@ -34,7 +34,7 @@ def _reduce_args(name: str, input: Any, dim: Any, axis: Any, keepdim: bool,
     return check_dim(name, dim_arg(dim, axis), input.ndim), keepdim_arg(keepdim, keepdims)
 
 
-@op(out=True, family="reduction")
+@op(out=True, family="reduction", all_dims_if_empty=True)
 def sum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,  # noqa: A001
         axis: Any = None, keepdims: bool | None = None) -> Any:
     """Sum over ``dim`` (all by default); integers and bools accumulate in int64."""
@@ -43,7 +43,7 @@ def sum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: A
 
 
 @op(out=True, family="reduction")
-def prod(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+def prod(be: Any, input: Any, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None,
          axis: Any = None, keepdims: bool | None = None) -> Any:
     """Product over ``dim``; integers and bools accumulate in int64."""
     d, k = _reduce_args("prod", input, dim, axis, keepdim, keepdims)
@@ -60,7 +60,7 @@ def _floating(name: str, input: Any, dtype: Any) -> Any:
     return input
 
 
-@op(out=True, family="reduction")
+@op(out=True, family="reduction", all_dims_if_empty=True)
 def mean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
          axis: Any = None, keepdims: bool | None = None) -> Any:
     """Mean over ``dim``; integer tensors need ``dtype=`` (as in torch)."""
@@ -75,7 +75,7 @@ def _correction(unbiased: bool | None, correction: Any) -> float:
     return 0.0 if unbiased is False else 1.0
 
 
-@op(out=True, family="reduction")
+@op(out=True, family="reduction", all_dims_if_empty=True)
 def var(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
         *, correction: Any = None, axis: Any = None, keepdims: bool | None = None) -> Any:
     """Variance with Bessel's correction by default (``correction=1``), as torch."""
@@ -87,7 +87,7 @@ def var(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keep
                      ddof=_correction(unbiased, correction))
 
 
-@op(out=True, family="reduction")
+@op(out=True, family="reduction", all_dims_if_empty=True)
 def std(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
         *, correction: Any = None, axis: Any = None, keepdims: bool | None = None) -> Any:
     """Standard deviation with Bessel's correction by default, as torch."""
@@ -133,9 +133,9 @@ def _check_positions_known(be: Any, name: str, input: Any, d: int | None) -> Non
 
 
 def _extreme(name: str, fn: str, arg_fn: str) -> Any:
-    def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
-             keepdims: bool | None = None) -> Any:
-        if dim is not None and getattr(dim, "shape", None) is not None:
+    def impl(be: Any, input: Any, dim: int | None = None, keepdim: bool = False, *,
+             axis: Any = None, keepdims: bool | None = None) -> Any:
+        if dim is not None and getattr(dim, "shape", None) is not None:  # max(x, other)
             return getattr(be.np, "maximum" if name == "max" else "minimum")(
                 *_promote2(input, dim))
         d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
@@ -159,11 +159,11 @@ def _promote2(a: Any, b: Any) -> tuple[Any, Any]:
     return cast(a, dt), cast(b, dt)
 
 
-op("max", family="reduction")(_extreme("max", "max", "argmax"))
-op("min", family="reduction")(_extreme("min", "min", "argmin"))
+op("max", family="reduction", tensor_dim_is_other=True)(_extreme("max", "max", "argmax"))
+op("min", family="reduction", tensor_dim_is_other=True)(_extreme("min", "min", "argmin"))
 
 
-@op(out=True, family="reduction")
+@op(out=True, family="reduction", all_dims_if_empty=True)
 def amax(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None,
          keepdims: bool | None = None) -> Any:
     """Maximum over ``dim`` (all dims when empty)."""
@@ -172,7 +172,7 @@ def amax(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any
     return _extremes(be, "max", input, d, k)
 
 
-@op(out=True, family="reduction")
+@op(out=True, family="reduction", all_dims_if_empty=True)
 def amin(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None,
          keepdims: bool | None = None) -> Any:
     """Minimum over ``dim`` (all dims when empty)."""
@@ -216,7 +216,7 @@ op("all", out=True, family="reduction")(_logical("all"))
 op("any", out=True, family="reduction")(_logical("any"))
 
 
-@op(family="reduction")
+@op(family="reduction", all_dims_if_empty=True)
 def count_nonzero(be: Any, input: Any, dim: Any = None, *, axis: Any = None) -> Any:
     """Number of nonzero elements along ``dim`` (int64)."""
     d = check_dim("count_nonzero", dim_arg(dim, axis), input.ndim)
@@ -235,7 +235,8 @@ def logsumexp(be: Any, input: Any, dim: Any, keepdim: bool = False) -> Any:
 
 
 def _scan(name: str, fn: str) -> Any:
-    def impl(be: Any, input: Any, dim: Any = None, *, dtype: Any = None, axis: Any = None) -> Any:
+    def impl(be: Any, input: Any, dim: int | None = None, *, dtype: Any = None,
+             axis: Any = None) -> Any:
         given = dim_arg(dim, axis)
         if given is None:
             raise TypeError(f"{name}() missing required argument 'dim': pass dim=0 (or the axis "
@@ -266,7 +267,7 @@ def diff(be: Any, input: Any, n: int = 1, dim: int = -1, prepend: Any = None,
     return be.np.diff(input, n=n, axis=check_dim("diff", dim, input.ndim), **kwargs)
 
 
-@op(out=True, family="reduction")
+@op(out=True, family="reduction", all_dims_if_empty=True)
 def norm(be: Any, input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Any:
     """Vector p-norm (2 by default) over ``dim`` or all elements (floating tensors only)."""

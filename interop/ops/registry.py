@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .normalize import normalizing
+
 
 @dataclass
 class Op:
@@ -40,12 +42,16 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        inplace: bool | str = False, torch: tuple[str, ...] | None = None,
        aliases: tuple[str, ...] = (), creation: bool = False, out: bool = False,
        property: bool = False, family: str = "", wrap: bool = True,
-       targets: bool = False) -> Callable[[Callable], Callable]:
+       targets: bool = False, all_dims_if_empty: bool = False,
+       tensor_dim_is_other: bool = False) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
     ``wrap=False``: the result is returned as the implementation made it (``numpy()``
     returns an ndarray, not a tensor).  ``targets=True``: only the first argument is an
     operand; tensors after it name a target (``t.to(other)``), so may sit on any device.
+    ``all_dims_if_empty``: ``dim=()`` means every dimension (torch's sum, mean, amax, ...);
+    ``tensor_dim_is_other``: a tensor where ``dim`` stands is an operand (``torch.max(x, y)``).
+    Dimension arguments are normalised before ``impl`` runs (``interop.ops.normalize``).
     """
     def register(impl: Callable) -> Callable:
         key = name or impl.__name__.rstrip("_")
@@ -59,7 +65,9 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
         )
         if key in TABLE:
             raise ValueError(f"operation {key!r} is declared twice")
-        TABLE[key] = Op(key, impl, function=function, method=meth, inplace=inpl, torch=names,
+        checked = normalizing(impl, key, all_dims_if_empty=all_dims_if_empty,
+                              tensor_dim_is_other=tensor_dim_is_other)
+        TABLE[key] = Op(key, checked, function=function, method=meth, inplace=inpl, torch=names,
                         aliases=aliases, creation=creation, out=out, family=family, property=property,
                         doc=(impl.__doc__ or "").strip(),
                         extra={**({} if wrap else {"wrap": False}),
