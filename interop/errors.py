@@ -39,12 +39,18 @@ class LinAlgError(np.linalg.LinAlgError, RuntimeError):
     ``numpy.linalg.LinAlgError``; torch raises ``torch.linalg.LinAlgError``, a RuntimeError)."""
 
 
+class BackendLacksError(TypeError, NotImplementedError):
+    """An operation that a backend's library cannot express, as declared on its record
+    (``lacks=``); torch code catches NotImplementedError, NumPy-style code TypeError."""
+
+
 class NoImaginaryPartError(RuntimeError, AttributeError):
     """``t.imag`` of a real tensor (torch: RuntimeError).  Also an AttributeError, so that
     ``hasattr(t, "imag")`` is False: duck-array checks such as xarray's protocols use it."""
 
 
 __all__ = [
+    "BackendLacksError",
     "IndexOutOfRangeError",
     "NoImaginaryPartError",
     "InvalidIndexError",

@@ -28,7 +28,7 @@ from interop.ops import TABLE, Op
 
 SURFACES = ("interop", "torch", "NumPy", "Array API")
 BACKENDS = ("numpy", "dask", "cupy")
-WORKS, RAISES, DIFFERS, ABSENT, NOT_RUN = "✓", "✗", "≠", "—", "·"
+WORKS, RAISES, DIFFERS, ABSENT, NOT_RUN, LACKS = "✓", "✗", "≠", "—", "·", "⊘"
 OUT = Path(__file__).resolve().parent.parent / "docs" / "support-matrix.md"
 
 M = np.arange(12, dtype=np.float32).reshape(3, 4) / 3 + 0.5
@@ -192,6 +192,8 @@ def _cell(fn: Callable | None, args: tuple, backend: str, entry: Op, reference: 
         return ABSENT
     try:
         result, host = _call(fn, args, backend, entry.creation)
+    except interop.errors.BackendLacksError:
+        return LACKS  # the record declares it (see "Declared gaps" below)
     except Exception:  # noqa: BLE001 - any failure is the fact this cell records
         return RAISES
     if _backends_of(result) - {backend}:
@@ -247,6 +249,8 @@ def render() -> str:
         f"- {WORKS} the call returned, with results on that backend and (Dask, CuPy) equal to "
         "the NumPy backend's result on the same surface;",
         f"- {DIFFERS} it returned, but on another backend or with other values;",
+        f"- {LACKS} the backend's library cannot express it, as the operation's record "
+        "declares (the reasons are listed at the end);",
         f"- {RAISES} it raised; {ABSENT} the surface has no callable of that name; "
         f"{NOT_RUN} not run here (no GPU, or the library is not installed); "
         "? no argument list ran on the interop surface on NumPy or Dask.",
@@ -276,7 +280,19 @@ def render() -> str:
                       "|---|---|" + "---|" * len(SURFACES)]
         lines.append(f"| {name.replace('_', chr(92) + '_')} | {names} | "
                      f"{' | '.join(cells[s] for s in SURFACES)} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _declared_gaps()) + "\n"
+
+
+def _declared_gaps() -> list[str]:
+    """The records' ``lacks=`` declarations: the same source the runtime error and tests read."""
+    lines = ["", "## Declared gaps", "",
+             "What a backend's library cannot express, declared on the operation's record; "
+             "calling it there raises `interop.errors.BackendLacksError` with the reason.", "",
+             "| operation | backend | reason |", "|---|---|---|"]
+    for name, entry in sorted(TABLE.items()):
+        for backend, why in sorted(entry.lacks.items()):
+            lines.append(f"| {name.replace('_', chr(92) + '_')} | {backend} | {why} |")
+    return lines
 
 
 def write(path: Path = OUT) -> bool:

@@ -155,6 +155,12 @@ class Backend:
         """``raw[index]`` as a view whose writes reach ``raw``."""
         return raw[index]
 
+    def ufunc(self, name: str) -> Any:
+        """The library's ufunc ``name``, else NumPy's, which arrays implementing NEP 13 (Dask's
+        lazily, CuPy's on the GPU) run themselves."""
+        fn = getattr(self.np, name, None)
+        return fn if fn is not None else getattr(np, name)
+
     def contiguous(self, raw: Any) -> Any:
         """A C-contiguous array with ``raw``'s values (``raw`` itself when it already is)."""
         return self.np.ascontiguousarray(raw).reshape(raw.shape)  # 0-d stays 0-d

@@ -7,7 +7,6 @@ signatures, dtypes and named-tuple results.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import namedtuple
 from typing import Any
@@ -21,27 +20,21 @@ from .registry import op, torch_alias
 
 
 def cop(name: str | None = None, **options: Any) -> Any:
-    """``@op`` for this module: a function the backend lacks (Dask has no ``sort``, no
-    ``ufunc.accumulate``, ...) raises a TypeError naming the torch function and backend."""
+    """``@op`` for this module: a torch function that is also a Tensor method gets both."""
     def register(impl: Any) -> Any:
         key = name or impl.__name__
         if f"torch.Tensor.{key}" in options.get("torch", ()):
             options["method"] = key  # torch has t.<key>(...): so does the interop Tensor
-
-        @functools.wraps(impl)
-        def guarded(be: Any, *args: Any, **kwargs: Any) -> Any:
-            try:
-                return impl(be, *args, **kwargs)
-            except AttributeError as exc:
-                raise TypeError(f"torch.{key} is not implemented by the {be.name} backend "
-                                f"({exc}); compute first: interop.tensor(t, backend='numpy')"
-                                ) from exc
-        op(key, **options)(guarded)
+        op(key, **options)(impl)
         return impl
     return register
 
 
 _MINMAX = namedtuple("aminmax", ["min", "max"])
+
+# What Dask's array library cannot express (declared on the records, read by the tests and docs).
+NO_DASK_SORT = {"dask": "dask.array has no sort or argsort along an axis"}
+NO_DASK_ACCUMULATE = {"dask": "dask.array has no ufunc.accumulate"}
 
 
 def _names(name: str, *, method: bool = True) -> tuple[str, ...]:
@@ -135,10 +128,10 @@ def frac(be: Any, input: Any) -> Any:
 
 @cop(method=False, torch=_names("heaviside"), family="composite")
 def heaviside(be: Any, input: Any, values: Any) -> Any:
-    """0 for x < 0, values for x == 0, 1 for x > 0."""
+    """0 for x < 0, values for x == 0, 1 for x > 0 (and 0 for NaN, as torch's kernel)."""
     if getattr(input, "dtype", None) != getattr(values, "dtype", None):
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
-    return be.np.heaviside(input, values).astype(input.dtype)
+    return be.np.where(input == 0, values, input > 0).astype(input.dtype)
 
 
 def _integer_pair(name: str, fn: str) -> None:
@@ -146,7 +139,7 @@ def _integer_pair(name: str, fn: str) -> None:
         a, b = promote(input, other)
         if getattr(a, "dtype", np.dtype("i")).kind not in "iu":
             raise RuntimeError(f'"{name}_cpu" not implemented for {a.dtype} tensors')
-        return getattr(be.np, fn)(a, b)
+        return be.ufunc(fn)(a, b)
     impl.__name__, impl.__doc__ = name, f"Elementwise {name} of integer tensors."
     cop(name, method=False, torch=_names(name), family="composite")(impl)
 
@@ -230,14 +223,19 @@ def inner(be: Any, input: Any, other: Any) -> Any:
     a, b = promote(input, other)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
-    return be.np.inner(a, b)
+    return be.np.tensordot(a, b, axes=([-1], [-1]))
 
 
 @cop(method=False, torch=_names("kron"), family="composite")
 def kron(be: Any, input: Any, other: Any) -> Any:
-    """The Kronecker product."""
+    """The Kronecker product: every pair of axes (a's i-th, b's i-th) merged into one."""
     a, b = promote(input, other)
-    return be.np.kron(a, b)
+    n = max(a.ndim, b.ndim)
+    a = be.np.reshape(a, (1,) * (n - a.ndim) + tuple(a.shape))
+    b = be.np.reshape(b, (1,) * (n - b.ndim) + tuple(b.shape))
+    pairs = be.np.reshape(a, [s for d in a.shape for s in (d, 1)]) * \
+        be.np.reshape(b, [s for d in b.shape for s in (1, d)])
+    return be.np.reshape(pairs, tuple(x * y for x, y in zip(a.shape, b.shape)))
 
 
 @cop(method=False, torch=_names("vdot"), family="composite")
@@ -255,7 +253,12 @@ def cross(be: Any, input: Any, other: Any, dim: Any = None) -> Any:
     a, b = be.np.broadcast_arrays(*promote(input, other))
     if dim is None:
         dim = next(i for i, s in enumerate(a.shape) if s == 3)
-    return be.np.cross(a, b, axis=dim)
+    if a.shape[dim] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+                           f"{a.shape[dim]} and {b.shape[dim]}")
+    x, y = ([be.np.take(v, i, axis=dim) for i in range(3)] for v in (a, b))
+    return be.np.stack([x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2],
+                        x[0] * y[1] - x[1] * y[0]], axis=dim)
 
 
 @cop(method=False, torch=_names("diag_embed"), family="composite")
@@ -274,13 +277,16 @@ def diag_embed(be: Any, input: Any, offset: int = 0, dim1: int = -2, dim2: int =
 @cop(method=False, torch=_names("diagflat"), family="composite")
 def diagflat(be: Any, input: Any, offset: int = 0) -> Any:
     """A matrix with the flattened input on its ``offset`` diagonal."""
-    return be.np.diagflat(be.np.reshape(input, (-1,)), offset)
+    return be.np.diag(be.np.reshape(input, (-1,)), k=offset)
 
 
 # ------------------------------------------------------------------ stacking and splitting
 def _stacker(name: str, fn: str) -> None:
     def impl(be: Any, tensors: Any) -> Any:
-        return getattr(be.np, fn)(list(promote(*tensors)) if len(tensors) > 1 else list(tensors))
+        parts = list(promote(*tensors)) if len(tensors) > 1 else list(tensors)
+        if fn == "column_stack":  # vectors (and 0-d) as columns, then side by side
+            return be.np.hstack([be.np.reshape(t, (-1, 1)) if t.ndim < 2 else t for t in parts])
+        return getattr(be.np, fn)(parts)
     impl.__name__, impl.__doc__ = name, f"{name} of a sequence of tensors (dtypes promoted)."
     cop(name, method=False, torch=_names(name, method=False), family="composite")(impl)
 
@@ -371,7 +377,7 @@ def argwhere(be: Any, input: Any) -> Any:
     return be.np.argwhere(input).astype(dtypes.int64)
 
 
-@cop(method=False, torch=_names("msort"), family="composite")
+@cop(method=False, torch=_names("msort"), family="composite", lacks=NO_DASK_SORT)
 def msort(be: Any, input: Any) -> Any:
     """Sort along dim 0."""
     return be.np.sort(input, axis=0)
@@ -391,14 +397,15 @@ def _cum_extreme(name: str, better: str) -> None:
             values, indices = be.np.reshape(values, ()), be.np.reshape(indices, ())
         return values_indices[name](values, indices)
     impl.__name__, impl.__doc__ = name, f"Running {better} along ``dim`` and where it was seen."
-    cop(name, method=False, torch=_names(name), family="composite")(impl)
+    cop(name, method=False, torch=_names(name), family="composite", lacks=NO_DASK_ACCUMULATE)(impl)
 
 
 _cum_extreme("cummax", "fmax")
 _cum_extreme("cummin", "fmin")
 
 
-@cop(method=False, torch=_names("logcumsumexp"), family="composite")
+@cop(method=False, torch=_names("logcumsumexp"), family="composite",
+     lacks=NO_DASK_ACCUMULATE)
 def logcumsumexp(be: Any, input: Any, dim: int) -> Any:
     """log(cumsum(exp(x))) along ``dim``, computed stably."""
     x = float_input(be, input)
@@ -491,7 +498,7 @@ def _median(name: str, skip_nan: bool) -> None:
         return values_indices["median"](values, indices.astype(dtypes.int64))
     impl.__name__ = name
     impl.__doc__ = "The lower median (torch's), with indices when ``dim`` is given."
-    cop(name, method=False, torch=_names(name), family="composite")(impl)
+    cop(name, method=False, torch=_names(name), family="composite", lacks=NO_DASK_SORT)(impl)
 
 
 _median("median", False)
@@ -571,8 +578,13 @@ def histc(be: Any, input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> A
 @cop(method=False, torch=_names("trapezoid", method=False), family="composite")
 def trapezoid(be: Any, y: Any, x: Any = None, *, dx: Any = None, dim: int = -1) -> Any:
     """The trapezoid rule along ``dim`` (spacing ``dx``, or sample points ``x``)."""
-    y = float_input(be, y)
-    out = be.np.trapezoid(y, x=x, dx=1 if dx is None else dx, axis=dim)
+    y = be.np.moveaxis(float_input(be, y), dim, -1)
+    if x is None:
+        widths = 1 if dx is None else dx
+    else:  # sample points: along dim (same shape as y) or one 1-d row for every lane
+        x = be.np.moveaxis(x, dim, -1) if x.ndim == y.ndim else x
+        widths = x[..., 1:] - x[..., :-1]
+    out = be.np.sum((y[..., 1:] + y[..., :-1]) * widths, axis=-1) / 2
     return out.astype(dtypes.result_type(y, x) if x is not None else y.dtype)
 
 

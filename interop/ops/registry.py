@@ -9,10 +9,12 @@ torch name of a callable that torch passed to ``__torch_function__``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import BackendLacksError
 from .normalize import normalizing
 
 
@@ -33,6 +35,7 @@ class Op:
     family: str = ""
     doc: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    lacks: dict[str, str] = field(default_factory=dict)  # backend name -> why it cannot run there
 
 
 TABLE: dict[str, Op] = {}
@@ -43,7 +46,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        aliases: tuple[str, ...] = (), creation: bool = False, out: bool = False,
        property: bool = False, family: str = "", wrap: bool = True,
        targets: bool = False, all_dims_if_empty: bool = False,
-       tensor_dim_is_other: bool = False) -> Callable[[Callable], Callable]:
+       tensor_dim_is_other: bool = False,
+       lacks: dict[str, str] | None = None) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
     ``wrap=False``: the result is returned as the implementation made it (``numpy()``
@@ -52,6 +56,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
     ``all_dims_if_empty``: ``dim=()`` means every dimension (torch's sum, mean, amax, ...);
     ``tensor_dim_is_other``: a tensor where ``dim`` stands is an operand (``torch.max(x, y)``).
     Dimension arguments are normalised before ``impl`` runs (``interop.ops.normalize``).
+    ``lacks={"dask": "why"}``: the backends whose library cannot express it; calls there raise
+    ``BackendLacksError``, and the tests and the support matrix read the same declaration.
     """
     def register(impl: Callable) -> Callable:
         key = name or impl.__name__.rstrip("_")
@@ -65,15 +71,34 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
         )
         if key in TABLE:
             raise ValueError(f"operation {key!r} is declared twice")
-        checked = normalizing(impl, key, all_dims_if_empty=all_dims_if_empty,
-                              tensor_dim_is_other=tensor_dim_is_other)
+        checked = refusing(normalizing(impl, key, all_dims_if_empty=all_dims_if_empty,
+                                       tensor_dim_is_other=tensor_dim_is_other),
+                           names[0] if names else key, lacks or {})
         TABLE[key] = Op(key, checked, function=function, method=meth, inplace=inpl, torch=names,
                         aliases=aliases, creation=creation, out=out, family=family, property=property,
                         doc=(impl.__doc__ or "").strip(),
                         extra={**({} if wrap else {"wrap": False}),
-                               **({"targets": True} if targets else {})})
+                               **({"targets": True} if targets else {})},
+                        lacks=dict(lacks or {}))
         return impl
     return register
+
+
+def refusing(impl: Callable, label: str, lacks: dict[str, str]) -> Callable:
+    """``impl``, raising ``BackendLacksError`` on the backends its record says it lacks."""
+    if not lacks:
+        return impl
+
+    @functools.wraps(impl)
+    def checked(be: Any, *args: Any, **kwargs: Any) -> Any:
+        why = lacks.get(getattr(be, "name", None))
+        if why is not None:
+            raise BackendLacksError(
+                f"{label} is not implemented by the {be.name} backend ({why}); compute first: "
+                "t.compute() or interop.tensor(t, backend='numpy'), or run it on a backend "
+                f"that has it (not {', '.join(sorted(lacks))})")
+        return impl(be, *args, **kwargs)
+    return checked
 
 
 def torch_alias(*names: str, to: str) -> None:

@@ -23,6 +23,10 @@ RESULTS = {name: namedtuple(name, fields) for name, fields in {
     "linalg_lstsq": ("solution", "residuals", "rank", "singular_values")}.items()}
 
 
+def _dask_lacks(name: str) -> dict[str, str]:
+    return {"dask": f"dask.array.linalg has no {name}"}
+
+
 def linalg(be: Any, name: str) -> Any:
     """``be.np.linalg.<name>``, or a TypeError naming the torch function and backend."""
     fn = getattr(getattr(be.np, "linalg", None), name, None)
@@ -73,14 +77,15 @@ def inv_ex(be: Any, A: Any, *, check_errors: bool = False) -> Any:
 
 
 @op("linalg_det", method="det", torch=_names("det", "torch.det", "torch.Tensor.det"),
-    family="linalg")
+    family="linalg", lacks=_dask_lacks("det"))
 def det(be: Any, A: Any) -> Any:
     """The determinant of each square matrix."""
     _square("det", A)
     return linalg(be, "det")(A)
 
 
-@op("linalg_slogdet", method="slogdet", torch=_names("slogdet", "torch.slogdet", "torch.Tensor.slogdet"), family="linalg")
+@op("linalg_slogdet", method="slogdet", torch=_names("slogdet", "torch.slogdet", "torch.Tensor.slogdet"),
+    family="linalg", lacks=_dask_lacks("slogdet"))
 def slogdet(be: Any, A: Any) -> Any:
     """(sign, log|det|), stable for large determinants."""
     _square("slogdet", A)
@@ -88,7 +93,8 @@ def slogdet(be: Any, A: Any) -> Any:
     return RESULTS["linalg_slogdet"](sign, logabs)
 
 
-@op("logdet", method="logdet", torch=("torch.logdet", "torch.Tensor.logdet"), family="linalg")
+@op("logdet", method="logdet", torch=("torch.logdet", "torch.Tensor.logdet"), family="linalg",
+    lacks=_dask_lacks("slogdet"))
 def logdet(be: Any, A: Any) -> Any:
     """log(det(A)): nan for a negative determinant, -inf for zero."""
     sign, logabs = slogdet(be, A)
@@ -153,7 +159,8 @@ def svdvals(be: Any, A: Any, *, driver: Any = None) -> Any:
     return be.svdvals(A)
 
 
-@op("linalg_eigh", method=False, torch=_names("eigh"), family="linalg")
+@op("linalg_eigh", method=False, torch=_names("eigh"), family="linalg",
+    lacks=_dask_lacks("eigh"))
 def eigh(be: Any, A: Any, UPLO: str = "L") -> Any:
     """(eigenvalues ascending, eigenvectors) of a Hermitian matrix."""
     _square("eigh", A)
@@ -161,7 +168,8 @@ def eigh(be: Any, A: Any, UPLO: str = "L") -> Any:
     return RESULTS["linalg_eigh"](w, v)
 
 
-@op("linalg_eigvalsh", method=False, torch=_names("eigvalsh"), family="linalg")
+@op("linalg_eigvalsh", method=False, torch=_names("eigvalsh"), family="linalg",
+    lacks=_dask_lacks("eigvalsh"))
 def eigvalsh(be: Any, A: Any, UPLO: str = "L") -> Any:
     """Eigenvalues of a Hermitian matrix, ascending."""
     _square("eigvalsh", A)
@@ -172,7 +180,8 @@ def _complex(x: Any) -> Any:
     return x if x.dtype.kind == "c" else x.astype(np.result_type(x.dtype, np.complex64))
 
 
-@op("linalg_eig", method=False, torch=_names("eig"), family="linalg")
+@op("linalg_eig", method=False, torch=_names("eig"), family="linalg",
+    lacks=_dask_lacks("eig"))
 def eig(be: Any, A: Any) -> Any:
     """(eigenvalues, eigenvectors), always complex as in torch."""
     _square("eig", A)
@@ -180,7 +189,8 @@ def eig(be: Any, A: Any) -> Any:
     return RESULTS["linalg_eig"](_complex(w), _complex(v))
 
 
-@op("linalg_eigvals", method=False, torch=_names("eigvals"), family="linalg")
+@op("linalg_eigvals", method=False, torch=_names("eigvals"), family="linalg",
+    lacks=_dask_lacks("eigvals"))
 def eigvals(be: Any, A: Any) -> Any:
     """Eigenvalues, always complex as in torch."""
     _square("eigvals", A)
@@ -238,7 +248,8 @@ def matrix_norm(be: Any, A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim:
 
 
 @op("linalg_matrix_power", method="matrix_power",
-    torch=_names("matrix_power", "torch.matrix_power", "torch.Tensor.matrix_power"), family="linalg")
+    torch=_names("matrix_power", "torch.matrix_power", "torch.Tensor.matrix_power"), family="linalg",
+    lacks=_dask_lacks("matrix_power"))
 def matrix_power(be: Any, A: Any, n: int) -> Any:
     """A^n for integer n (negative: powers of the inverse)."""
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
@@ -247,7 +258,7 @@ def matrix_power(be: Any, A: Any, n: int) -> Any:
 
 
 @op("linalg_pinv", method="pinverse", torch=_names("pinv", "torch.pinverse", "torch.Tensor.pinverse"),
-    family="linalg")
+    family="linalg", lacks=_dask_lacks("pinv"))
 def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
          rtol: Any = None) -> Any:
     """The Moore-Penrose pseudo-inverse (singular values below rtol * max are dropped)."""
@@ -330,21 +341,24 @@ def solve_triangular(be: Any, A: Any, B: Any, *, upper: bool, left: bool = True,
     return solve(be, T, B, left=left)
 
 
-@op("linalg_cond", method=False, torch=_names("cond"), family="linalg")
+@op("linalg_cond", method=False, torch=_names("cond"), family="linalg",
+    lacks=_dask_lacks("cond"))
 def cond(be: Any, A: Any, p: Any = None) -> Any:
     """The condition number in the ``p`` norm (2-norm by default)."""
     _float("cond", A)
     return linalg(be, "cond")(A, p=_ord(p))
 
 
-@op("linalg_tensorinv", method=False, torch=_names("tensorinv"), family="linalg")
+@op("linalg_tensorinv", method=False, torch=_names("tensorinv"), family="linalg",
+    lacks=_dask_lacks("tensorinv"))
 def tensorinv(be: Any, A: Any, ind: int = 2) -> Any:
     """The inverse of A for tensordot over its first ``ind`` dims."""
     _float("tensorinv", A)
     return linalg(be, "tensorinv")(A, ind=ind)
 
 
-@op("linalg_tensorsolve", method=False, torch=_names("tensorsolve"), family="linalg")
+@op("linalg_tensorsolve", method=False, torch=_names("tensorsolve"), family="linalg",
+    lacks=_dask_lacks("tensorsolve"))
 def tensorsolve(be: Any, A: Any, B: Any, dims: Any = None) -> Any:
     """X with tensordot(A, X, X.ndim) = B."""
     _float("tensorsolve", A)
