@@ -89,7 +89,7 @@ def _change(options: dict[str, Any], edit: Callable[[tuple[_Entry, ...], str, An
 
 
 class config:  # noqa: N801 - used like a function: interop.config(implicit_transfer=True)
-    """Set options for the current thread or task (``interop.config(x=...)``) or a block (``with``).
+    """Set options for this thread or task (``interop.config(x=...)``) or for a block (``with``).
 
     Options:
 
@@ -121,7 +121,7 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
 
     def __init__(self, **options: Any) -> None:
         self._options = _validated(options)
-        _change(options, lambda entries, _, value: (*_settled(entries), _Entry(self, value, False)))
+        _change(options, self._push_plain)
 
     def __enter__(self) -> config:
         _change(self._options, self._push_block)
@@ -129,6 +129,9 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
 
     def __exit__(self, *exc: object) -> None:
         _change(self._options, self._remove_block)
+
+    def _push_plain(self, entries: tuple[_Entry, ...], _: str, value: Any) -> tuple[_Entry, ...]:
+        return (*_settled(entries), _Entry(self, value, False))  # a block once entered
 
     def _push_block(self, entries: tuple[_Entry, ...], _: str, value: Any) -> tuple[_Entry, ...]:
         if entries and entries[-1].owner is self and not entries[-1].block:
