@@ -1,25 +1,95 @@
-"""Global options: ``interop.config(...)`` reads and sets them, and works as a context manager."""
+"""Options: ``interop.config(...)`` sets them for the current context, or for a block (``with``).
+
+Settings are context-local (``contextvars``): each thread and each asyncio
+task has its own.  Per context and per option there is a small stack of
+entries: a ``with interop.config(...)`` block pushes one on entry and removes
+its own on exit (wherever it is in the stack, so blocks that exit out of
+order never leave a value behind), and a plain call changes the innermost
+entry (undone with the enclosing block that set that option, if any, else
+kept for the context).  A context with no entry for an option reads the
+process default (``interop.config.set_default``).  Readers call
+``setting(name)``; nothing here is a mutable global they could touch.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import contextvars
+import threading
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
-from .backends import registry
-
-_OPTIONS = {
-    "implicit_transfer": registry.implicit_transfer,
-    "dask_compute": registry.dask_compute,
-    "transfer_guard": registry.transfer_guard,
-}
 _CHOICES = {
     "implicit_transfer": (False, True),
     "dask_compute": ("allow", "warn", "raise"),
     "transfer_guard": ("allow", "log", "disallow"),
 }
+_defaults: dict[str, Any] = {"implicit_transfer": False, "dask_compute": "allow",
+                             "transfer_guard": "allow"}
+"""The process defaults, replaced whole by ``config.set_default`` (never changed in place)."""
+_defaults_lock = threading.Lock()
+
+
+class _Entry(NamedTuple):
+    owner: object | None  # the config object that set it; None: the context's own value
+    value: Any
+    block: bool  # False while its config object has not been entered: a plain call, so far
+
+
+_stacks: contextvars.ContextVar[dict[str, tuple[_Entry, ...]]] = contextvars.ContextVar(
+    "interop_settings", default={})
+"""option -> its entries in this context, innermost last (copied on every change)."""
+
+
+def setting(name: str) -> Any:
+    """The value of option ``name`` in the current thread or task: the one accessor readers use."""
+    entries = _stacks.get().get(name)
+    if entries:
+        return entries[-1].value
+    try:
+        return _defaults[name]
+    except KeyError:
+        raise ValueError(f"interop.config: unknown option {name!r}; known: "
+                         f"{sorted(_CHOICES)}") from None
+
+
+def _validated(options: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(options) - set(_CHOICES)
+    if unknown:
+        raise ValueError(f"interop.config: unknown option(s) {sorted(unknown)}; known: "
+                         f"{sorted(_CHOICES)}")
+    for k, v in options.items():
+        if v not in _CHOICES[k]:
+            raise ValueError(f"interop.config: {k}={v!r} is not one of "
+                             f"{', '.join(map(repr, _CHOICES[k]))}")
+    return options
+
+
+def _settled(entries: tuple[_Entry, ...]) -> tuple[_Entry, ...]:
+    """``entries`` with a plain call on top folded into the entry below it (or made the base)."""
+    if not entries or entries[-1].block:
+        return entries
+    top = entries[-1]
+    if len(entries) == 1:
+        return (_Entry(None, top.value, True),)
+    below = entries[-2]
+    return (*entries[:-2], below._replace(value=top.value))
+
+
+def _change(options: dict[str, Any], edit: Callable[[tuple[_Entry, ...], str, Any],
+                                                   tuple[_Entry, ...]]) -> None:
+    """Apply ``edit(entries, option, value) -> entries`` to each option, in this context only."""
+    stacks = dict(_stacks.get())
+    for name, value in options.items():
+        entries = edit(stacks.get(name, ()), name, value)
+        if entries:
+            stacks[name] = entries
+        else:
+            stacks.pop(name, None)
+    _stacks.set(stacks)
 
 
 class config:  # noqa: N801 - used like a function: interop.config(implicit_transfer=True)
-    """Set options for the process (``interop.config(x=...)``) or for a block (``with``).
+    """Set options for this thread or task (``interop.config(x=...)``) or for a block (``with``).
 
     Options:
 
@@ -36,36 +106,68 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
       does: 'allow' moves, 'log' moves and logs to the ``interop.transfer``
       logger, 'disallow' raises ``DeviceMismatchError``.  Explicit moves
       (``t.to(...)``, ``t.cuda()``, ``t.cpu()``) are never guarded.
+
+    Settings are per context, like ``decimal.localcontext`` and torch's
+    per-thread grad mode: a block in one thread or asyncio task never changes
+    another's.  A new thread starts from the process defaults (set with
+    ``interop.config.set_default(...)``), not from the settings of the thread
+    that started it; an asyncio task, ``asyncio.to_thread`` and
+    ``contextvars.copy_context().run`` start from a copy of their creator's.
+    Calling ``interop.config(x=...)`` without ``with`` sets ``x`` for the
+    current context (until the enclosing ``with`` block that set ``x`` exits,
+    if there is one).  The object may be entered again, nested or in other
+    threads and tasks; each exit removes its own context's entry.
     """
 
     def __init__(self, **options: Any) -> None:
-        unknown = set(options) - set(_OPTIONS)
-        if unknown:
-            raise ValueError(f"interop.config: unknown option(s) {sorted(unknown)}; known: "
-                             f"{sorted(_OPTIONS)}")
-        for k, v in options.items():
-            if v not in _CHOICES[k]:
-                raise ValueError(f"interop.config: {k}={v!r} is not one of "
-                                 f"{', '.join(map(repr, _CHOICES[k]))}")
-        self._previous = {k: _OPTIONS[k][0] for k in options}
-        for k, v in options.items():
-            _OPTIONS[k][0] = v
+        self._options = _validated(options)
+        _change(options, self._push_plain)
 
     def __enter__(self) -> config:
+        _change(self._options, self._push_block)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for k, v in self._previous.items():
-            _OPTIONS[k][0] = v
+        _change(self._options, self._remove_block)
+
+    def _push_plain(self, entries: tuple[_Entry, ...], _: str, value: Any) -> tuple[_Entry, ...]:
+        return (*_settled(entries), _Entry(self, value, False))  # a block once entered
+
+    def _push_block(self, entries: tuple[_Entry, ...], _: str, value: Any) -> tuple[_Entry, ...]:
+        if entries and entries[-1].owner is self and not entries[-1].block:
+            return (*entries[:-1], entries[-1]._replace(block=True))  # `with config(...)`
+        return (*_settled(entries), _Entry(self, value, True))  # entered again, or elsewhere
+
+    def _remove_block(self, entries: tuple[_Entry, ...], name: str, _: Any) -> tuple[_Entry, ...]:
+        entries = _settled(entries)  # a plain call inside the block ends with it
+        for i in range(len(entries) - 1, -1, -1):
+            if entries[i].owner is self and entries[i].block:
+                return entries[:i] + entries[i + 1:]
+        raise RuntimeError(f"interop.config({name}=...): exited in a thread or task where this "
+                           "block was not entered; enter and exit it in the same one")
+
+    def __repr__(self) -> str:
+        return f"interop.config({', '.join(f'{k}={v!r}' for k, v in self._options.items())})"
+
+    get = staticmethod(setting)
 
     @staticmethod
-    def get(name: str) -> Any:
-        return _OPTIONS[name][0]
+    def set_default(**options: Any) -> None:
+        """Set the process defaults: what every thread and task without its own setting reads.
+
+        Use it at start-up for settings meant for the whole program, worker
+        threads included: ``interop.config.set_default(dask_compute='raise')``.
+        """
+        global _defaults
+        _validated(options)
+        with _defaults_lock:
+            _defaults = {**_defaults, **options}
 
 
 def transfer_guard(level: str) -> config:
     """Set the guard on implicit device transfers ('allow', 'log', 'disallow'), as JAX's.
 
-    Process-wide when called, or for a block: ``with interop.transfer_guard('disallow'):``.
+    For the current thread or task when called, or for a block:
+    ``with interop.transfer_guard('disallow'):`` (see ``interop.config``).
     """
     return config(transfer_guard=level)

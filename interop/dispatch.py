@@ -4,8 +4,8 @@
     run: unwrap Tensors (no copy) -> common backend -> bring foreign operands in
          -> impl(be, *raw_args) -> wrap the result once, as ``cls``, finalized
 
-The fast path applies when no mode or guard is active anywhere and every
-argument is an exact ``Tensor``, a plain value, or a subclass that keeps the
+The fast path applies when no mode or guard is active in this thread or task and
+every argument is an exact ``Tensor``, a plain value, or a subclass that keeps the
 default ``__torch_function__`` (then the result class is simply the lowest
 subclass, which is what the default handler would produce).
 """
@@ -27,7 +27,7 @@ from .tensor import Tensor
 
 _new = object.__new__
 _raw_backends = registry._by_type  # type -> Backend, grows as backends load
-_active = tf._active
+_active = tf.active  # the per-context gate: falsy when no mode or guard is active here
 _NEUTRAL = frozenset({int, float, bool, complex, str, type(None), slice, type(Ellipsis),
                       np.ndarray, np.dtype, range})
 _DEFAULT_TF = Tensor.__dict__["__torch_function__"].__func__
@@ -358,7 +358,7 @@ def dispatch(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
 
 def call(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
     """Run ``public``'s operation: directly if nothing can override, else via the protocol."""
-    if not _active[0]:
+    if not _active():
         cls = plain_result_class(args, kwargs)
         if cls is not None:
             return run(cls, args, kwargs)
@@ -369,7 +369,7 @@ def make_public(run: Callable, name: str, qualname: str, doc: str = "",
                 signature: inspect.Signature | None = None) -> Callable:
     """A function or method: the fast path, else the override protocol."""
     def public(*args: Any, **kwargs: Any) -> Any:
-        if not _active[0]:
+        if not _active():
             cls = plain_result_class(args, kwargs)
             if cls is not None:
                 return run(cls, args, kwargs)
@@ -414,7 +414,7 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
             return NotImplemented
 
     def operator(self: Any, other: Any) -> Any:
-        if _active[0]:
+        if _active():
             return slow(self, other)
         cls = type(self)
         to = type(other)
@@ -467,7 +467,7 @@ def make_getitem(run: Callable) -> Callable:
     """``t[i]``: a slice or an int on a plain tensor is a view made directly; all else dispatches."""
     def __getitem__(self: Any, index: Any) -> Any:  # noqa: N807
         cls = type(self)
-        if not _active[0] and (cls is Tensor or _default_handler(cls)):
+        if not _active() and (cls is Tensor or _default_handler(cls)):
             ti = type(index)
             try:
                 if ti is slice:
@@ -543,7 +543,7 @@ class DispatchedProperty:
     def __get__(self, obj: Any, objtype: type | None = None) -> Any:
         if obj is None:
             return self
-        if not _active[0]:
+        if not _active():
             cls = plain_result_class((obj,), None)
             if cls is not None:
                 return self._interop_run(cls, (obj,), {})

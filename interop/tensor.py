@@ -11,6 +11,7 @@ is about the handle itself: construction, subclass hooks, the default
 from __future__ import annotations
 
 import copy as _copy
+import copyreg
 from typing import Any
 
 import numpy as np
@@ -128,6 +129,13 @@ class Tensor:
         return obj
 
     # ------------------------------------------------------------ subclass hooks
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass's own ``__torch_function__`` gets the loop check (torch calls it directly)."""
+        super().__init_subclass__(**kwargs)
+        handler = cls.__dict__.get("__torch_function__")
+        if isinstance(handler, classmethod):
+            cls.__torch_function__ = classmethod(_tf.loop_checked(handler.__func__))
+
     @classmethod
     def __torch_function__(cls, func: Any, types: tuple, args: tuple = (),
                            kwargs: dict | None = None) -> Any:
@@ -152,12 +160,14 @@ class Tensor:
         """Called on each new result of a subclass; ``source`` is the argument it came from.
 
         The default copies ``source``'s instance attributes (a shallow copy of
-        its ``__dict__``), as NumPy subclasses do in ``__array_finalize__``.
+        its ``__dict__`` and of its subclass ``__slots__``), as NumPy subclasses
+        do in ``__array_finalize__``.
         """
         if source is not None:
             attrs = getattr(source, "__dict__", None)
             if attrs:
                 self.__dict__.update(attrs)
+            _set_slots(self, _slots_of(source))
 
     def as_subclass(self, cls: type) -> Tensor:
         """The same data as a ``cls`` handle (no copy), attributes carried over."""
@@ -205,18 +215,37 @@ class Tensor:
 
     # ------------------------------------------------------------ pickling and copies
     def __reduce_ex__(self, protocol: int) -> tuple:
-        return (_rebuild, (type(self), self._raw, dict(self.__dict__) if self.__dict__ else None))
+        attrs = dict(self.__dict__) if self.__dict__ else None
+        slots = _slots_of(self)
+        return (_rebuild, (type(self), self._raw, attrs, slots) if slots else
+                (type(self), self._raw, attrs))
 
     def __copy__(self) -> Tensor:
         new = _dispatch.make(type(self), self._raw, None)
         new.__dict__.update(self.__dict__)
+        _set_slots(new, _slots_of(self))
         return new
 
     def __deepcopy__(self, memo: dict) -> Tensor:
         new = _dispatch.make(type(self), self._raw.copy(), None)
         memo[id(self)] = new
         new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
+        _set_slots(new, _copy.deepcopy(_slots_of(self), memo))
         return new
+
+
+def _slots_of(obj: Tensor) -> dict[str, Any]:
+    """The values of a subclass's ``__slots__`` attributes (those set), which pickle and copy
+    see only if asked: instance state lives in ``__dict__`` and in these."""
+    names = copyreg._slotnames(type(obj))  # pickle's own list (cached on the class), with _raw
+    if len(names) == 1:
+        return {}
+    return {n: getattr(obj, n) for n in names if n != "_raw" and hasattr(obj, n)}
+
+
+def _set_slots(obj: Tensor, values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        setattr(obj, name, value)  # as pickle restores slots
 
 
 class Size(int):
@@ -260,11 +289,13 @@ class SizeAttribute:
         return None if n != n else Size(n, self.method, obj)
 
 
-def _rebuild(cls: type, raw: Any, attrs: dict | None) -> Tensor:
+def _rebuild(cls: type, raw: Any, attrs: dict | None, slots: dict | None = None) -> Tensor:
     obj = object.__new__(cls)
     obj._raw = raw
     if attrs:
         obj.__dict__.update(attrs)
+    if slots:
+        _set_slots(obj, slots)
     return obj
 
 

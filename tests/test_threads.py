@@ -166,7 +166,7 @@ def test_threads_mixed_operations_no_leaks() -> None:
             if kind == "disabled":
                 assert cls.calls == 0, "a handler ran under DisableTorchFunction"
     np.testing.assert_array_equal(to_numpy(shared), np.arange(6.0).reshape(2, 3))
-    assert tf._active[0] == 0 and _get_current_function_mode() is None
+    assert tf.active() is None and _get_current_function_mode() is None
 
 
 def test_asyncio_tasks_keep_their_own_modes() -> None:
@@ -196,7 +196,7 @@ def test_asyncio_tasks_keep_their_own_modes() -> None:
     for k, (calls, values) in seen.items():
         np.testing.assert_array_equal(values, np.full(3, k + 50.0))
         assert calls == (50 if k % 2 else 0), (k, calls)
-    assert tf._active[0] == 0
+    assert tf.active() is None
 
 
 @pytest.mark.parametrize("guard", [DisableTorchFunction, Counting])

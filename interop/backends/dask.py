@@ -21,6 +21,7 @@ import dask
 import dask.array as da
 import numpy as np
 
+from ..config import setting
 from ..errors import LinAlgError
 from . import registry, views
 from .base import Backend, DaskComputeError, DaskComputeWarning, Device, UnknownShapeError
@@ -144,7 +145,7 @@ class DaskBackend(Backend):
 
     def to_host(self, raw: da.Array, why: str = "") -> np.ndarray:
         """The values on the host: the only implicit compute, governed by ``dask_compute``."""
-        policy = registry.dask_compute[0]
+        policy = setting("dask_compute")
         if policy != "allow":
             msg = (f"{why or 'reading the values'} computes a lazy Dask tensor (shape "
                    f"{tuple(raw.shape)}, {raw.npartitions} chunks); call t.compute() to compute "

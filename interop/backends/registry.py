@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..config import setting
 from .base import CPU, DEVICE_TYPES, Backend, Device, DeviceMismatchError
 
 BACKEND_NAMES = ("numpy", "cupy", "dask", "strict")
@@ -29,9 +30,6 @@ _MODULE_OF_LIBRARY = {"numpy": "numpy", "cupy": "cupy", "cupyx": "cupy", "dask":
 _loaded: dict[str, Backend] = {}
 _by_type: dict[type, Backend] = {}
 _default = [os.environ.get("INTEROP_BACKEND", "numpy")]
-implicit_transfer = [False]
-dask_compute = ["allow"]  # what implicit value reads of a Dask tensor do: allow, warn, raise
-transfer_guard = ["allow"]  # what implicit moves between devices do: allow, log, disallow
 
 
 def get_backend(name: str | Backend) -> Backend:
@@ -115,7 +113,7 @@ def common_backend(operands: list[tuple[Backend, Any]]) -> Backend:
     devices = {be.device_of(raw) for be, raw in operands
                if raw.ndim > 0 or not (lazy or be.name == "numpy")}
     if len(devices) > 1:
-        if not implicit_transfer[0]:
+        if not setting("implicit_transfer"):
             raise mismatch_error(operands)
         guard_transfer(operands)
     if lazy:
@@ -130,7 +128,7 @@ def common_device(operands: list[tuple[Backend, Any]]) -> Device:
 
 def guard_transfer(operands: list[tuple[Backend, Any]]) -> None:
     """An implicit move between devices is about to happen: ``transfer_guard`` says what to do."""
-    level = transfer_guard[0]
+    level = setting("transfer_guard")
     if level == "allow":
         return
     devices = ", ".join(sorted({f"{be.device_of(raw)} ({be.name})" for be, raw in operands}))

@@ -146,7 +146,7 @@ def resolve_numpy_callable(func: Callable) -> Callable | None:
 def __array_ufunc__(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any,  # noqa: N807
                     **kwargs: Any) -> Any:
     """NEP 13: every ufunc and ufunc method, through the ``__torch_function__`` hook."""
-    if not _active[0]:
+    if not _active():
         if method == "__call__" and not kwargs:
             plain = _plain_raws(inputs)
             if plain is not None:  # the common call: plain operands of one array type
@@ -223,7 +223,7 @@ def __array_function__(self: Tensor, func: Callable, types: tuple, args: tuple, 
     """
     if _takes_like(func):
         kwargs = {**kwargs, "like": self}
-    if not _active[0]:
+    if not _active():
         cls = dispatch.plain_result_class(args, kwargs)
         if cls is not None:
             return run_function(func, cls, args, kwargs)

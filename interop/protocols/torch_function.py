@@ -14,33 +14,48 @@ Every interop function, method, operator, property and index goes through
 - ``DisableTorchFunctionSubclass`` turns argument overrides off (modes still
   run); ``DisableTorchFunction`` turns modes off as well.
 
-State is context-local (threads and asyncio tasks do not see each other's
-modes).  A process-wide counter of active modes and guards lets the fast
-path skip the context lookup when nothing is active anywhere.
+State is context-local (``contextvars``): each thread and asyncio task has
+its own mode stack and guards; a task starts from a copy of its creator's, a
+new thread from none.  One mode object may be active in several threads and
+tasks at once; its exit removes its entry from the exiting context's stack.
+The fast path's gate, ``active()``, is that context's state itself: None
+(falsy) while no mode or guard is active there, so other threads' modes never
+slow a thread down, and an inherited mode always fires.
 """
 
 from __future__ import annotations
 
 import contextvars
 import functools
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable
-from typing import Any
-
-_modes: contextvars.ContextVar[tuple] = contextvars.ContextVar("interop_modes", default=())
-_subclass_disabled: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "interop_subclass_disabled", default=False)
-_all_disabled: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "interop_all_disabled", default=False)
-
-_active = [0]  # modes and guards entered anywhere; 0 means the fast path may skip the checks
-_active_lock = threading.Lock()
+from typing import Any, NamedTuple
 
 
-def _bump(delta: int) -> None:
-    with _active_lock:
-        _active[0] += delta
+class _State(NamedTuple):
+    """The modes and guards active in one context (never all empty: then it is None)."""
+    modes: tuple = ()  # innermost last
+    subclass_disabled: int = 0  # DisableTorchFunctionSubclass blocks open
+    all_disabled: int = 0  # DisableTorchFunction blocks open
+
+
+_EMPTY = _State()
+_state: contextvars.ContextVar[_State | None] = contextvars.ContextVar(
+    "interop_torch_function", default=None)
+active = _state.get
+"""The fast path's gate: ``if not active():`` nothing can override in this thread or task."""
+
+
+def _current() -> _State:
+    return _state.get() or _EMPTY
+
+
+def _set(modes: tuple, subclass_disabled: int, all_disabled: int) -> None:
+    """Replace this context's state (no tokens: exits may come in any order, from any copy)."""
+    _state.set(_State(modes, subclass_disabled, all_disabled)
+               if modes or subclass_disabled or all_disabled else None)
 
 
 class NoImplementationFound(TypeError):
@@ -55,15 +70,18 @@ def _disabled_torch_function_impl(func: Callable, types: tuple, args: tuple = ()
 
 
 def _is_torch_function_enabled() -> bool:
-    return not (_subclass_disabled.get() or _all_disabled.get())
+    state = _state.get()
+    return state is None or not (state.subclass_disabled or state.all_disabled)
 
 
 def _is_torch_function_all_disabled() -> bool:
-    return _all_disabled.get()
+    state = _state.get()
+    return state is not None and state.all_disabled > 0
 
 
 def _is_torch_function_mode_enabled() -> bool:
-    return bool(_modes.get()) and not _all_disabled.get()
+    state = _state.get()
+    return state is not None and bool(state.modes) and not state.all_disabled
 
 
 def _is_default_torch_tensor(arg_type: type) -> bool:
@@ -136,40 +154,68 @@ class OverrideRecursionError(RecursionError):
     """A handler or mode that calls the function it handles on the same arguments, forever."""
 
 
-_depth = threading.local()  # nesting of _dispatch_overloaded on this thread
-_RECURSING = 16  # a RecursionError that went through this many dispatches is the handlers' loop
+_depth = threading.local()  # nesting of handler calls on this thread (dispatch is synchronous)
+_RECURSING = 16  # a RecursionError that went through this many handler calls is their loop
 
 
 def _dispatch_overloaded(public_api: Callable, overloaded_args: list[Any], args: tuple,
                          kwargs: dict) -> Any:
-    """Run the handlers; a handler recursing into itself gets one clear error, not a deep one."""
+    """Run the modes and handlers; a loop back into the same handler gets one clear error."""
+    types = tuple(map(type, overloaded_args))
+    return _checking_loops(_run_handlers, public_api, types,
+                           public_api, overloaded_args, types, args, kwargs)
+
+
+def _checking_loops(call: Callable, func: Callable, types: tuple, /,
+                    *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)``, a handler run for ``func``: a RecursionError that went through
+    ``_RECURSING`` of these is a handler calling ``func`` on its own arguments, and the
+    outermost turns it into one short ``OverrideRecursionError``."""
     depth = getattr(_depth, "n", 0)
     _depth.n = depth + 1
     try:
-        return _run_handlers(public_api, overloaded_args, args, kwargs)
+        return call(*args, **kwargs)
     except RecursionError as exc:
         if isinstance(exc, OverrideRecursionError):
             raise
-        exc.__dict__.setdefault("interop_loop", (public_api, overloaded_args))
+        exc.__dict__.setdefault("interop_loop", (func, types))
         exc.interop_levels = exc.__dict__.get("interop_levels", 0) + 1
         if depth or exc.interop_levels < _RECURSING:
             raise
-        func, looping = exc.interop_loop
-        from ..overrides import resolve_name  # (imports this module)
-        name = resolve_name(func) or _func_name(func)
-        raise OverrideRecursionError(
-            f"{name}: the __torch_function__ of {[type(a).__name__ for a in looping]} (or an "
-            f"active mode) calls {name} on its own arguments again, and that call reaches the "
-            "same handler: endless recursion. Run the default from the handler with "
-            "super().__torch_function__(func, types, args, kwargs), or call func inside "
-            "`with interop.overrides.DisableTorchFunctionSubclass():`") from None
+        raise _recursion_error(*exc.interop_loop) from None
     finally:
         _depth.n = depth
 
 
-def _run_handlers(public_api: Callable, overloaded_args: list[Any], args: tuple,
+def _recursion_error(func: Callable, types: tuple) -> OverrideRecursionError:
+    from ..overrides import resolve_name  # (imports this module)
+    name = resolve_name(func) or _torch_name(func) or _func_name(func)
+    return OverrideRecursionError(
+        f"{name}: the __torch_function__ of {[t.__name__ for t in types]} (or an "
+        f"active mode) calls {name} on its own arguments again, and that call reaches the "
+        "same handler: endless recursion. Run the default from the handler with "
+        "super().__torch_function__(func, types, args, kwargs), or call func inside "
+        "`with interop.overrides.DisableTorchFunctionSubclass():`")
+
+
+def _torch_name(func: Callable) -> str | None:
+    torch = sys.modules.get("torch")
+    return torch.overrides.resolve_name(func) if torch is not None else None
+
+
+def loop_checked(handler: Callable) -> Callable:
+    """A subclass's ``__torch_function__`` (the function under its classmethod), checked for
+    loops as ``_dispatch_overloaded`` checks handlers: torch calls it directly for
+    ``torch.add(t, 1)`` or ``F.relu(t)``, and a loop through those never meets interop's
+    dispatch."""
+    @functools.wraps(handler)
+    def __torch_function__(cls: type, func: Callable, *args: Any, **kwargs: Any) -> Any:
+        return _checking_loops(handler, func, (cls,), cls, func, *args, **kwargs)
+    return __torch_function__
+
+
+def _run_handlers(public_api: Callable, overloaded_args: list[Any], types: tuple, args: tuple,
                   kwargs: dict) -> Any:
-    types = tuple(map(type, overloaded_args))
     if _is_torch_function_mode_enabled():
         with _pop_mode_temporarily() as mode:
             result = mode.__torch_function__(public_api, types, args, kwargs)
@@ -182,7 +228,7 @@ def _run_handlers(public_api: Callable, overloaded_args: list[Any], args: tuple,
     msg = (f"no implementation found for '{_func_name(public_api)}' on types that implement "
            f"__torch_function__: {[type(arg) for arg in overloaded_args]}")
     if _is_torch_function_mode_enabled():
-        msg += f" nor in mode {_modes.get()[-1]}"
+        msg += f" nor in mode {_current().modes[-1]}"
     raise NoImplementationFound(msg)
 
 
@@ -217,26 +263,32 @@ def wrap_torch_function(dispatcher: Callable) -> Callable[[Callable], Callable]:
 
 # ---------------------------------------------------------------- guards and modes
 class _Guard:
-    _var: contextvars.ContextVar
+    """A ``with`` block that turns some overrides off in this thread or task (counted: nests)."""
+    _field: int  # the index of its counter in _State
 
     def __enter__(self) -> _Guard:
-        self._token = self._var.set(True)
-        _bump(1)
+        state = list(_current())
+        state[self._field] += 1
+        _set(*state)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._var.reset(self._token)
-        _bump(-1)
+        state = list(_current())
+        if not state[self._field]:
+            raise RuntimeError(f"{type(self).__name__}: exited in a thread or task where it is "
+                               "not active; enter and exit it in the same one")
+        state[self._field] -= 1
+        _set(*state)
 
 
 class DisableTorchFunctionSubclass(_Guard):
     """Inside: argument overrides are ignored (modes still run)."""
-    _var = _subclass_disabled
+    _field = _State._fields.index("subclass_disabled")
 
 
 class DisableTorchFunction(_Guard):
     """Inside: argument overrides and modes are all ignored."""
-    _var = _all_disabled
+    _field = _State._fields.index("all_disabled")
 
 
 class TorchFunctionMode:
@@ -255,14 +307,18 @@ class TorchFunctionMode:
         if isinstance(type(self).__dict__.get("__torch_function__"), classmethod):
             raise RuntimeError("Defining your mode's `__torch_function__` as a classmethod is not "
                                "supported, please make it a plain method")
-        self._tokens = getattr(self, "_tokens", [])
-        self._tokens.append(_modes.set((*_modes.get(), self)))
-        _bump(1)
+        modes, *guards = _current()
+        _set((*modes, self), *guards)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        _modes.reset(self._tokens.pop())
-        _bump(-1)
+        modes, *guards = _current()
+        for i in range(len(modes) - 1, -1, -1):
+            if modes[i] is self:
+                _set(modes[:i] + modes[i + 1:], *guards)
+                return
+        raise RuntimeError(f"{type(self).__name__}: exited in a thread or task where this mode is "
+                           "not active; enter and exit it in the same one")
 
     @classmethod
     def push(cls, *args: Any, **kwargs: Any) -> TorchFunctionMode:
@@ -280,19 +336,23 @@ class BaseTorchFunctionMode(TorchFunctionMode):
 
 
 class _pop_mode_temporarily:
+    """The innermost mode, off the stack while its handler runs, then back on top."""
+
     def __enter__(self) -> TorchFunctionMode:
-        stack = _modes.get()
-        self._token = _modes.set(stack[:-1])
-        return stack[-1]
+        modes, *guards = _current()
+        self._mode = modes[-1]
+        _set(modes[:-1], *guards)
+        return self._mode
 
     def __exit__(self, *exc: object) -> None:
-        _modes.reset(self._token)
+        modes, *guards = _current()
+        _set((*modes, self._mode), *guards)
 
 
 def _get_current_function_mode() -> TorchFunctionMode | None:
-    stack = _modes.get()
-    return stack[-1] if stack else None
+    modes = _current().modes
+    return modes[-1] if modes else None
 
 
 def _get_current_function_mode_stack() -> list[TorchFunctionMode]:
-    return list(_modes.get())
+    return list(_current().modes)
