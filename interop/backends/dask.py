@@ -41,14 +41,17 @@ class DaskBackend(Backend):
         return registry.get_backend("numpy")
 
     def device_of(self, raw: da.Array) -> Device:
+        """The chunks' device, naming Dask: creation functions given it make Dask arrays."""
         chunks = self.chunk_backend(raw)
-        return chunks.device_of(raw._meta)
+        return Device(chunks.device_of(raw._meta), backend=self.name)
 
     def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, chunks: Any = "auto", **options: Any) -> da.Array:
         if isinstance(data, da.Array):
             out = data.astype(dtype) if dtype is not None and data.dtype != dtype else data
             return out if chunks == "auto" else out.rechunk(chunks)
+        if device is not None:
+            device = Device(device).memory
         holder = self._host() if device is None else registry.backend_for_device(device)
         local = holder.asarray(data, dtype=dtype, device=device, copy=copy)
         return da.from_array(local, chunks=chunks, asarray=False)
@@ -60,7 +63,7 @@ class DaskBackend(Backend):
 
     def to_device(self, raw: da.Array, device: Any) -> da.Array:
         """The same lazy array with each chunk on ``device`` (CuPy chunks for 'cuda:N')."""
-        device = Device(device)
+        device = Device(device).memory
         if device == self.device_of(raw):
             return raw
         holder = registry.backend_for_device(device)
