@@ -11,12 +11,8 @@ CASES = [
     "sinc", "isclose", "nan_to_num", "one_hot", "at.set", "at.add", "apply_where",
     "broadcast_shapes", "default_dtype",
 ]
-UNKNOWN_SIZE_WRITE = ("apply_where writes out[mask] = f(x[mask]): values of unknown (NaN) size, "
-                      "which Dask cannot assign (raw Dask: where)")
 DASK_LIMITS = {
     "setdiff1d": "needs known sizes (unique values are NaN-sized in Dask; raw Dask fails too)",
-    "isclose": UNKNOWN_SIZE_WRITE,
-    "apply_where": UNKNOWN_SIZE_WRITE,
 }
 
 

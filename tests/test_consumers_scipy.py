@@ -17,17 +17,12 @@ CASES = [
 ]
 NUMPY_FALLBACK = ("SciPy runs its NumPy implementation on np.asarray(x) for array namespaces it "
                   "does not know (raw Dask: map_blocks), so the result is NumPy")
-UNKNOWN_SIZE_WRITE = ("array-api-extra's apply_where writes out[mask] = f(x[mask]): values of "
-                      "unknown (NaN) size, which Dask cannot assign (raw Dask: where)")
 DASK_LIMITS = {
     "special.erf": NUMPY_FALLBACK,
     "special.expit": NUMPY_FALLBACK,
     "fft.dct": NUMPY_FALLBACK,
     "stats.ttest_1samp": f"the p-value's special function: {NUMPY_FALLBACK}",
-    "stats.variation": UNKNOWN_SIZE_WRITE,
-    "special.rel_entr": UNKNOWN_SIZE_WRITE,
-    "stats.pearsonr": "apply_where on a 0-d mask: interop's Dask setitem refuses the 0-d mask",
-    "stats.tmean": "apply_where on a 0-d mask: interop's Dask setitem refuses the 0-d mask",
+    "stats.pearsonr": f"the p-value's special function: {NUMPY_FALLBACK}",
 }
 
 

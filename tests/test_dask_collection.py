@@ -223,3 +223,33 @@ def test_dask_namespace_info_reports_the_dask_device():
 def test_plain_cpu_device_keeps_the_default_backend():
     assert interop.array_api.zeros(2, device="cpu").backend == interop.default_backend()
     assert meters().to("cpu").backend == "dask"  # a Dask tensor is already on the cpu
+
+
+# ------------------------------------------------------------------ lazy writes of unknown-size values
+@pytest.mark.parametrize("shape, chunks", [((10,), 3), ((8, 3), (3, -1)), ((), ()), ((0,), 1)])
+def test_masked_write_of_selected_values_is_lazy(shape, chunks):
+    host = np.random.default_rng(3).normal(size=shape)
+    x = interop.tensor(host, backend="dask", chunks=chunks or None)
+    with Computes() as seen, interop.config(dask_compute="raise"):
+        out = interop.zeros_like(x)
+        mask = x > 0
+        out[mask] = (x[mask] * 3).exp()  # values of unknown (NaN) size, as apply_where writes
+        assert seen.count == 0
+    expected = np.zeros_like(host)
+    expected[host > 0] = np.exp(host[host > 0] * 3)
+    np.testing.assert_allclose(to_numpy(out), expected)
+
+
+def test_masked_write_with_values_of_another_mask_raises_when_computed():
+    x = interop.tensor(np.arange(6.0), backend="dask", chunks=3)
+    out = interop.zeros_like(x)
+    out[x > 1] = x[x > 3]  # 4 places, 2 values
+    with pytest.raises(ValueError, match="cannot assign"):
+        out.compute()
+
+
+def test_masked_write_across_chunked_columns_still_needs_sizes():
+    x = interop.tensor(HOST, backend="dask", chunks=(2, 3))  # chunked along both axes
+    out = interop.zeros_like(x)
+    with pytest.raises(interop.UnknownShapeError, match="compute_chunk_sizes"):
+        out[x > 0] = x[x > 0]

@@ -19,6 +19,7 @@ from typing import Any
 import array_api_compat.dask.array as compat_dask
 import dask
 import dask.array as da
+import dask.highlevelgraph
 import numpy as np
 
 from ..errors import LinAlgError
@@ -96,9 +97,40 @@ class DaskBackend(Backend):
         raw.compute_chunk_sizes()
         kept = tuple(tuple(c for c in sizes if c) or (0,) for sizes in raw.chunks)
         if kept != raw.chunks:
-            new = raw.rechunk(kept)
-            raw._meta, raw.dask, raw._name, raw._chunks = new._meta, new.dask, new.name, new.chunks
+            replace_in_place(raw, raw.rechunk(kept))
         return raw
+
+    def assign_masked(self, target: da.Array, mask: da.Array, values: da.Array) -> bool:
+        """``target[mask] = values`` for values of unknown (NaN) size, lazily; False if not possible.
+
+        Dask refuses such writes.  Values selected with the same mask
+        (``f(x[mask])``, as array-api-extra's ``apply_where`` writes them) come
+        in one chunk per mask chunk, in NumPy's order when only the first axis
+        is chunked: chunk k of the values then fills the True entries of mask
+        chunk k, in a task of its own.  A chunk whose count does not match raises
+        when computed (even where NumPy, which counts only the total, would not).
+        """
+        if target.size == 0 and values.size == 0 and mask.shape == target.shape:
+            return True  # nothing selected, nothing to write (Dask fails on empty arrays)
+        if mask.ndim == 0:
+            flat = target.reshape(1)
+            if not self.assign_masked(flat, mask.reshape(1), values):
+                return False
+            replace_in_place(target, flat.reshape(()))
+            return True
+        if not (values.ndim == 1 and has_unknown_sizes(values) and mask.shape == target.shape
+                and all(n == 1 for n in mask.numblocks[1:])
+                and values.numblocks[0] == mask.numblocks[0]):
+            return False
+        source = target.rechunk(mask.chunks)
+        name = "masked-assign-" + dask.base.tokenize(source, mask, values)
+        tasks = {(name, *idx): (_put_masked, (source.name, *idx), (mask.name, *idx),
+                                (values.name, idx[0]))
+                 for idx in np.ndindex(*mask.numblocks)}
+        graph = dask.highlevelgraph.HighLevelGraph.from_collections(
+            name, tasks, dependencies=[source, mask, values])
+        replace_in_place(target, da.Array(graph, name, chunks=source.chunks, meta=source._meta))
+        return True
 
     def explain_error(self, name: str, args: list, exc: Exception) -> Exception | None:
         """Operations that need unknown (NaN) sizes say how to learn them.
@@ -147,6 +179,18 @@ def graph_errors(why: str) -> Iterator[None]:
         if hasattr(exc, "add_note"):  # Python >= 3.11
             exc.add_note(f"({note})")
         raise
+
+
+def replace_in_place(raw: da.Array, new: da.Array) -> None:
+    """Make ``raw`` compute as ``new`` (the way Dask's own ``__setitem__`` writes)."""
+    raw._meta, raw.dask, raw._name, raw._chunks = new._meta, new.dask, new.name, new.chunks
+
+
+def _put_masked(block: Any, mask: Any, values: Any) -> Any:
+    """One chunk of a lazy ``target[mask] = values`` (a copy: chunks may be shared)."""
+    out = block.copy()
+    out[mask] = values
+    return out
 
 
 def _chunk_to(chunk: Any, device: str) -> Any:
