@@ -153,6 +153,7 @@ def test_dask_attributes_of_a_dask_tensor():
 def test_visualize():
     pytest.importorskip("graphviz")
     assert meters().visualize(filename=None) is not None
+    assert dask.visualize(meters(), meters() + 1, filename=None) is not None
 
 
 # ------------------------------------------------------------------ eager tensors are not collections
@@ -218,6 +219,11 @@ def test_dask_namespace_info_reports_the_dask_device():
     finally:
         interop.set_default_backend(old)
     assert xp.zeros(2, device=info.default_device()).backend == "dask"  # the device says so
+
+
+def test_device_naming_an_unknown_backend_is_refused():
+    with pytest.raises(ValueError, match="unknown backend 'nope'"):
+        interop.array_api.zeros(2, device=interop.device("cpu", backend="nope"))
 
 
 def test_plain_cpu_device_keeps_the_default_backend():
