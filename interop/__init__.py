@@ -28,6 +28,7 @@ from .ops.creation import Generator, default_generator, manual_seed
 from .ops.dask_api import compute_all as compute
 from .ops.dask_api import persist_all as persist
 from .protocols import numpy_protocols as _numpy_protocols
+from .protocols import dask_collection as _dask_collection
 from .protocols import dlpack as _dlpack
 from .protocols import torch_participant as _torch_participant
 from .protocols.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
@@ -41,6 +42,7 @@ Tensor.size = _SizeAttribute(Tensor.__dict__["size"])  # an int (Array API) call
 _dispatch.RESOLVERS.append(_torch_participant.resolve_torch_callable)
 _numpy_protocols.install(Tensor)
 _dlpack.install(Tensor)
+_dask_collection.install(Tensor)
 from . import array_api  # noqa: E402  (interop.array_api: the standard's namespace)
 
 device = Device

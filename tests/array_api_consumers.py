@@ -5,7 +5,13 @@ SciPy reads ``SCIPY_ARRAY_API`` when it is first imported, and scikit-learn's
 ``python -m tests.array_api_consumers <consumer> <backend>`` prints one JSON
 line per case: whether the call ran, whether the result has the type of the
 NumPy run (tensors on ``backend`` where NumPy gave arrays, the same Python
-type otherwise) and whether the values equal the NumPy run's.
+type otherwise) and whether the values equal the NumPy run's.  On Dask the
+inputs are Dask tensors with NumPy left the default backend, and the same
+call runs on raw Dask arrays (array-api-compat's namespace) too: where raw
+Dask returns a Dask array, the tensor result must be Dask-backed, and where
+raw Dask computes nothing (counted with a Dask callback), neither may
+interop.  ``python -m tests.array_api_consumers table sklearn scipy extra``
+prints the per-case table.
 """
 
 from __future__ import annotations
@@ -128,6 +134,8 @@ def scipy_cases() -> dict[str, Callable]:
         "stats.sem": lambda x, *_: scipy.stats.sem(x, axis=0),
         "stats.pearsonr": lambda x, *_: scipy.stats.pearsonr(x[:, 0], x[:, 1]).statistic,
         "stats.ttest_1samp": lambda x, *_: scipy.stats.ttest_1samp(x, 0.0, axis=0).statistic,
+        "stats.tmean": lambda x, *_: scipy.stats.tmean(x, (-1.0, 1.0)),
+        "special.rel_entr": lambda x, y, yc, p, pr: scipy.special.rel_entr(p[:, 0], p[:, 1]),
     }
 
 
@@ -170,70 +178,183 @@ def run_cases(consumer: str, backend: str) -> dict[str, dict[str, Any]]:
 
 
 def verdict(result: dict[str, Any]) -> str:
-    """'' when the case matched the NumPy run, else why not."""
+    """'' when the case matched the NumPy run (and, on Dask, raw Dask's laziness), else why not."""
     if not result["ran"]:
         return f"raised {result['error']} ({result['where']})"
     if not result["typed"]:
-        return f"returned {result['what']}"
-    return "" if result["same"] else f"values differ from the NumPy run ({result['what']})"
+        return f"returned {result['what']} where {result['expected']} was expected"
+    if not result["same"]:
+        return f"values differ from the NumPy run ({result['what']})"
+    raw = result.get("raw")
+    if raw and raw["ran"] and raw["computes"] == 0 and result["computes"] \
+            and not result.get("lazy_under_raise"):
+        return f"computed {result['computes']} time(s) where raw Dask computes none"
+    return ""
 
 
 _RESULTS: dict[tuple[str, str], dict] = {}  # (consumer, backend) -> the subprocess's results
 
 
 def assert_case(consumer: str, label: str, case: str, backend: str, dask_limits: dict) -> None:
-    """The case matches the NumPy run; on Dask, a listed limit must still be one (xfail).
+    """The case matches the NumPy run; on Dask, where raw Dask (array-api-compat's namespace)
+    runs it, interop's Dask tensors give what it gives (Dask-backed results, as lazily); a
+    listed limit must still be one (xfail).
 
     The consumer's cases run once per backend, in one subprocess, on first use."""
     import pytest
     if (consumer, backend) not in _RESULTS:
         _RESULTS[consumer, backend] = run_cases(consumer, backend)
-    problem = verdict(_RESULTS[consumer, backend][case])
+    result = _RESULTS[consumer, backend][case]
+    problem = verdict(result)
     if backend == "dask" and case in dask_limits:
         assert problem, f"{label} {case} now works on Dask: update the README's support table"
-        pytest.xfail(f"Dask: {dask_limits[case]} ({problem[:120]})")
+        pytest.xfail(f"Dask: {dask_limits[case]} ({problem[:160]})")
     assert not problem, f"{label} {case} on {backend}: {problem}"
 
 
 def host(x: Any) -> Any:
     if isinstance(x, interop.Tensor):
-        raw = x.raw
-        return np.asarray(raw.compute() if hasattr(raw, "compute") else raw)
-    return x
+        x = x.raw
+    return np.asarray(x.compute() if hasattr(x, "compute") else x)
+
+
+def kind(x: Any) -> str:
+    """What a result is: 'dask' / 'numpy' / 'cupy' (tensor or raw array), else its type's name."""
+    if isinstance(x, interop.Tensor):
+        return x.backend
+    module = type(x).__module__.partition(".")[0]
+    if module in ("numpy", "dask", "cupy") and hasattr(x, "shape") and not isinstance(x, np.generic):
+        return module
+    return type(x).__name__
+
+
+class Computes:
+    """Counts the Dask graphs computed inside the block (a Dask callback)."""
+
+    def __enter__(self) -> Computes:
+        from dask.callbacks import Callback
+        self.count = 0
+        self._callback = Callback(start=self._started)
+        self._callback.__enter__()
+        return self
+
+    def _started(self, dsk: Any) -> None:
+        self.count += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        self._callback.__exit__(*exc)
+
+
+def call(f: Callable, args: tuple, lazy: bool) -> tuple[Any, int, dict | None]:
+    """``f(*args)``, the computes it ran (Dask), and the error it raised if any."""
+    counter = Computes() if lazy else None
+    try:
+        if counter is None:
+            return f(*args), 0, None
+        with counter:
+            out = f(*args)
+        return out, counter.count, None
+    except Exception as exc:  # noqa: BLE001 - reported, the test decides
+        return None, counter.count if counter else 0, {
+            "ran": False, "error": f"{type(exc).__name__}: {exc}"[:400],
+            "where": traceback.format_exc().splitlines()[-3].strip()[:200]}
+
+
+def inputs(backend: str) -> tuple:
+    chunks = {"chunks": (20, -1)} if backend == "dask" else {}
+    return tuple(interop.tensor(a, backend=backend, **(chunks if a.ndim == 2 else {}))
+                 for a in (X, Y, YC, P, PROBA))
+
+
+def raw_dask_inputs() -> tuple:
+    """The same inputs as raw Dask arrays, which consumers see through array-api-compat."""
+    import dask.array as da
+    return tuple(da.from_array(a, chunks=(20, -1) if a.ndim == 2 else -1)
+                 for a in (X, Y, YC, P, PROBA))
+
+
+def compare(expected: Any, got: Any) -> bool:
+    g = host(got)
+    if isinstance(expected, np.ndarray):
+        return g.dtype == expected.dtype and g.shape == expected.shape and bool(
+            np.allclose(g, expected, rtol=1e-7, atol=1e-9, equal_nan=True))
+    return bool(np.allclose(g, expected)) if not isinstance(expected, str) else bool(g == expected)
 
 
 def check(name: str, f: Callable, backend: str) -> dict[str, Any]:
-    """Run ``f`` on NumPy arrays and on tensors; compare type, dtype and values."""
-    args = (X, Y, YC, P, PROBA)
-    expected = f(*(a.copy() for a in args))  # copies: array-api-extra's at() may write in place
-    chunks = {"chunks": (20, -1)} if backend == "dask" else {}
-    try:
-        got = f(*(interop.tensor(a, backend=backend, **(chunks if a.ndim == 2 else {}))
-                  for a in args))
-    except Exception as exc:  # noqa: BLE001 - reported, the test decides
-        return {"case": name, "ran": False, "error": f"{type(exc).__name__}: {exc}"[:400],
-                "where": traceback.format_exc().splitlines()[-3].strip()[:200]}
-    if isinstance(expected, np.ndarray):
-        typed = isinstance(got, interop.Tensor) and got.backend == backend
-        g = host(got)
-        same = g.dtype == expected.dtype and g.shape == expected.shape and bool(
-            np.allclose(g, expected, rtol=1e-7, atol=1e-9, equal_nan=True))
-        what = f"{type(got).__name__} on {getattr(got, 'backend', '-')}, dtype {g.dtype}"
-    else:
-        typed = type(got) is type(expected) or (isinstance(got, interop.Tensor) and got.ndim == 0)
-        g = host(got)
-        same = bool(np.allclose(g, expected)) if not isinstance(expected, str) else g == expected
-        what = type(got).__name__
-    return {"case": name, "ran": True, "typed": bool(typed), "same": same, "what": what}
+    """Run ``f`` on NumPy arrays and on tensors (and, for Dask, on raw Dask arrays); compare
+    type, dtype, values and, on Dask, the computes run while calling ``f``."""
+    expected = f(*(a.copy() for a in (X, Y, YC, P, PROBA)))  # copies: at() may write in place
+    lazy = backend == "dask"
+    raw = None
+    want = backend if isinstance(expected, np.ndarray) else type(expected).__name__
+    if lazy:
+        got_raw, computes, error = call(f, raw_dask_inputs(), lazy)
+        raw = error or {"ran": True, "what": kind(got_raw), "computes": computes,
+                        "same": compare(expected, got_raw)}
+        if not error and raw["what"] == "dask":
+            want = "dask"  # where raw Dask stays Dask, interop's Dask tensors must too
+    got, computes, error = call(f, inputs(backend), lazy)
+    if error:
+        return {"case": name, **error, "raw": raw}
+    result = {"case": name, "ran": True, "typed": matches(got, want, expected),
+              "same": compare(expected, got), "what": kind(got), "expected": want,
+              "computes": computes, "raw": raw}
+    if computes and raw and raw["ran"] and raw["computes"] == 0:
+        result["lazy_under_raise"] = lazy_under_raise(f, expected, want)
+    return result
+
+
+def matches(got: Any, want: str, expected: Any) -> bool:
+    """``got`` is what the NumPy run (or raw Dask, for 'dask') says it should be."""
+    return kind(got) == want or (want != "dask" and isinstance(got, interop.Tensor) and
+                                 (got.ndim == 0 or isinstance(expected, np.ndarray)))
+
+
+def lazy_under_raise(f: Callable, expected: Any, want: str) -> bool:
+    """True if ``f`` runs with no compute when implicit value reads raise.
+
+    array-api-compat's ``is_lazy_array`` knows raw Dask by its class; for other
+    arrays it calls ``bool()`` on one element, which computes a Dask tensor
+    under ``dask_compute='allow'`` and raises under ``'raise'`` (as the standard
+    lets lazy arrays do), so consumers take their lazy paths then.
+    """
+    with interop.config(dask_compute="raise"):
+        got, computes, error = call(f, inputs("dask"), True)
+    return not error and computes == 0 and matches(got, want, expected) and compare(expected, got)
 
 
 def main(consumer: str, backend: str) -> None:
-    interop.set_default_backend(backend)  # as a script moved to Dask or CuPy would (README)
+    # The default backend stays NumPy: results must follow their inputs' backend, as Array
+    # API consumers create them with xp.zeros(..., device=x.device).
     for name, f in CONSUMERS[consumer]().items():
         print(json.dumps(check(name, f, backend)), flush=True)
+
+
+def table(consumer: str) -> str:
+    """The Markdown rows of the README's per-case Dask table for ``consumer``."""
+    rows = []
+    for name, r in run_cases(consumer, "dask").items():
+        raw = r["raw"] or {}
+        raw_text = (f"{raw['what']}, {raw['computes']} computes" if raw.get("ran")
+                    else f"raises {raw.get('error', '?').split(':')[0]}")
+        ours = (f"{r['what']}, {r['computes']} computes" if r["ran"]
+                else f"raises {r['error'].split(':')[0]}")
+        lazy = "yes" if r["ran"] and r["computes"] == 0 else \
+            "under dask_compute='raise'" if r.get("lazy_under_raise") else "no"
+        ok = verdict(r)
+        rows.append(f"| {consumer} | `{name}` | {raw_text} | {ours} | {lazy} | "
+                    f"{'ok' if not ok else ok[:90]} |")
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":
     import warnings
     warnings.simplefilter("ignore")
-    main(*sys.argv[1:3])
+    if sys.argv[1] == "table":
+        print("| consumer | case | raw Dask | interop on Dask | lazy? | verdict |")
+        print("|---|---|---|---|---|---|")
+        for c in sys.argv[2:]:
+            print(table(c))
+    else:
+        main(*sys.argv[1:3])

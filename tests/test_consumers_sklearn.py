@@ -39,9 +39,6 @@ DASK_LIMITS = {
     "jaccard_score(average='macro')": UNKNOWN_SIZES,
     "multilabel_confusion_matrix": UNKNOWN_SIZES,
     "Ridge(solver='svd')": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
-    "StandardScaler": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
-    "r2_score": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
-    "explained_variance_score": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
 }
 
 

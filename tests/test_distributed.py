@@ -87,3 +87,44 @@ def test_persist_keeps_chunks_on_the_cluster(client, host):
     distributed.wait(p.raw)
     assert p.backend == "dask" and len(client.who_has(p.raw)) == p.raw.npartitions
     np.testing.assert_allclose(p.sum(dim=0).compute().raw, (host * 2).sum(axis=0))
+
+
+# ------------------------------------------------------------------ the client sees tensors as collections
+def _tagged_lazy(host: np.ndarray) -> Tagged:
+    t = interop.tensor(host, backend="dask", chunks=(100, 30)).as_subclass(Tagged)
+    t.unit = "m"
+    return t
+
+
+def test_client_compute_returns_the_subclass_with_attributes(client, host):
+    with distributed.get_task_stream(client) as building:
+        lazy = (_tagged_lazy(host) * 2).sum(dim=0)
+    assert not building.data  # no task ran on the cluster before the call
+    with distributed.get_task_stream(client) as running:
+        out = client.compute(lazy).result(timeout=60)
+    assert running.data
+    assert type(out) is Tagged and out.unit == "m" and out.backend == "numpy"
+    np.testing.assert_allclose(out.raw, (host * 2).sum(axis=0))
+
+
+def test_client_persist_keeps_the_subclass_on_the_cluster(client, host):
+    p = client.persist(_tagged_lazy(host) + 1)
+    assert type(p) is Tagged and p.unit == "m" and p.backend == "dask"
+    distributed.wait(p)
+    assert len(client.who_has(p)) == p.raw.npartitions
+    np.testing.assert_allclose(p.compute().raw, host + 1)
+
+
+def test_scattered_tensor_feeds_tasks(client, host):
+    t = interop.tensor(host[:5]).as_subclass(Tagged)
+    t.unit = "s"
+    future = client.scatter(t)
+    out = client.submit(lambda s: s.mean(dim=0), future).result(timeout=60)
+    assert type(out) is Tagged and out.unit == "s"
+    np.testing.assert_allclose(out.raw, host[:5].mean(axis=0))
+
+
+def test_delayed_on_the_cluster(client, host):
+    import dask
+    total = dask.delayed(lambda s: (type(s).__name__, s.backend, float(s.sum())))(_tagged_lazy(host))
+    assert client.compute(total).result(timeout=60) == ("Tagged", "numpy", pytest.approx(host.sum()))

@@ -4,7 +4,8 @@ Users pass interop ``Device`` objects (what ``x.device`` returns), strings
 (``"cpu"``, ``"cuda:1"``) or a library's own device objects (a CuPy
 ``Device``, array-api-compat's Dask device); backends' array-api-compat
 namespaces want their own.  CPU devices are served by the NumPy or Dask
-backend, CUDA devices by CuPy.
+backend, CUDA devices by CuPy; a device naming a backend (a Dask tensor's
+``x.device``) is served by that backend.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def as_device(device: Any) -> Device:
     if isinstance(index, int):
         return Device("cuda", index)
     if type(device).__module__.startswith("array_api_compat"):  # the Dask device: host chunks
-        return CPU
+        return Device(CPU, backend="dask")
     if type(device).__module__.startswith("array_api_strict"):
         return registry.get_backend("strict").interop_device(device)
     raise ValueError(f"interop.array_api: unknown device {device!r}: pass x.device, "

@@ -28,10 +28,16 @@ class Info:
         return dict(self._native.capabilities())
 
     def default_device(self) -> Device:
-        return _device.as_device(self._native.default_device())
+        return self._own(self._native.default_device())
 
     def devices(self) -> list[Device]:
-        return list(dict.fromkeys(_device.as_device(d) for d in self._native.devices()))
+        return list(dict.fromkeys(self._own(d) for d in self._native.devices()))
+
+    def _own(self, native: Any) -> Device:
+        """A device of the native namespace as this backend's tensors report it (a lazy
+        backend's names it, so arrays created there are on that backend)."""
+        device = _device.as_device(native)
+        return Device(device, backend=self.backend.name) if self.backend.lazy else device
 
     def _on(self, device: Any) -> tuple[Any, Any]:
         """The native info and device object of the backend serving ``device`` (a GPU's

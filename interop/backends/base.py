@@ -26,12 +26,19 @@ class Device:
 
     Compares equal to the strings torch uses (``"cpu"``, ``"cuda"``,
     ``"cuda:0"``), so code written for torch devices keeps working.
+
+    ``backend`` names the backend of the arrays there when it is not the one
+    the device type means: a Dask tensor's device is its chunks' device
+    (``== "cpu"``) with ``backend="dask"``, so ``xp.zeros(n, device=x.device)``
+    makes a Dask array, as Array API consumers expect of ``x.device``.
     """
 
-    __slots__ = ("type", "index")
+    __slots__ = ("type", "index", "backend")
 
-    def __init__(self, type: str | Device, index: int | None = None) -> None:  # noqa: A002
+    def __init__(self, type: str | Device, index: int | None = None, *,  # noqa: A002
+                 backend: str | None = None) -> None:
         if isinstance(type, Device):
+            backend = backend or type.backend
             type, index = type.type, type.index if index is None else index
         elif ":" in type:
             type, _, idx = type.partition(":")
@@ -42,6 +49,7 @@ class Device:
         default = DEVICE_TYPES[type][1]
         self.type = type
         self.index = None if default is None else default if index is None else index
+        self.backend = backend
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
@@ -60,8 +68,14 @@ class Device:
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __repr__(self) -> str:
-        return f"device(type='{self.type}')" if self.index is None else \
-            f"device(type='{self.type}', index={self.index})"
+        index = "" if self.index is None else f", index={self.index}"
+        backend = "" if self.backend is None else f", backend='{self.backend}'"
+        return f"device(type='{self.type}'{index}{backend})"
+
+    @property
+    def memory(self) -> Device:
+        """The device itself, without a backend: where the (chunks') memory is."""
+        return self if self.backend is None else Device(self.type, self.index)
 
 
 CPU = Device("cpu")
@@ -123,8 +137,8 @@ class Backend:
         return raw.copy()
 
     def serves(self, device: Device) -> bool:
-        """True if this backend can hold data on ``device``."""
-        return device.type in self.device_types
+        """True if this backend can hold data on ``device`` (and the device names no other backend)."""
+        return device.type in self.device_types and device.backend in (None, self.name)
 
     def native_device(self, device: Device) -> Any:
         """``device`` as this backend's array-api-compat namespace expects it."""

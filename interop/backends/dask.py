@@ -19,6 +19,7 @@ from typing import Any
 import array_api_compat.dask.array as compat_dask
 import dask
 import dask.array as da
+import dask.highlevelgraph
 import numpy as np
 
 from ..config import setting
@@ -42,14 +43,17 @@ class DaskBackend(Backend):
         return registry.get_backend("numpy")
 
     def device_of(self, raw: da.Array) -> Device:
+        """The chunks' device, naming Dask: creation functions given it make Dask arrays."""
         chunks = self.chunk_backend(raw)
-        return chunks.device_of(raw._meta)
+        return Device(chunks.device_of(raw._meta), backend=self.name)
 
     def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, chunks: Any = "auto", **options: Any) -> da.Array:
         if isinstance(data, da.Array):
             out = data.astype(dtype) if dtype is not None and data.dtype != dtype else data
             return out if chunks == "auto" else out.rechunk(chunks)
+        if device is not None:
+            device = Device(device).memory
         holder = self._host() if device is None else registry.backend_for_device(device)
         local = holder.asarray(data, dtype=dtype, device=device, copy=copy)
         return da.from_array(local, chunks=chunks, asarray=False)
@@ -61,7 +65,7 @@ class DaskBackend(Backend):
 
     def to_device(self, raw: da.Array, device: Any) -> da.Array:
         """The same lazy array with each chunk on ``device`` (CuPy chunks for 'cuda:N')."""
-        device = Device(device)
+        device = Device(device).memory
         if device == self.device_of(raw):
             return raw
         holder = registry.backend_for_device(device)
@@ -124,9 +128,40 @@ class DaskBackend(Backend):
         raw.compute_chunk_sizes()
         kept = tuple(tuple(c for c in sizes if c) or (0,) for sizes in raw.chunks)
         if kept != raw.chunks:
-            new = raw.rechunk(kept)
-            raw._meta, raw.dask, raw._name, raw._chunks = new._meta, new.dask, new.name, new.chunks
+            replace_in_place(raw, raw.rechunk(kept))
         return raw
+
+    def assign_masked(self, target: da.Array, mask: da.Array, values: da.Array) -> bool:
+        """``target[mask] = values`` for values of unknown (NaN) size, lazily; False if not possible.
+
+        Dask refuses such writes.  Values selected with the same mask
+        (``f(x[mask])``, as array-api-extra's ``apply_where`` writes them) come
+        in one chunk per mask chunk, in NumPy's order when only the first axis
+        is chunked: chunk k of the values then fills the True entries of mask
+        chunk k, in a task of its own.  A chunk whose count does not match raises
+        when computed (even where NumPy, which counts only the total, would not).
+        """
+        if target.size == 0 and values.size == 0 and mask.shape == target.shape:
+            return True  # nothing selected, nothing to write (Dask fails on empty arrays)
+        if mask.ndim == 0:
+            flat = target.reshape(1)
+            if not self.assign_masked(flat, mask.reshape(1), values):
+                return False
+            replace_in_place(target, flat.reshape(()))
+            return True
+        if not (values.ndim == 1 and has_unknown_sizes(values) and mask.shape == target.shape
+                and all(n == 1 for n in mask.numblocks[1:])
+                and values.numblocks[0] == mask.numblocks[0]):
+            return False
+        source = target.rechunk(mask.chunks)
+        name = "masked-assign-" + dask.base.tokenize(source, mask, values)
+        tasks = {(name, *idx): (_put_masked, (source.name, *idx), (mask.name, *idx),
+                                (values.name, idx[0]))
+                 for idx in np.ndindex(*mask.numblocks)}
+        graph = dask.highlevelgraph.HighLevelGraph.from_collections(
+            name, tasks, dependencies=[source, mask, values])
+        replace_in_place(target, da.Array(graph, name, chunks=source.chunks, meta=source._meta))
+        return True
 
     def explain_error(self, name: str, args: list, exc: Exception) -> Exception | None:
         """Operations that need unknown (NaN) sizes say how to learn them.
@@ -175,6 +210,18 @@ def graph_errors(why: str) -> Iterator[None]:
         if hasattr(exc, "add_note"):  # Python >= 3.11
             exc.add_note(f"({note})")
         raise
+
+
+def replace_in_place(raw: da.Array, new: da.Array) -> None:
+    """Make ``raw`` compute as ``new`` (the way Dask's own ``__setitem__`` writes)."""
+    raw._meta, raw.dask, raw._name, raw._chunks = new._meta, new.dask, new.name, new.chunks
+
+
+def _put_masked(block: Any, mask: Any, values: Any) -> Any:
+    """One chunk of a lazy ``target[mask] = values`` (a copy: chunks may be shared)."""
+    out = block.copy()
+    out[mask] = values
+    return out
 
 
 def _chunk_to(chunk: Any, device: str) -> Any:

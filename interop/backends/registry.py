@@ -99,8 +99,10 @@ def on_host(raw: Any) -> bool:
 
 
 def backend_for_device(device: Any) -> Backend:
-    """The backend that holds data on ``device`` when none is named (NumPy for the host)."""
-    return get_backend(DEVICE_TYPES[Device(device).type][0])
+    """The backend that holds data on ``device``: the one it names (Dask), else NumPy for the
+    host, CuPy for a GPU."""
+    device = Device(device)
+    return get_backend(device.backend or DEVICE_TYPES[device.type][0])
 
 
 def common_backend(operands: list[tuple[Backend, Any]]) -> Backend:

@@ -25,9 +25,17 @@ def _dask_only(name: str, be: Any) -> None:
 
 
 @op(function=False, family="dask", property=True, torch=())
-def chunks(be: Any, input: Any) -> tuple | None:
-    """Dask's chunk sizes per dimension (NaN where unknown); None for eager tensors."""
-    return input.chunks if be.lazy else None
+def chunks(be: Any, input: Any) -> tuple:
+    """Dask's chunk sizes per dimension (NaN where unknown).
+
+    Eager tensors have no such attribute (AttributeError, so ``hasattr`` is
+    False): xarray and Dask take an object with ``chunks`` for a chunked array.
+    """
+    if not be.lazy:
+        raise AttributeError(f"'Tensor' object has no attribute 'chunks': a {be.name} tensor is "
+                             "not chunked; make it a Dask tensor with t.to(backend='dask', "
+                             "chunks=...)")
+    return input.chunks
 
 
 @op(function=False, family="dask", torch=())

@@ -75,6 +75,10 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
     elif isinstance(value, (list, tuple)):  # converted whole first: NumPy would write the
         value = be.np.asarray(value, dtype=input.dtype)  # leading entries, then fail on a bad one
     if be.lazy:
+        if getattr(index, "dtype", None) == bool and getattr(value, "dask", None) is not None \
+                and be.assign_masked(input, index, value):  # values of unknown size, lazily
+            views.written(input)
+            return
         index = _checked_when_run(index, input.shape, "t[index] = value")
     try:
         input[index] = value

@@ -114,8 +114,13 @@ def permute(be: Any, input: Any, *dims: Any) -> Any:
 
 
 @op(family="shape", aliases=("swapaxes", "swapdims"), inplace=False)
-def transpose(be: Any, input: Any, dim0: int, dim1: int) -> Any:
-    """Swap two dimensions (a view)."""
+def transpose(be: Any, input: Any, dim0: int | tuple[int, ...], dim1: int | None = None) -> Any:
+    """Swap two dimensions (a view); one sequence of dims permutes, as Dask's ``transpose(axes)``
+    (what xarray calls on Dask collections)."""
+    if dim1 is None and isinstance(dim0, (tuple, list)):
+        return permute(be, input, *dim0)
+    if dim1 is None:
+        raise TypeError("transpose() missing 1 required positional argument: 'dim1'")
     n = input.ndim
     d0, d1 = check_dim("transpose", dim0, n), check_dim("transpose", dim1, n)
     if n == 0:
