@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes
+from ..backends.registry import python_int
 
 
 def dim_arg(dim: Any = None, axis: Any = None) -> Any:
@@ -48,7 +49,13 @@ def size_arg(size: tuple) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    return tuple(python_int(s, "a size") for s in size)
+
+
+def int_arg(name: str, what: str, x: Any) -> int:
+    """An integer argument (a size, index, step or count) that may be a one-element tensor:
+    reading it is a value read, under the ``dask_compute`` policy."""
+    return x if type(x) is int else python_int(x, f"{name}(): {what}")
 
 
 def float_input(be: Any, x: Any) -> Any:

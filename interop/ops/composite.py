@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..backends.registry import host_values, python_value
 from ._args import cast, check_dim, float_input, promote
 from .reductions import values_indices
 from .registry import op, torch_alias
@@ -324,7 +325,7 @@ def tensor_split(be: Any, input: Any, indices_or_sections: Any, dim: int = 0) ->
     d = check_dim("tensor_split", dim, input.ndim)
     spec = indices_or_sections
     if hasattr(spec, "ndim"):
-        spec = spec.tolist() if spec.ndim else int(spec)
+        spec = host_values(spec, "tensor_split(): indices_or_sections").tolist()
     size = input.shape[d]
     if isinstance(spec, int):
         q, r = divmod(size, spec)
@@ -558,9 +559,10 @@ def bucketize(be: Any, input: Any, boundaries: Any, *, out_int32: bool = False,
 @cop(method=False, torch=_names("histc"), family="composite")
 def histc(be: Any, input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:  # noqa: A002
     """Counts in ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
-    lo, hi = float(min), float(max)
-    if lo == hi and input.size:
-        lo, hi = float(be.np.min(input)), float(be.np.max(input))
+    lo, hi = float(python_value(min, "histc(): min")), float(python_value(max, "histc(): max"))
+    if lo == hi and input.size:  # the data's range: a value read
+        lo, hi = (float(v) for v in host_values(be.np.stack([be.np.min(input), be.np.max(input)]),
+                                                "histc() without min and max: the data's range"))
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     counts, _ = be.np.histogram(input, bins=bins, range=(lo, hi))

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..backends.registry import python_value
 from ..errors import UnsupportedDtypeError
 from ._args import cast, float_input, promote
 from .registry import op
@@ -292,7 +293,8 @@ def allclose(be: Any, input: Any, other: Any, rtol: float = 1e-05, atol: float =
              equal_nan: bool = False) -> bool:
     """True if all elements are close (computes a Dask graph: it returns a Python bool)."""
     a, b = promote(input, other)
-    return bool(be.np.all(be.np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    return bool(python_value(be.np.all(be.np.isclose(a, b, rtol=rtol, atol=atol,
+                                                     equal_nan=equal_nan)), "allclose()"))
 
 
 @op(family="elementwise")
@@ -300,7 +302,7 @@ def equal(be: Any, input: Any, other: Any) -> bool:
     """True if same shape and values (torch.equal; returns a Python bool)."""
     if tuple(input.shape) != tuple(other.shape):
         return False
-    return bool(be.np.all(input == other))
+    return bool(python_value(be.np.all(input == other), "equal()"))
 
 
 @op(method="real", property=True, function=True, family="elementwise")

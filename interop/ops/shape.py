@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes
 from ..backends import views
 from ..errors import ShapeError
-from ._args import check_dim, dim_arg, promote, size_arg
+from ._args import check_dim, dim_arg, int_arg, promote, size_arg
 from .registry import op
 
 
@@ -265,7 +265,9 @@ def flip(be: Any, input: Any, dims: Any = None, *, axis: Any = None) -> Any:
 def roll(be: Any, input: Any, shifts: Any, dims: Any = None, *, axis: Any = None) -> Any:
     """Rotate elements along ``dims`` (the flattened tensor when None)."""
     d = check_dim("roll", dim_arg(dims, axis), input.ndim)
-    return be.np.roll(input, shifts if not isinstance(shifts, list) else tuple(shifts), axis=d)
+    shifts = tuple(int_arg("roll", "shifts", s) for s in shifts) \
+        if isinstance(shifts, (list, tuple)) else int_arg("roll", "shifts", shifts)
+    return be.np.roll(input, shifts, axis=d)
 
 
 @op(family="shape", method="repeat", function=False)
@@ -348,6 +350,7 @@ def chunk(be: Any, input: Any, chunks: int, dim: int = 0) -> Any:
 def narrow(be: Any, input: Any, dim: int, start: int, length: int) -> Any:
     """The slice ``start:start+length`` along ``dim`` (a view)."""
     d = check_dim("narrow", dim, input.ndim)
+    start, length = int_arg("narrow", "start", start), int_arg("narrow", "length", length)
     size = input.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"narrow(): start out of range (expected to be in range of [{-size}, "

@@ -9,7 +9,7 @@ from collections import namedtuple
 from typing import Any
 
 from .. import dtypes
-from ._args import check_dim
+from ._args import check_dim, int_arg
 from .reductions import values_indices
 from .registry import op
 
@@ -44,6 +44,7 @@ def topk(be: Any, input: Any, k: int, dim: int = -1, largest: bool = True,
          sorted: bool = True) -> Any:  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     d = check_dim("topk", dim, input.ndim)
+    k = int_arg("topk", "k", k)
     if not 0 <= k <= (input.shape[d] if input.ndim else 1):
         raise RuntimeError(f"topk(): selected index k={k} out of range for dimension {d} of size "
                            f"{input.shape[d] if input.ndim else 1}")
