@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes
 from ..backends.registry import python_int
+from ..errors import UnsupportedDtypeError
 
 
 def dim_arg(dim: Any = None, axis: Any = None) -> Any:
@@ -74,13 +77,43 @@ def cast(x: Any, dtype: Any) -> Any:
 
 
 def promote(*xs: Any) -> tuple[Any, ...]:
-    """Operands cast to torch's result type."""
+    """Operands cast to torch's result type; Python ints wrap into an integer result type."""
     if len(xs) == 2:
         da = getattr(xs[0], "dtype", None)
         if da is not None and da == getattr(xs[1], "dtype", None):
             return xs  # one dtype already: nothing to promote
     dt = dtypes.result_type(*xs)
-    return tuple(cast(x, dt) for x in xs)
+    return tuple(wrapped_int(x, dt) if type(x) is int else cast(x, dt) for x in xs)
+
+
+def wrapped_int(x: int, dtype: Any) -> Any:
+    """A Python int as torch uses it with a tensor of ``dtype``: wrapped modulo 2**bits into an
+    integer dtype (``int8 tensor + 1000`` adds -24), as C casts do; unchanged otherwise.
+
+    Beyond int64 and uint64 torch raises; so does interop, naming the fix.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        return x
+    info = np.iinfo(dtype)
+    if info.min <= x <= info.max:
+        return x
+    if not -2 ** 63 <= x < 2 ** 64:
+        raise RuntimeError(f"Overflow when unpacking long: the Python int {x} does not fit in "
+                           "64 bits; use a float (float(x)) or a smaller number")
+    span = 1 << (8 * dtype.itemsize)
+    return dtype.type((x - info.min) % span + info.min)
+
+
+def ordered(name: str, x: Any) -> Any:
+    """``x`` unchanged; a complex tensor raises as torch's do, since complex numbers have no
+    order (``<``, max, argmax, sort, clamp, relu, sign)."""
+    dt = getattr(x, "dtype", None)
+    if dt is not None and dt.kind == "c":
+        raise UnsupportedDtypeError(
+            f"{name}(): not implemented for complex tensors ({dt}): complex numbers have no "
+            "order; compare t.abs() or t.real instead (torch.sgn for the sign)")
+    return x
 
 
 def whole_arrays(be: Any, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Any:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.registry import host_values, python_value
-from ._args import cast, check_dim, float_input, promote
+from ._args import cast, check_dim, float_input, ordered, promote
 from .reductions import values_indices
 from .registry import op, torch_alias
 
@@ -375,13 +375,13 @@ def argwhere(be: Any, input: Any) -> Any:
 @cop(method=False, torch=_names("msort"), family="composite")
 def msort(be: Any, input: Any) -> Any:
     """Sort along dim 0."""
-    return be.np.sort(input, axis=0)
+    return be.np.sort(ordered("msort", input), axis=0)
 
 
 # ------------------------------------------------------------------ statistics
 def _cum_extreme(name: str, better: str) -> None:
     def impl(be: Any, input: Any, dim: int) -> Any:
-        d = check_dim(name, dim, input.ndim) if input.ndim else 0
+        d = check_dim(name, dim, ordered(name, input).ndim) if input.ndim else 0
         x = input if input.ndim else be.np.reshape(input, (1,))
         values = getattr(be.np, better).accumulate(x, axis=d)
         n = x.shape[d]
@@ -434,7 +434,7 @@ def nanmean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
 @cop(method=False, torch=_names("aminmax"), family="composite")
 def aminmax(be: Any, input: Any, *, dim: Any = None, keepdim: bool = False) -> Any:
     """(min, max) together."""
-    d = check_dim("aminmax", dim, input.ndim)
+    d = check_dim("aminmax", dim, ordered("aminmax", input).ndim)
     return _MINMAX(be.np.min(input, axis=d, keepdims=keepdim),
                    be.np.max(input, axis=d, keepdims=keepdim))
 
@@ -478,6 +478,7 @@ def _lower_median(be: Any, x: Any, d: int, skip_nan: bool) -> tuple[Any, Any]:
 
 def _median(name: str, skip_nan: bool) -> None:
     def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+        ordered(name, input)
         if dim is None:
             flat = be.np.reshape(input, (-1,))
             if flat.size == 0:

@@ -75,8 +75,23 @@ def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any 
     except TypeError as exc:
         raise TypeError(f"full(): argument 'fill_value' must be a number ({exc}); pass a bool, "
                         "int, float or complex") from None
-    return b.create("full", _sizes("full", (size,)), fill_value, dtype=dt, device=device,
-                    chunks=chunks)
+    return b.create("full", _sizes("full", (size,)), _fits("full", fill_value, dt), dtype=dt,
+                    device=device, chunks=chunks)
+
+
+def _fits(name: str, value: Any, dtype: np.dtype) -> Any:
+    """``value`` unchanged if ``dtype`` can hold it; nan, inf and out-of-range numbers into an
+    integer dtype raise, as torch's do (NumPy would store a wrapped or undefined value)."""
+    if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+        return value
+    number = value.real if isinstance(value, complex) else value
+    info = np.iinfo(dtype)
+    if not (isinstance(number, (int, np.integer)) or np.isfinite(number)) or \
+            not info.min <= number < info.max + 1:
+        raise RuntimeError(f"{name}(): value cannot be converted to type {dtype} without "
+                           f"overflow: {value!r} is outside [{info.min}, {info.max}]; pick a "
+                           "wider dtype or a value in range")
+    return value
 
 
 def _like(fn: str, doc: str) -> Any:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.registry import python_value
-from ._args import check_dim, float_input, int_arg
+from ._args import check_dim, float_input, int_arg, ordered
 from .registry import op
 
 F = "torch.nn.functional."
@@ -51,6 +51,7 @@ def erf(be: Any, x: Any) -> Any:
     torch=(*names("relu", torch_fn=True, tensor=True), "torch.Tensor.relu_"))
 def relu(be: Any, input: Any, inplace: bool = False) -> Any:
     """max(x, 0), keeping the dtype (integers stay integers, as in torch)."""
+    ordered("relu", input)
     return in_place(be, input, be.np.maximum(input, input.dtype.type(0)), inplace)
 
 
@@ -66,6 +67,7 @@ def _activation(name: str, fn: Any, doc: str, *, torch_fn: bool = False,
 
 
 def _hardtanh(be: Any, x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
+    ordered("hardtanh", x)
     return be.np.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
 
 
