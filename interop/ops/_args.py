@@ -105,6 +105,21 @@ def wrapped_int(x: int, dtype: Any) -> Any:
     return dtype.type((x - info.min) % span + info.min)
 
 
+def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
+    """``value`` unchanged if ``dtype`` can hold it; nan, inf and out-of-range numbers into an
+    integer dtype raise, as torch's do (NumPy would store a wrapped or undefined value)."""
+    if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+        return value
+    number = value.real if isinstance(value, complex) else value
+    info = np.iinfo(dtype)
+    if not (isinstance(number, (int, np.integer)) or np.isfinite(number)) or \
+            not info.min <= number < info.max + 1:
+        raise RuntimeError(f"{name}(): value cannot be converted to type {dtype} without "
+                           f"overflow: {value!r} is outside [{info.min}, {info.max}]; pick a "
+                           "wider dtype or a value in range")
+    return value
+
+
 def ordered(name: str, x: Any) -> Any:
     """``x`` unchanged; a complex tensor raises as torch's do, since complex numbers have no
     order (``<``, max, argmax, sort, clamp, relu, sign)."""

@@ -15,7 +15,7 @@ from .. import dtypes
 from ..backends import registry
 from ..backends.base import Backend
 from ..errors import ShapeError
-from ._args import int_arg, size_arg
+from ._args import fits_dtype, int_arg, size_arg
 from .registry import op
 
 
@@ -75,15 +75,8 @@ def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any 
     except TypeError as exc:
         raise TypeError(f"full(): argument 'fill_value' must be a number ({exc}); pass a bool, "
                         "int, float or complex") from None
-    return b.create("full", _sizes("full", (size,)), _fits("full", fill_value, dt), dtype=dt,
+    return b.create("full", _sizes("full", (size,)), fits_dtype("full", fill_value, dt), dtype=dt,
                     device=device, chunks=chunks)
-
-
-def _fits(name: str, value: Any, dtype: np.dtype) -> Any:
-    """``value`` unchanged if ``dtype`` can hold it; nan, inf and out-of-range numbers into an
-    integer dtype raise, as torch's do (NumPy would store a wrapped or undefined value)."""
-    if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
-        return value
     number = value.real if isinstance(value, complex) else value
     info = np.iinfo(dtype)
     if not (isinstance(number, (int, np.integer)) or np.isfinite(number)) or \

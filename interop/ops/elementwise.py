@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.registry import python_value
 from ..errors import UnsupportedDtypeError
-from ._args import cast, float_input, ordered, promote, wrapped_int
+from ._args import cast, fits_dtype, float_input, ordered, promote
 from .registry import op
 
 # name: (backend function, kind, array-api/NumPy aliases)
@@ -247,10 +247,11 @@ def _scaled(name: str, a: Any, b: Any, alpha: Any) -> Any:
                            f"{'floating point' if isinstance(alpha, float) else 'complex'} "
                            f"number (got alpha={alpha!r}); convert the tensors first, e.g. "
                            "t.float()")
-    if kind == "b" and type(alpha) is not bool:
+    if kind != "b" and isinstance(alpha, bool):
         raise RuntimeError(f"{name}(): Boolean alpha only supported for Boolean results; pass "
-                           "alpha=True or convert the tensors first")
-    return b * (wrapped_int(alpha, dt) if type(alpha) is int else alpha)
+                           "alpha=1 (or 0) instead")
+    alpha = fits_dtype(name, alpha, dt)
+    return b * (bool(alpha) if kind == "b" else alpha)
 
 
 @op(inplace=True, aliases=("divide", "true_divide"), out=True, family="elementwise")
