@@ -34,7 +34,7 @@ from .protocols import torch_participant as _torch_participant
 from .protocols.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
                                        TorchFunctionMode)
 from .tensor import SizeAttribute as _SizeAttribute
-from .tensor import Tensor, to_raw
+from .tensor import Tensor, stacked_if_lazy, to_raw
 from . import dispatch as _dispatch
 
 _install(Tensor, globals())
@@ -57,7 +57,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None
     ``chunks`` applies to Dask.
     """
     options = {"chunks": chunks} if chunks is not None else {}
-    raw = data._raw if isinstance(data, Tensor) else data
+    raw = data = data._raw if isinstance(data, Tensor) else stacked_if_lazy(data)
     if backend is None and device is None and not hasattr(raw, "__cuda_array_interface__") \
             and not type(raw).__module__.startswith("dask") and _registry.on_host(raw):
         backend = default_backend()  # host data follows the default backend

@@ -440,7 +440,10 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
             kind = getattr(a.dtype, "kind", "?")
             if not a.ndim or kind not in kinds or not (kind in "fc" or to is int and kind != "b"):
                 return slow(self, other)
-            raw = fast(other, a) if swap else fast(a, other)
+            try:
+                raw = fast(other, a) if swap else fast(a, other)
+            except OverflowError:
+                return slow(self, other)  # an int beyond the dtype: torch wraps it (promote)
         else:
             return slow(self, other)
         if cls is Tensor:

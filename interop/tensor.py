@@ -34,6 +34,8 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
     dtype = dtypes.as_dtype(dtype)
     if isinstance(data, Tensor):
         data = data._raw
+    else:
+        data = stacked_if_lazy(data)
     source = registry.backend_of(data)
     if source is None:
         data = _host_data(data, dtype, copy)
@@ -51,6 +53,27 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
     if dtype is not None and target.dtype_of(data) != dtype:
         return target.astype(data, dtype)
     return target.copy(data) if copy else data
+
+
+def _holds_lazy(data: Any) -> bool:
+    """True if a (nested) list holds lazy tensors or arrays: reading them would compute."""
+    for x in data:
+        raw = x._raw if isinstance(x, Tensor) else x
+        if type(raw) in (list, tuple) and _holds_lazy(raw):
+            return True
+        be = registry.backend_of(raw)
+        if be is not None and be.lazy:
+            return True
+    return False
+
+
+def stacked_if_lazy(data: Any) -> Any:
+    """``tensor([a, b])`` with lazy items: stacked in the graph, as ``stack`` does (reading
+    them into a host array would compute); any other ``data`` unchanged."""
+    if type(data) not in (list, tuple) or not _holds_lazy(data):
+        return data
+    lazy = registry.get_backend("dask")
+    return lazy.np.stack([to_raw(x, backend=lazy) for x in data])
 
 
 def _target_backend(backend: str | Backend | None, device: Any, source: Backend | None) -> Backend:

@@ -98,3 +98,40 @@ def test_numpy_returns_an_ndarray_on_host_backends(backend):
     assert type(out) is np.ndarray and out.tolist() == [1.0, 2.0]
     if backend == "numpy":
         assert np.shares_memory(out, t.raw)  # torch's numpy(): the same memory
+
+
+def test_warn_points_at_the_users_line(lazy_three):
+    """The warning names this file and line, not an interop (or torch) frame."""
+    torch = pytest.importorskip("torch")
+    d = interop.tensor(np.arange(6.0), backend="dask", chunks=2)
+    calls = [lambda: float(lazy_three), lambda: d.reshape(lazy_three - 1, 3),
+             lambda: torch.histc(d, bins=3), lambda: 3.0 in d]
+    for call in calls:
+        with interop.config(dask_compute="warn"), warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            call()
+        assert seen and all(w.filename == __file__ for w in seen), [w.filename for w in seen]
+
+
+def test_tensor_of_lazy_tensors_stays_lazy():
+    d = interop.tensor(np.arange(3.0), backend="dask", chunks=2)
+    with interop.config(dask_compute="raise"):
+        t = interop.tensor([d, d * 2])
+        nested = interop.tensor([[d.sum(), 1.0]])
+        shared = interop.as_tensor([d[0], d[1]])
+    assert t.backend == nested.backend == shared.backend == "dask"
+    np.testing.assert_array_equal(t.numpy(), [[0, 1, 2], [0, 2, 4]])
+    assert nested.shape == (1, 2) and nested.tolist() == [[3.0, 1.0]]
+    assert shared.tolist() == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("size", [2, np.int64(2), np.array(2)])
+def test_sizes_from_eager_values_need_no_policy(size):
+    with interop.config(dask_compute="raise"):
+        assert interop.zeros(size, 3, backend="dask").shape == (2, 3)
+        assert interop.tensor(np.arange(6)).reshape(size, -1).shape == (2, 3)
+
+
+def test_sizes_must_be_integers():
+    with pytest.raises(TypeError, match="integer"):
+        interop.tensor(np.arange(6)).reshape(2.0, 3)

@@ -9,6 +9,7 @@ faster), and for device and transfer services below.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -99,6 +100,24 @@ class DaskComputeWarning(InteropWarning):
 
 class DaskComputeError(RuntimeError):
     """A Dask graph would be computed for an implicit value read (``dask_compute='raise'``)."""
+
+
+# Libraries whose frames stand between the user's line and a value read: interop itself,
+# and torch, NumPy and Dask when the user's call came in through their functions.
+_LIBRARY_FRAMES = frozenset({"interop", "torch", "numpy", "dask"})
+
+
+def user_stacklevel() -> int:
+    """``warnings.warn``'s stacklevel, from the caller of this, that names the user's line.
+
+    Walks out of the frames of interop (and of the libraries that called into
+    it), so a warning points at the code that asked for the value.
+    """
+    frame, level = sys._getframe(2), 2
+    while frame is not None and \
+            frame.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY_FRAMES:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class Backend:

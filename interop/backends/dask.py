@@ -2,8 +2,9 @@
 
 Its chunks are NumPy arrays, or CuPy arrays on a GPU; ``chunk_backend`` says
 which, and the device follows from it.  Nothing here computes a graph except
-``compute``/``persist`` (asked for explicitly) and ``to_host``, the one gate
-for implicit value reads, governed by ``interop.config(dask_compute=...)``.
+``compute``/``persist`` (asked for explicitly) and ``to_host``, which applies
+``interop.config(dask_compute=...)`` to every implicit value read
+(``registry.host_values`` is the gate the rest of interop reads through).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ import numpy as np
 from ..config import setting
 from ..errors import LinAlgError
 from . import registry, views
-from .base import Backend, DaskComputeError, DaskComputeWarning, Device, UnknownShapeError
+from .base import (Backend, DaskComputeError, DaskComputeWarning, Device, UnknownShapeError,
+                   user_stacklevel)
 
 
 class DaskBackend(Backend):
@@ -188,7 +190,7 @@ class DaskBackend(Backend):
                    f"(now {policy!r})")
             if policy == "raise":
                 raise DaskComputeError(msg)
-            warnings.warn(msg, DaskComputeWarning, stacklevel=2)
+            warnings.warn(msg, DaskComputeWarning, stacklevel=user_stacklevel())
         with graph_errors(why):
             local = raw.compute()
         return self.chunk_backend(raw).to_host(local, why)

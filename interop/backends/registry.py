@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import operator
 import os
 from typing import Any
 
@@ -75,6 +76,37 @@ def backend_of(raw: Any) -> Backend | None:
         _by_type[type(raw)] = be
         return be
     return None
+
+
+def host_values(raw: Any, why: str) -> np.ndarray:
+    """The values of ``raw`` in host memory: the one gate for value reads.
+
+    Every place that turns array values into Python values or host memory
+    (``bool``, ``int``, sizes and indices taken from tensors, data-dependent
+    bounds) reads through here, so a lazy backend applies
+    ``interop.config(dask_compute=...)`` to all of them alike.  ``why`` names
+    the read in the messages (``"3.0 in t"``, ``"reshape(): a size"``).
+    """
+    be = backend_of(raw)
+    return np.asarray(raw) if be is None else be.to_host(raw, why)
+
+
+def python_value(x: Any, why: str) -> Any:
+    """A Python number from a number, a NumPy scalar or a one-element array (a value read)."""
+    if isinstance(x, (bool, int, float, complex)):
+        return x
+    if isinstance(x, np.generic):
+        return x.item()
+    return host_values(x, why).reshape(()).item()
+
+
+def python_int(x: Any, why: str) -> int:
+    """An ``int`` for a size, index or step: integers and integer tensors only, as torch."""
+    try:
+        return operator.index(python_value(x, why))
+    except TypeError:
+        raise TypeError(f"{why} must be an integer (or a one-element integer tensor), not "
+                        f"{type(x).__name__} {x!r}: convert with int(...)") from None
 
 
 def array_types() -> tuple[type, ...]:

@@ -24,6 +24,10 @@ TORCH_NAMES: dict[str, Callable] = {}
 """torch name ('torch.add', 'torch.Tensor.__rsub__', ...) -> run(cls, args, kwargs)."""
 
 
+_METHOD_NAMES = frozenset(e.method for e in TABLE.values() if e.method)
+"""Tensor methods the table declares (``equal`` is torch.equal's, not the alias of ``eq``)."""
+
+
 def _swapped(run: Callable) -> Callable:
     return lambda cls, args, kwargs: run(cls, (args[1], args[0]), kwargs)
 
@@ -46,7 +50,8 @@ def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> No
         if entry.property:
             setattr(tensor_cls, entry.method, DispatchedProperty(run, entry.method, entry.doc))
         else:
-            for name in (entry.method, *(entry.aliases if entry.function else ())):
+            aliases = [a for a in entry.aliases if a not in _METHOD_NAMES] if entry.function else []
+            for name in (entry.method, *aliases):  # an alias never hides an entry's own method
                 if name not in tensor_cls.__dict__:
                     setattr(tensor_cls, name,
                             make_public(run, name, f"Tensor.{name}", entry.doc, method_sig))

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes
+from ..backends.registry import python_int
+from ..errors import UnsupportedDtypeError
 
 
 def dim_arg(dim: Any = None, axis: Any = None) -> Any:
@@ -48,7 +52,13 @@ def size_arg(size: tuple) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    return tuple(python_int(s, "a size") for s in size)
+
+
+def int_arg(name: str, what: str, x: Any) -> int:
+    """An integer argument (a size, index, step or count) that may be a one-element tensor:
+    reading it is a value read, under the ``dask_compute`` policy."""
+    return x if type(x) is int else python_int(x, f"{name}(): {what}")
 
 
 def float_input(be: Any, x: Any) -> Any:
@@ -67,13 +77,58 @@ def cast(x: Any, dtype: Any) -> Any:
 
 
 def promote(*xs: Any) -> tuple[Any, ...]:
-    """Operands cast to torch's result type."""
+    """Operands cast to torch's result type; Python ints wrap into an integer result type."""
     if len(xs) == 2:
         da = getattr(xs[0], "dtype", None)
         if da is not None and da == getattr(xs[1], "dtype", None):
             return xs  # one dtype already: nothing to promote
     dt = dtypes.result_type(*xs)
-    return tuple(cast(x, dt) for x in xs)
+    return tuple(wrapped_int(x, dt) if type(x) is int else cast(x, dt) for x in xs)
+
+
+def wrapped_int(x: int, dtype: Any) -> Any:
+    """A Python int as torch uses it with a tensor of ``dtype``: wrapped modulo 2**bits into an
+    integer dtype (``int8 tensor + 1000`` adds -24), as C casts do; unchanged otherwise.
+
+    Beyond int64 and uint64 torch raises; so does interop, naming the fix.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        return x
+    info = np.iinfo(dtype)
+    if info.min <= x <= info.max:
+        return x
+    if not -2 ** 63 <= x < 2 ** 64:
+        raise RuntimeError(f"Overflow when unpacking long: the Python int {x} does not fit in "
+                           "64 bits; use a float (float(x)) or a smaller number")
+    span = 1 << (8 * dtype.itemsize)
+    return dtype.type((x - info.min) % span + info.min)
+
+
+def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
+    """``value`` unchanged if ``dtype`` can hold it; nan, inf and out-of-range numbers into an
+    integer dtype raise, as torch's do (NumPy would store a wrapped or undefined value)."""
+    if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+        return value
+    number = value.real if isinstance(value, complex) else value
+    info = np.iinfo(dtype)
+    if not (isinstance(number, (int, np.integer)) or np.isfinite(number)) or \
+            not info.min <= number < info.max + 1:
+        raise RuntimeError(f"{name}(): value cannot be converted to type {dtype} without "
+                           f"overflow: {value!r} is outside [{info.min}, {info.max}]; pick a "
+                           "wider dtype or a value in range")
+    return value
+
+
+def ordered(name: str, x: Any) -> Any:
+    """``x`` unchanged; a complex tensor raises as torch's do, since complex numbers have no
+    order (``<``, max, argmax, sort, clamp, relu, sign)."""
+    dt = getattr(x, "dtype", None)
+    if dt is not None and dt.kind == "c":
+        raise UnsupportedDtypeError(
+            f"{name}(): not implemented for complex tensors ({dt}): complex numbers have no "
+            "order; compare t.abs() or t.real instead (torch.sgn for the sign)")
+    return x
 
 
 def whole_arrays(be: Any, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Any:

@@ -91,7 +91,7 @@ def _one_value(name: str, input: Any) -> Any:
     if n != 1:
         raise ShapeError(f"{name}: a Tensor with {n} elements cannot be converted to Scalar; "
                          "index one element first (t[i].item()) or reduce (t.sum().item())")
-    return registry.backend_of(input).to_host(input, f"{name}()").reshape(()).item()
+    return registry.python_value(input, f"{name}()")
 
 
 @op(function=False, family="attributes")
@@ -103,7 +103,7 @@ def item(be: Any, input: Any) -> Any:
 @op(function=False, family="attributes")
 def tolist(be: Any, input: Any) -> Any:
     """Nested Python lists (computes on Dask, copies from the GPU)."""
-    return be.to_host(input, "tolist()").tolist()
+    return registry.host_values(input, "tolist()").tolist()
 
 
 @op(function=False, family="attributes", wrap=False)
@@ -115,7 +115,7 @@ def numpy(be: Any, input: Any, *, force: bool = False) -> np.ndarray:
     if be.device_of(input).type != "cpu" and not force:
         raise TypeError(f"can't convert {be.device_of(input).type} tensor to numpy. Use "
                         "Tensor.cpu() to copy the tensor to host memory first.")
-    return be.to_host(input, "numpy()")
+    return registry.host_values(input, "numpy()")
 
 
 def _dunder(name: str) -> Any:
@@ -163,7 +163,7 @@ def index_(be: Any, input: Any) -> int:
 
 @_dunder("__contains__")
 def contains_(be: Any, input: Any, element: Any) -> bool:
-    return bool(be.np.any(input == element))
+    return bool(registry.python_value(be.np.any(input == element), "x in t"))
 
 
 @_dunder("__repr__")

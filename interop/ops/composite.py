@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ._args import cast, check_dim, float_input, promote
+from ..backends.registry import host_values, python_value
+from ._args import cast, check_dim, float_input, ordered, promote
 from .reductions import values_indices
 from .registry import op, torch_alias
 
@@ -330,7 +331,7 @@ def tensor_split(be: Any, input: Any, indices_or_sections: Any, dim: int = 0) ->
     d = check_dim("tensor_split", dim, input.ndim)
     spec = indices_or_sections
     if hasattr(spec, "ndim"):
-        spec = spec.tolist() if spec.ndim else int(spec)
+        spec = host_values(spec, "tensor_split(): indices_or_sections").tolist()
     size = input.shape[d]
     if isinstance(spec, int):
         q, r = divmod(size, spec)
@@ -380,13 +381,13 @@ def argwhere(be: Any, input: Any) -> Any:
 @cop(method=False, torch=_names("msort"), family="composite", lacks=NO_DASK_SORT)
 def msort(be: Any, input: Any) -> Any:
     """Sort along dim 0."""
-    return be.np.sort(input, axis=0)
+    return be.np.sort(ordered("msort", input), axis=0)
 
 
 # ------------------------------------------------------------------ statistics
 def _cum_extreme(name: str, better: str) -> None:
     def impl(be: Any, input: Any, dim: int) -> Any:
-        d = check_dim(name, dim, input.ndim) if input.ndim else 0
+        d = check_dim(name, dim, ordered(name, input).ndim) if input.ndim else 0
         x = input if input.ndim else be.np.reshape(input, (1,))
         values = getattr(be.np, better).accumulate(x, axis=d)
         n = x.shape[d]
@@ -440,7 +441,7 @@ def nanmean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
 @cop(method=False, torch=_names("aminmax"), family="composite")
 def aminmax(be: Any, input: Any, *, dim: Any = None, keepdim: bool = False) -> Any:
     """(min, max) together."""
-    d = check_dim("aminmax", dim, input.ndim)
+    d = check_dim("aminmax", dim, ordered("aminmax", input).ndim)
     return _MINMAX(be.np.min(input, axis=d, keepdims=keepdim),
                    be.np.max(input, axis=d, keepdims=keepdim))
 
@@ -485,6 +486,7 @@ def _lower_median(be: Any, x: Any, d: int, skip_nan: bool) -> tuple[Any, Any]:
 
 def _median(name: str, skip_nan: bool) -> None:
     def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+        ordered(name, input)
         if dim is None:
             flat = be.np.reshape(input, (-1,))
             if flat.size == 0:
@@ -566,9 +568,10 @@ def bucketize(be: Any, input: Any, boundaries: Any, *, out_int32: bool = False,
 @cop(method=False, torch=_names("histc"), family="composite")
 def histc(be: Any, input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:  # noqa: A002
     """Counts in ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
-    lo, hi = float(min), float(max)
-    if lo == hi and input.size:
-        lo, hi = float(be.np.min(input)), float(be.np.max(input))
+    lo, hi = float(python_value(min, "histc(): min")), float(python_value(max, "histc(): max"))
+    if lo == hi and input.size:  # the data's range: a value read
+        lo, hi = (float(v) for v in host_values(be.np.stack([be.np.min(input), be.np.max(input)]),
+                                                "histc() without min and max: the data's range"))
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     counts, _ = be.np.histogram(input, bins=bins, range=(lo, hi))

@@ -15,7 +15,7 @@ from .. import dtypes
 from ..backends import registry
 from ..backends.base import Backend
 from ..errors import ShapeError
-from ._args import size_arg
+from ._args import fits_dtype, int_arg, size_arg
 from .registry import op
 
 
@@ -29,6 +29,11 @@ def target(backend: Any, device: Any, like: Backend | None = None) -> Backend:
         default = registry.default_backend()
         return default if default.serves(Device(device)) else registry.backend_for_device(device)
     return registry.default_backend()
+
+
+def _number(x: Any, name: str) -> Any:
+    """A Python number for a start, end or step given as a number or a one-element tensor."""
+    return x if type(x) in (int, float) else registry.python_value(x, f"{name}(): a bound")
 
 
 def _float_or(dtype: Any) -> np.dtype:
@@ -70,8 +75,16 @@ def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any 
     except TypeError as exc:
         raise TypeError(f"full(): argument 'fill_value' must be a number ({exc}); pass a bool, "
                         "int, float or complex") from None
-    return b.create("full", _sizes("full", (size,)), fill_value, dtype=dt, device=device,
-                    chunks=chunks)
+    return b.create("full", _sizes("full", (size,)), fits_dtype("full", fill_value, dt), dtype=dt,
+                    device=device, chunks=chunks)
+    number = value.real if isinstance(value, complex) else value
+    info = np.iinfo(dtype)
+    if not (isinstance(number, (int, np.integer)) or np.isfinite(number)) or \
+            not info.min <= number < info.max + 1:
+        raise RuntimeError(f"{name}(): value cannot be converted to type {dtype} without "
+                           f"overflow: {value!r} is outside [{info.min}, {info.max}]; pick a "
+                           "wider dtype or a value in range")
+    return value
 
 
 def _like(fn: str, doc: str) -> Any:
@@ -102,9 +115,10 @@ def arange(be: Any, start: Any, end: Any = None, step: Any = 1, *, dtype: Any = 
     """Values from ``start`` to ``end`` (exclusive); int64 for integers, else the default float."""
     if end is None:
         start, end = 0, start
+    start, end, step = (_number(v, "arange") for v in (start, end, step))
     if step == 0:
         raise RuntimeError("arange: step must be nonzero")
-    b = target(backend, device)
+    b = target(backend, device, be)  # bounds given as tensors: their backend
     numbers = (start, end, step)
     dt = dtypes.as_dtype(dtype) or (dtypes.int64 if all(
         isinstance(v, (int, np.integer)) for v in numbers) else dtypes.get_default_dtype())
@@ -115,7 +129,9 @@ def arange(be: Any, start: Any, end: Any = None, step: Any = 1, *, dtype: Any = 
 def linspace(be: Any, start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
              backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
-    b = target(backend, device)
+    b = target(backend, device, be)
+    start, end = _number(start, "linspace"), _number(end, "linspace")
+    steps = int_arg("linspace", "steps", steps)
     out = b.create("linspace", start, end, steps, device=device, chunks=chunks)
     return out.astype(_float_or(dtype))
 
@@ -126,8 +142,10 @@ def logspace(be: Any, start: Any, end: Any, steps: int, base: float = 10.0, *, d
              requires_grad: bool = False) -> Any:
     """``steps`` values from ``base ** start`` to ``base ** end``, evenly spaced in exponent
     (computed in float64, then cast: integer dtypes truncate as torch's do)."""
-    b = target(backend, device)
+    b = target(backend, device, be)
     dt = _float_or(dtype)
+    start, end = _number(start, "logspace"), _number(end, "logspace")
+    steps = int_arg("logspace", "steps", steps)
     if dt.kind in "iub":  # torch takes integer start/end for integer results
         start, end = int(start), int(end)
     exponents = b.create("linspace", start, end, steps, dtype=dtypes.float64, device=device,
@@ -139,7 +157,9 @@ def logspace(be: Any, start: Any, end: Any, steps: int, base: float = 10.0, *, d
 def eye(be: Any, n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
     """The identity matrix (n by m)."""
-    b = target(backend, device)
+    b = target(backend, device, be)
+    n = int_arg("eye", "n", n)
+    m = None if m is None else int_arg("eye", "m", m)
     if b.lazy and m not in (None, n):  # dask's eye with M != N builds a broken graph
         square = b.create("eye", max(n, m), dtype=_float_or(dtype), device=device, chunks=chunks)
         return square[:n, :m]

@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..backends.registry import python_value
 from ..errors import UnsupportedDtypeError
-from ._args import cast, float_input, promote
+from ._args import cast, fits_dtype, float_input, ordered, promote
 from .registry import op
 
 # name: (backend function, kind, array-api/NumPy aliases)
@@ -104,6 +105,9 @@ REFUSED_KINDS = {
     "floor_divide": "bc", "fmod": "bc", "remainder": "bc", "pow": "b",
     "neg": "b", "sub": "b",  # torch: use ~ or logical_not / logical_xor on masks
 }
+for _name in ("lt", "le", "gt", "ge", "maximum", "minimum", "fmax", "fmin", "sign", "floor",
+              "ceil", "trunc", "round", "clamp"):  # complex numbers have no order
+    REFUSED_KINDS[_name] = REFUSED_KINDS.get(_name, "") + "c"
 _INT_DIVISIONS = {"floor_divide", "fmod", "remainder"}
 
 _NO_INPLACE = {"isnan", "isinf", "isfinite", "signbit", "eq", "ne", "lt", "le", "gt", "ge",
@@ -114,6 +118,7 @@ _NO_INPLACE = {"isnan", "isinf", "isfinite", "signbit", "eq", "ne", "lt", "le", 
 def refuse_kinds(name: str, dtype: Any) -> None:
     """Raise as torch does for a dtype the operation is not implemented for."""
     if dtype is not None and dtype.kind in REFUSED_KINDS.get(name, ""):
+        ordered(name, np.empty(0, dtype))  # complex: its own message
         raise UnsupportedDtypeError(f'"{name}" not implemented for {dtype} tensors (torch '
                                     "refuses them too); convert first, e.g. "
                                     "t.to(interop.float32), or use ~ / logical_* on masks")
@@ -133,7 +138,10 @@ def int_pow(be: Any, a: Any, b: Any) -> Any:
     """Integer powers with torch's meaning for negative exponents (NumPy refuses them):
     1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0."""
     kind = getattr(getattr(b, "dtype", None), "kind", None)
-    if kind in ("u", "b") or (kind is None and b >= 0):  # no negative exponent: a Python int
+    if kind is None and b < 0:  # a negative Python int: torch refuses (tensors give 0s)
+        raise RuntimeError("Integers to negative integer powers are not allowed; use a float "
+                           "base (t.float() ** -1) or a float exponent")
+    if kind in ("u", "b") or kind is None:  # no negative exponent: a Python int
         return be.np.power(a, b)                        # stays weak (the base's dtype, NEP 50)
     negative = b < 0
     if not bool(be.np.any(negative)) if not be.lazy else False:
@@ -215,7 +223,7 @@ for _name, (_fname, _kind, _aliases) in BINARY.items():
 def add(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """input + alpha * other, with torch's promotion."""
     a, b = promote(input, other)
-    return be.np.add(a, b if alpha == 1 else b * alpha)
+    return be.np.add(a, b if alpha == 1 else _scaled("add", a, b, alpha))
 
 
 @op(inplace=True, aliases=("subtract",), out=True, family="elementwise")
@@ -226,7 +234,24 @@ def sub(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
                            "If you are trying to invert a mask, use the `~` or "
                            "`logical_not()` operator instead.")
     a, b = promote(input, other)
-    return be.np.subtract(a, b if alpha == 1 else b * alpha)
+    return be.np.subtract(a, b if alpha == 1 else _scaled("sub", a, b, alpha))
+
+
+def _scaled(name: str, a: Any, b: Any, alpha: Any) -> Any:
+    """``alpha * b`` with torch's checks: alpha must fit the result's kind, not promote it."""
+    dt = dtypes.result_type(a, b)
+    kind = dt.kind
+    if kind in "biu" and isinstance(alpha, float) or kind != "c" and isinstance(alpha, complex):
+        raise RuntimeError(f"{name}(): for {'integral' if kind in 'biu' else 'non-complex'} "
+                           f"input tensors, argument alpha must not be a "
+                           f"{'floating point' if isinstance(alpha, float) else 'complex'} "
+                           f"number (got alpha={alpha!r}); convert the tensors first, e.g. "
+                           "t.float()")
+    if kind != "b" and isinstance(alpha, bool):
+        raise RuntimeError(f"{name}(): Boolean alpha only supported for Boolean results; pass "
+                           "alpha=1 (or 0) instead")
+    alpha = fits_dtype(name, alpha, dt)
+    return b * (bool(alpha) if kind == "b" else alpha)
 
 
 @op(inplace=True, aliases=("divide", "true_divide"), out=True, family="elementwise")
@@ -243,8 +268,11 @@ def div(be: Any, input: Any, other: Any, *, rounding_mode: str | None = None) ->
     if rounding_mode == "floor":
         return be.np.floor_divide(a, b)
     if rounding_mode == "trunc":
-        q = be.np.true_divide(a, b)
-        return be.np.trunc(q).astype(a.dtype) if a.dtype.kind in "iu" else be.np.trunc(q)
+        if a.dtype.kind in "iu":  # exact in integers (through float64, 2**62 + 1 would round)
+            q = be.np.floor_divide(a, b)
+            inexact = (be.np.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+            return q + inexact.astype(q.dtype)
+        return be.np.trunc(be.np.true_divide(a, b))
     raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                      f"found '{rounding_mode}'")
 
@@ -256,6 +284,7 @@ def clamp(be: Any, input: Any, min: Any = None, max: Any = None) -> Any:  # noqa
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     bounds = [x for x in (min, max) if x is not None]
     dt = dtypes.result_type(input, *bounds)
+    ordered("clamp", np.empty(0, dt))
     if any(getattr(x, "dtype", None) is None for x in bounds):
         refuse_kinds("clamp", dt)
     out = cast(input, dt)
@@ -292,7 +321,8 @@ def allclose(be: Any, input: Any, other: Any, rtol: float = 1e-05, atol: float =
              equal_nan: bool = False) -> bool:
     """True if all elements are close (computes a Dask graph: it returns a Python bool)."""
     a, b = promote(input, other)
-    return bool(be.np.all(be.np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    return bool(python_value(be.np.all(be.np.isclose(a, b, rtol=rtol, atol=atol,
+                                                     equal_nan=equal_nan)), "allclose()"))
 
 
 @op(family="elementwise")
@@ -300,7 +330,7 @@ def equal(be: Any, input: Any, other: Any) -> bool:
     """True if same shape and values (torch.equal; returns a Python bool)."""
     if tuple(input.shape) != tuple(other.shape):
         return False
-    return bool(be.np.all(input == other))
+    return bool(python_value(be.np.all(input == other), "equal()"))
 
 
 @op(method="real", property=True, function=True, family="elementwise")

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ._args import check_dim, float_input
+from ..backends.registry import python_value
+from ._args import check_dim, float_input, int_arg, ordered
 from .registry import op
 
 F = "torch.nn.functional."
@@ -50,6 +51,7 @@ def erf(be: Any, x: Any) -> Any:
     torch=(*names("relu", torch_fn=True, tensor=True), "torch.Tensor.relu_"))
 def relu(be: Any, input: Any, inplace: bool = False) -> Any:
     """max(x, 0), keeping the dtype (integers stay integers, as in torch)."""
+    ordered("relu", input)
     return in_place(be, input, be.np.maximum(input, input.dtype.type(0)), inplace)
 
 
@@ -65,6 +67,7 @@ def _activation(name: str, fn: Any, doc: str, *, torch_fn: bool = False,
 
 
 def _hardtanh(be: Any, x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
+    ordered("hardtanh", x)
     return be.np.clip(x, x.dtype.type(min_val), x.dtype.type(max_val))
 
 
@@ -156,6 +159,7 @@ def tanhshrink(be: Any, input: Any) -> Any:
 @op(method=False, torch=names("threshold", torch_fn=True), family="nn")
 def threshold(be: Any, input: Any, threshold: float, value: float, inplace: bool = False) -> Any:
     """x where x > threshold, else value (the dtype kept)."""
+    value = python_value(value, "threshold(): value")  # a number, as torch's Scalar
     out = be.np.where(input > threshold, input, input.dtype.type(value))
     return in_place(be, input, out, inplace)
 
@@ -395,8 +399,10 @@ def one_hot(be: Any, tensor: Any, num_classes: int = -1) -> Any:
     """int64 one-hot encoding along a new last dim (``num_classes=-1``: max + 1)."""
     if tensor.dtype.kind not in "iu":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if num_classes == -1:
-        num_classes = int(be.np.max(tensor)) + 1 if tensor.size else 0
+    num_classes = int_arg("one_hot", "num_classes", num_classes)
+    if num_classes == -1:  # the data's maximum: a value read
+        num_classes = python_value(be.np.max(tensor), "one_hot() without num_classes") + 1 \
+            if tensor.size else 0
     return (tensor[..., None] == be.np.arange(num_classes)).astype(dtypes.int64)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ._args import cast, check_dim, dim_arg, float_input, keepdim_arg
+from ._args import cast, check_dim, dim_arg, float_input, keepdim_arg, ordered
 from .registry import op
 
 values_indices = {name: namedtuple(name, ["values", "indices"])
@@ -29,6 +29,12 @@ def _acc_dtype(input: Any, dtype: Any) -> Any:
     return dtypes.int64 if input.dtype.kind in "biu" else input.dtype
 
 
+def _wide(acc: np.dtype) -> np.dtype:
+    """The dtype to accumulate ``acc`` results in: float16 in float32, as torch does (4096
+    ones sum to 4096, where half precision stops counting at 2048)."""
+    return dtypes.float32 if acc == np.float16 else acc
+
+
 def _reduce_args(name: str, input: Any, dim: Any, axis: Any, keepdim: bool,
                  keepdims: bool | None) -> tuple[Any, bool]:
     return check_dim(name, dim_arg(dim, axis), input.ndim), keepdim_arg(keepdim, keepdims)
@@ -39,7 +45,8 @@ def sum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: A
         axis: Any = None, keepdims: bool | None = None) -> Any:
     """Sum over ``dim`` (all by default); integers and bools accumulate in int64."""
     d, k = _reduce_args("sum", input, dim, axis, keepdim, keepdims)
-    return input.sum(axis=d, keepdims=k, dtype=_acc_dtype(input, dtype))
+    acc = _acc_dtype(input, dtype)
+    return input.sum(axis=d, keepdims=k, dtype=_wide(acc)).astype(acc, copy=False)
 
 
 @op(out=True, family="reduction")
@@ -52,7 +59,12 @@ def prod(be: Any, input: Any, dim: int | None = None, keepdim: bool = False, *, 
 
 def _floating(name: str, input: Any, dtype: Any) -> Any:
     if dtype is not None:
-        return input.astype(dtypes.as_dtype(dtype))
+        dt = dtypes.as_dtype(dtype)
+        if dt.kind not in "fc":
+            raise RuntimeError(f"{name}(): could not infer output dtype. Optional dtype must be "
+                               f"either a floating point or complex dtype. Got: {dt}; pass "
+                               "dtype=interop.float32 (or float64)")
+        return input.astype(dt)
     if input.dtype.kind in "biu":
         raise RuntimeError(f"{name}(): could not infer output dtype. Input dtype must be either "
                            f"a floating point or complex dtype. Got: {input.dtype}. Pass "
@@ -66,7 +78,7 @@ def mean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: 
     """Mean over ``dim``; integer tensors need ``dtype=`` (as in torch)."""
     input = _floating("mean", input, dtype)  # torch checks the dtype before the dim
     d, k = _reduce_args("mean", input, dim, axis, keepdim, keepdims)
-    return input.mean(axis=d, keepdims=k)
+    return input.mean(axis=d, keepdims=k, dtype=_wide(input.dtype)).astype(input.dtype, copy=False)
 
 
 def _correction(unbiased: bool | None, correction: Any) -> float:
@@ -137,7 +149,8 @@ def _extreme(name: str, fn: str, arg_fn: str) -> Any:
              axis: Any = None, keepdims: bool | None = None) -> Any:
         if dim is not None and getattr(dim, "shape", None) is not None:  # max(x, other)
             return getattr(be.np, "maximum" if name == "max" else "minimum")(
-                *_promote2(input, dim))
+                *_promote2(ordered(name, input), ordered(name, dim)))
+        ordered(name, input)
         d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
         _check_nonempty(name, input, d)
         if input.ndim == 0 and isinstance(dim_arg(dim, axis), int):  # still (values, indices)
@@ -167,6 +180,7 @@ op("min", family="reduction", tensor_dim_is_other=True)(_extreme("min", "min", "
 def amax(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None,
          keepdims: bool | None = None) -> Any:
     """Maximum over ``dim`` (all dims when empty)."""
+    ordered("amax", input)
     d, k = _reduce_args("amax", input, dim if dim != () else None, axis, keepdim, keepdims)
     _check_nonempty("amax", input, d)
     return _extremes(be, "max", input, d, k)
@@ -176,6 +190,7 @@ def amax(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any
 def amin(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None,
          keepdims: bool | None = None) -> Any:
     """Minimum over ``dim`` (all dims when empty)."""
+    ordered("amin", input)
     d, k = _reduce_args("amin", input, dim if dim != () else None, axis, keepdim, keepdims)
     _check_nonempty("amin", input, d)
     return _extremes(be, "min", input, d, k)
@@ -186,6 +201,7 @@ def _arg_extreme(name: str, fn: str) -> Any:
              keepdims: bool | None = None) -> Any:
         if input.dtype.kind == "b":
             raise RuntimeError(f"{name}(): does not support bool input; convert with .int() first")
+        ordered(name, input)
         d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
         _check_nonempty(name, input, d, arg=True)
         _check_positions_known(be, name, input, d)
@@ -228,6 +244,9 @@ def logsumexp(be: Any, input: Any, dim: Any, keepdim: bool = False) -> Any:
     """log(sum(exp(x))) along ``dim``, computed stably."""
     x = float_input(be, input)
     d = check_dim("logsumexp", dim_arg(dim), x.ndim)
+    if x.size == 0:  # the sum of no exponentials is 0: log gives -inf, as torch
+        out = be.np.log(be.np.sum(be.np.exp(x), axis=d, keepdims=True))
+        return out if keepdim else be.np.squeeze(out, axis=d)
     m = be.np.max(x, axis=d, keepdims=True)
     m = be.np.where(be.np.isfinite(m), m, 0)
     out = be.np.log(be.np.sum(be.np.exp(x - m), axis=d, keepdims=True)) + m
@@ -246,7 +265,8 @@ def _scan(name: str, fn: str) -> Any:
         # Dask's default scan fails on NaN sizes (empty chunks, or any NaN dimension when
         # run); blelloch does not
         how = {"method": "blelloch"} if be.lazy and math.isnan(x.size) else {}
-        out = getattr(be.np, fn)(x, axis=d, dtype=_acc_dtype(input, dtype), **how)
+        acc = _acc_dtype(input, dtype)
+        out = getattr(be.np, fn)(x, axis=d, dtype=_wide(acc), **how).astype(acc, copy=False)
         return out if input.ndim else be.np.reshape(out, ())
     impl.__name__ = name
     impl.__doc__ = f"Running {name[3:]} along ``dim`` (integers accumulate in int64)."

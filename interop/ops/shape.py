@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes
 from ..backends import views
 from ..errors import ShapeError
-from ._args import check_dim, dim_arg, promote, size_arg
+from ._args import check_dim, dim_arg, int_arg, promote, size_arg
 from .registry import op
 
 
@@ -71,7 +71,18 @@ def stack(be: Any, tensors: Any, dim: int = 0, *, axis: Any = None) -> Any:
     return be.np.stack(_promoted_list(tensors), axis=d)
 
 
+def _check_new_shape(shape: tuple) -> None:
+    """torch's rules for a new shape: sizes of 0 or more, and at most one -1 to infer."""
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise ShapeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}; "
+                             "sizes are 0 or more, or -1 for one size to infer")
+    if shape.count(-1) > 1:
+        raise ShapeError(f"only one dimension can be inferred (shape {list(shape)})")
+
+
 def _reshape(be: Any, input: Any, shape: tuple) -> Any:
+    _check_new_shape(shape)
     if not be.lazy:
         return be.np.reshape(input, shape)
     if input.size == 0:  # Dask fails on empty arrays; with no data there is nothing to move
@@ -270,7 +281,9 @@ def flip(be: Any, input: Any, dims: Any = None, *, axis: Any = None) -> Any:
 def roll(be: Any, input: Any, shifts: Any, dims: Any = None, *, axis: Any = None) -> Any:
     """Rotate elements along ``dims`` (the flattened tensor when None)."""
     d = check_dim("roll", dim_arg(dims, axis), input.ndim)
-    return be.np.roll(input, shifts if not isinstance(shifts, list) else tuple(shifts), axis=d)
+    shifts = tuple(int_arg("roll", "shifts", s) for s in shifts) \
+        if isinstance(shifts, (list, tuple)) else int_arg("roll", "shifts", shifts)
+    return be.np.roll(input, shifts, axis=d)
 
 
 @op(family="shape", method="repeat", function=False)
@@ -322,9 +335,15 @@ def split(be: Any, input: Any, split_size_or_sections: Any, dim: int = 0) -> Any
     n = input.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
+        if step < 0 or step == 0 and n:
+            raise ShapeError(f"split expects split_size be non-negative (and 0 only for a "
+                             f"dimension of size 0), but got split_size={step} for size {n}")
         bounds = list(range(0, n, step)) + [n] if n else [0, 0]
     else:
         bounds = [0]
+        if any(s < 0 for s in split_size_or_sections):
+            raise ShapeError(f"split_with_sizes expects split_sizes have only non-negative "
+                             f"entries, but got split_sizes={list(split_size_or_sections)}")
         for s in split_size_or_sections:
             bounds.append(bounds[-1] + s)
         if bounds[-1] != n:
@@ -351,6 +370,7 @@ def chunk(be: Any, input: Any, chunks: int, dim: int = 0) -> Any:
 def narrow(be: Any, input: Any, dim: int, start: int, length: int) -> Any:
     """The slice ``start:start+length`` along ``dim`` (a view)."""
     d = check_dim("narrow", dim, input.ndim)
+    start, length = int_arg("narrow", "start", start), int_arg("narrow", "length", length)
     size = input.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"narrow(): start out of range (expected to be in range of [{-size}, "

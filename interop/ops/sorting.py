@@ -9,7 +9,7 @@ from collections import namedtuple
 from typing import Any
 
 from .. import dtypes
-from ._args import check_dim
+from ._args import check_dim, int_arg, ordered
 from .reductions import values_indices
 from .registry import op
 
@@ -17,7 +17,7 @@ from .registry import op
 @op(family="sorting")
 def sort(be: Any, input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     """Sorted values and their indices along ``dim`` (a (values, indices) named tuple)."""
-    d = check_dim("sort", dim, input.ndim)  # a 0-d tensor too: dim in [-1, 0]
+    d = check_dim("sort", dim, ordered("sort", input).ndim)  # a 0-d tensor too: dim in [-1, 0]
     if input.ndim == 0:
         return values_indices["sort"](input, be.np.zeros((), dtype=dtypes.int64))
     indices = argsort(be, input, d, descending, stable=True)
@@ -33,7 +33,7 @@ def _along(be: Any, input: Any, indices: Any, d: int) -> Any:
 def argsort(be: Any, input: Any, dim: int = -1, descending: bool = False, *,
             stable: bool = False) -> Any:
     """Indices that sort ``input`` along ``dim`` (int64)."""
-    if input.ndim == 0:
+    if ordered("argsort", input).ndim == 0:
         return be.np.zeros((), dtype=dtypes.int64)
     d = check_dim("argsort", dim, input.ndim)
     return be.xp.argsort(input, axis=d, descending=descending, stable=True).astype(dtypes.int64)
@@ -43,7 +43,8 @@ def argsort(be: Any, input: Any, dim: int = -1, descending: bool = False, *,
 def topk(be: Any, input: Any, k: int, dim: int = -1, largest: bool = True,
          sorted: bool = True) -> Any:  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
-    d = check_dim("topk", dim, input.ndim)
+    d = check_dim("topk", dim, ordered("topk", input).ndim)
+    k = int_arg("topk", "k", k)
     if not 0 <= k <= (input.shape[d] if input.ndim else 1):
         raise RuntimeError(f"topk(): selected index k={k} out of range for dimension {d} of size "
                            f"{input.shape[d] if input.ndim else 1}")
@@ -57,7 +58,7 @@ def topk(be: Any, input: Any, k: int, dim: int = -1, largest: bool = True,
 @op(family="sorting")
 def kthvalue(be: Any, input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The k-th smallest value along ``dim`` and its index."""
-    d = check_dim("kthvalue", dim, input.ndim)
+    d = check_dim("kthvalue", dim, ordered("kthvalue", input).ndim)
     if input.ndim == 0:  # torch: the element itself (k must be 1), at index 0
         if k != 1:
             raise IndexError(f"kthvalue(): selected number k={k} out of range for a 0-d tensor; "

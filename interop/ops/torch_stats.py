@@ -11,6 +11,7 @@ from collections import namedtuple
 from typing import Any
 
 from .. import dtypes
+from ..backends.registry import host_values
 from ._args import check_dim, float_input
 from .reductions import values_indices
 from .registry import op
@@ -72,7 +73,9 @@ def _edges(be: Any, input: Any, bins: Any, range: Any) -> Any:  # noqa: A002
     if getattr(bins, "ndim", None) is not None:
         return bins
     if range is None:
-        lo, hi = (float(be.np.min(input)), float(be.np.max(input))) if input.size else (0.0, 1.0)
+        lo, hi = (float(v) for v in host_values(be.np.stack([be.np.min(input), be.np.max(input)]),
+                                                "histogram() without range: the data's range")) \
+            if input.size else (0.0, 1.0)
     else:
         lo, hi = float(range[0]), float(range[1])
     if lo == hi:

@@ -20,19 +20,24 @@ def foreign_to_raw(obj: Any) -> Any:
     """A backend array sharing memory with a DLPack producer (torch, jax, ...)."""
     if hasattr(obj, "detach") and getattr(obj, "requires_grad", False):
         obj = obj.detach()
+    obj = _resolved(obj)
     device_type, _ = obj.__dlpack_device__()
     if device_type in (_KDLCPU, _KDLCUDAHOST):
-        try:
-            return np.from_dlpack(obj)
-        except BufferError:
-            if hasattr(obj, "resolve_conj"):  # torch conj/neg views cannot be exported as they are
-                return np.from_dlpack(obj.resolve_conj().resolve_neg())
-            raise
+        return np.from_dlpack(obj)
     if device_type in (_KDLCUDA, _KDLCUDAMANAGED):
         import cupy
         return cupy.from_dlpack(obj)
     raise TypeError(f"interop: data on DLPack device type {device_type} is not supported; "
                     "move it to the cpu or a CUDA GPU first")
+
+
+def _resolved(obj: Any) -> Any:
+    """A torch tensor with its true values in memory: a conjugate or negative view (the
+    lazy bits ``t.conj()``, ``t.conj().imag`` set) exports its memory as it is, without the
+    bit, so DLPack would hand over the unconjugated, unnegated numbers."""
+    if getattr(obj, "is_conj", None) is not None and (obj.is_conj() or obj.is_neg()):
+        return obj.resolve_conj().resolve_neg()  # a copy, since the values differ
+    return obj
 
 
 _PARAMETERS_KEPT = 256

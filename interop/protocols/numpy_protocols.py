@@ -247,7 +247,7 @@ def __array__(self: Tensor, dtype: Any = None, copy: bool | None = None) -> np.n
         if copy is False:
             raise ValueError("Unable to avoid copy while creating an array as requested: a dask "
                              "tensor has no memory to share (np.asarray computes it)")
-        raw, copy = be.to_host(raw, "np.asarray (__array__)"), None
+        raw, copy = registry.host_values(raw, "np.asarray (__array__)"), None
     return np.asarray(raw, dtype=dtype, copy=copy)
 
 
