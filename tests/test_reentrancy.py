@@ -342,6 +342,10 @@ def test_slots_are_carried_to_results(backend: str) -> None:
     for out in (t + 1, t[1:], interop.sum(t), np.add(t, 1), t.as_subclass(Slotted)):
         assert type(out) is Slotted
         assert attributes(out) == attributes(t)
+    up = t.as_subclass(SlottedBase)  # a base class: only the slots it has
+    assert (type(up), up.origin, hasattr(up, "note")) == (SlottedBase, ["sensor", 1], True)
+    down = ten(backend).as_subclass(Slotted)  # from a plain tensor: none set
+    assert not any(hasattr(down, n) for n in ("unit", "origin", "unset"))
 
 
 def test_old_pickles_without_slots_still_load() -> None:
