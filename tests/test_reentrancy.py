@@ -115,17 +115,24 @@ def test_deep_recursion_of_the_users_own_is_left_alone() -> None:
     assert _state() == CLEAN
 
 
-def test_bounded_nested_dispatch_deeper_than_the_threshold_works() -> None:
+class Countdown(interop.Tensor):
+    """``func(t, n)`` nests n calls of ``func`` through its own handler: deep, but not a loop."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        t, n = args
+        if n == 0:
+            return super().__torch_function__(func, types, (t, 0), kwargs)
+        return func(t, n - 1).as_subclass(interop.Tensor) + 1  # `+` on plain tensors
+
+
+@pytest.mark.parametrize("add", [interop.add, torch.add], ids=["interop.add", "torch.add"])
+def test_bounded_nested_dispatch_deeper_than_the_threshold_works(add: Callable,
+                                                                 backend: str) -> None:
     """Handlers may legitimately nest dispatches (here 40 deep): only endless loops raise."""
-    class Countdown(interop.Tensor):
-        @classmethod
-        def __torch_function__(cls, func, types, args=(), kwargs=None):
-            t, n = args
-            if n == 0:
-                return super().__torch_function__(func, types, (t, 0), kwargs)
-            return func(t, n - 1).as_subclass(interop.Tensor) + 1  # `+` on plain tensors
-    out = interop.add(ten("numpy").as_subclass(Countdown), 40)
-    np.testing.assert_array_equal(to_numpy(out), np.arange(4.0) + 40)
+    out = add(ten(backend).as_subclass(Countdown), 40)
+    expected = torch.add(torch.arange(4.0, dtype=torch.float64), 40)
+    np.testing.assert_array_equal(to_numpy(out), expected.numpy())
     assert _state() == CLEAN
 
 
@@ -240,24 +247,6 @@ def test_handler_looping_through_a_torch_callable_gets_the_clear_error(call: str
     assert message.startswith(f"{name}:") and "'Loop'" in message, message
     assert "super().__torch_function__(func, types, args, kwargs)" in message
     assert len(traceback.extract_tb(info.value.__traceback__)) < 20, "a deep traceback"
-    assert _state() == CLEAN
-
-
-class TorchCountdown(interop.Tensor):
-    """Nests 40 torch.add calls through its own handler: deep, but not a loop."""
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        t, n = args
-        if n == 0:
-            return super().__torch_function__(func, types, (t, 0), kwargs)
-        return func(t, n - 1).as_subclass(interop.Tensor) + 1
-
-
-def test_bounded_nesting_through_torch_callables_works(backend: str) -> None:
-    out = torch.add(ten(backend).as_subclass(TorchCountdown), 40)
-    expected = torch.add(torch.arange(4.0, dtype=torch.float64), 40)
-    np.testing.assert_array_equal(to_numpy(out), expected.numpy())
     assert _state() == CLEAN
 
 
