@@ -111,8 +111,11 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
     per-thread grad mode: a block in one thread or asyncio task never changes
     another's.  A new thread starts from the process defaults (set with
     ``interop.config.set_default(...)``), not from the settings of the thread
-    that started it; an asyncio task, ``asyncio.to_thread`` and
-    ``contextvars.copy_context().run`` start from a copy of their creator's.
+    that started it (unless Python copies contexts into new threads:
+    ``sys.flags.thread_inherit_context``); an asyncio task, ``asyncio.to_thread``
+    and ``contextvars.copy_context().run`` start from a copy of their creator's.
+    So work that a thread pool (Dask's threaded scheduler too) runs for you
+    reads the process defaults: set program-wide settings with ``set_default``.
     Calling ``interop.config(x=...)`` without ``with`` sets ``x`` for the
     current context (until the enclosing ``with`` block that set ``x`` exits,
     if there is one).  The object may be entered again, nested or in other

@@ -152,9 +152,13 @@ class Tensor:
         return obj
 
     # ------------------------------------------------------------ subclass hooks
+    _interop_slots: tuple[str, ...] = ()  # a subclass's __slots__ attributes (pickle's names)
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """A subclass's own ``__torch_function__`` gets the loop check (torch calls it directly)."""
+        """A subclass's own ``__torch_function__`` gets the loop check (torch calls it
+        directly), and its ``__slots__`` are listed for finalize, pickle and copies."""
         super().__init_subclass__(**kwargs)
+        cls._interop_slots = tuple(n for n in copyreg._slotnames(cls) if n != "_raw")
         handler = cls.__dict__.get("__torch_function__")
         if isinstance(handler, classmethod):
             cls.__torch_function__ = classmethod(_tf.loop_checked(handler.__func__))
@@ -190,7 +194,8 @@ class Tensor:
             attrs = getattr(source, "__dict__", None)
             if attrs:
                 self.__dict__.update(attrs)
-            _set_slots(self, _slots_of(source))
+            if self._interop_slots:
+                _set_slots(self, _slots_of(source, self._interop_slots))
 
     def as_subclass(self, cls: type) -> Tensor:
         """The same data as a ``cls`` handle (no copy), attributes carried over."""
@@ -239,31 +244,28 @@ class Tensor:
     # ------------------------------------------------------------ pickling and copies
     def __reduce_ex__(self, protocol: int) -> tuple:
         attrs = dict(self.__dict__) if self.__dict__ else None
-        slots = _slots_of(self)
+        slots = _slots_of(self, self._interop_slots)
         return (_rebuild, (type(self), self._raw, attrs, slots) if slots else
                 (type(self), self._raw, attrs))
 
     def __copy__(self) -> Tensor:
         new = _dispatch.make(type(self), self._raw, None)
         new.__dict__.update(self.__dict__)
-        _set_slots(new, _slots_of(self))
+        _set_slots(new, _slots_of(self, self._interop_slots))
         return new
 
     def __deepcopy__(self, memo: dict) -> Tensor:
         new = _dispatch.make(type(self), self._raw.copy(), None)
         memo[id(self)] = new
         new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
-        _set_slots(new, _copy.deepcopy(_slots_of(self), memo))
+        _set_slots(new, _copy.deepcopy(_slots_of(self, self._interop_slots), memo))
         return new
 
 
-def _slots_of(obj: Tensor) -> dict[str, Any]:
-    """The values of a subclass's ``__slots__`` attributes (those set), which pickle and copy
-    see only if asked: instance state lives in ``__dict__`` and in these."""
-    names = copyreg._slotnames(type(obj))  # pickle's own list (cached on the class), with _raw
-    if len(names) == 1:
-        return {}
-    return {n: getattr(obj, n) for n in names if n != "_raw" and hasattr(obj, n)}
+def _slots_of(obj: Tensor, names: tuple[str, ...]) -> dict[str, Any]:
+    """The values of the ``__slots__`` attributes ``names`` that ``obj`` has set: instance state
+    beside ``__dict__``, which pickle and copy see only if given."""
+    return {n: getattr(obj, n) for n in names if hasattr(obj, n)}
 
 
 def _set_slots(obj: Tensor, values: dict[str, Any]) -> None:

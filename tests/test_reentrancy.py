@@ -115,17 +115,24 @@ def test_deep_recursion_of_the_users_own_is_left_alone() -> None:
     assert _state() == CLEAN
 
 
-def test_bounded_nested_dispatch_deeper_than_the_threshold_works() -> None:
+class Countdown(interop.Tensor):
+    """``func(t, n)`` nests n calls of ``func`` through its own handler: deep, but not a loop."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        t, n = args
+        if n == 0:
+            return super().__torch_function__(func, types, (t, 0), kwargs)
+        return func(t, n - 1).as_subclass(interop.Tensor) + 1  # `+` on plain tensors
+
+
+@pytest.mark.parametrize("add", [interop.add, torch.add], ids=["interop.add", "torch.add"])
+def test_bounded_nested_dispatch_deeper_than_the_threshold_works(add: Callable,
+                                                                 backend: str) -> None:
     """Handlers may legitimately nest dispatches (here 40 deep): only endless loops raise."""
-    class Countdown(interop.Tensor):
-        @classmethod
-        def __torch_function__(cls, func, types, args=(), kwargs=None):
-            t, n = args
-            if n == 0:
-                return super().__torch_function__(func, types, (t, 0), kwargs)
-            return func(t, n - 1).as_subclass(interop.Tensor) + 1  # `+` on plain tensors
-    out = interop.add(ten("numpy").as_subclass(Countdown), 40)
-    np.testing.assert_array_equal(to_numpy(out), np.arange(4.0) + 40)
+    out = add(ten(backend).as_subclass(Countdown), 40)
+    expected = torch.add(torch.arange(4.0, dtype=torch.float64), 40)
+    np.testing.assert_array_equal(to_numpy(out), expected.numpy())
     assert _state() == CLEAN
 
 
@@ -243,24 +250,6 @@ def test_handler_looping_through_a_torch_callable_gets_the_clear_error(call: str
     assert _state() == CLEAN
 
 
-class TorchCountdown(interop.Tensor):
-    """Nests 40 torch.add calls through its own handler: deep, but not a loop."""
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        t, n = args
-        if n == 0:
-            return super().__torch_function__(func, types, (t, 0), kwargs)
-        return func(t, n - 1).as_subclass(interop.Tensor) + 1
-
-
-def test_bounded_nesting_through_torch_callables_works(backend: str) -> None:
-    out = torch.add(ten(backend).as_subclass(TorchCountdown), 40)
-    expected = torch.add(torch.arange(4.0, dtype=torch.float64), 40)
-    np.testing.assert_array_equal(to_numpy(out), expected.numpy())
-    assert _state() == CLEAN
-
-
 def test_a_checked_handler_keeps_the_users_name_doc_and_result() -> None:
     class Documented(interop.Tensor):
         @classmethod
@@ -342,6 +331,10 @@ def test_slots_are_carried_to_results(backend: str) -> None:
     for out in (t + 1, t[1:], interop.sum(t), np.add(t, 1), t.as_subclass(Slotted)):
         assert type(out) is Slotted
         assert attributes(out) == attributes(t)
+    up = t.as_subclass(SlottedBase)  # a base class: only the slots it has
+    assert (type(up), up.origin, hasattr(up, "note")) == (SlottedBase, ["sensor", 1], True)
+    down = ten(backend).as_subclass(Slotted)  # from a plain tensor: none set
+    assert not any(hasattr(down, n) for n in ("unit", "origin", "unset"))
 
 
 def test_old_pickles_without_slots_still_load() -> None:

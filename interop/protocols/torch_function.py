@@ -162,29 +162,31 @@ def _dispatch_overloaded(public_api: Callable, overloaded_args: list[Any], args:
                          kwargs: dict) -> Any:
     """Run the modes and handlers; a loop back into the same handler gets one clear error."""
     types = tuple(map(type, overloaded_args))
-    return _checking_loops(_run_handlers, public_api, types,
-                           public_api, overloaded_args, types, args, kwargs)
-
-
-def _checking_loops(call: Callable, func: Callable, types: tuple, /,
-                    *args: Any, **kwargs: Any) -> Any:
-    """``call(*args, **kwargs)``, a handler run for ``func``: a RecursionError that went through
-    ``_RECURSING`` of these is a handler calling ``func`` on its own arguments, and the
-    outermost turns it into one short ``OverrideRecursionError``."""
     depth = getattr(_depth, "n", 0)
     _depth.n = depth + 1
     try:
-        return call(*args, **kwargs)
+        return _run_handlers(public_api, overloaded_args, types, args, kwargs)
     except RecursionError as exc:
-        if isinstance(exc, OverrideRecursionError):
+        loop = _loop_error(exc, depth, public_api, types)
+        if loop is None:
             raise
-        exc.__dict__.setdefault("interop_loop", (func, types))
-        exc.interop_levels = exc.__dict__.get("interop_levels", 0) + 1
-        if depth or exc.interop_levels < _RECURSING:
-            raise
-        raise _recursion_error(*exc.interop_loop) from None
+        raise loop from None
     finally:
         _depth.n = depth
+
+
+def _loop_error(exc: RecursionError, depth: int, func: Callable,
+                types: tuple) -> OverrideRecursionError | None:
+    """``exc`` went through a handler call for ``func`` at nesting ``depth``: counted, it stays
+    as it is (None), unless this is the outermost call and ``_RECURSING`` calls saw it: then
+    a handler calls ``func`` on its own arguments, and the short error replaces it."""
+    if isinstance(exc, OverrideRecursionError):
+        return None
+    exc.__dict__.setdefault("interop_loop", (func, types))
+    exc.interop_levels = exc.__dict__.get("interop_levels", 0) + 1
+    if depth or exc.interop_levels < _RECURSING:
+        return None
+    return _recursion_error(*exc.interop_loop)
 
 
 def _recursion_error(func: Callable, types: tuple) -> OverrideRecursionError:
@@ -209,8 +211,19 @@ def loop_checked(handler: Callable) -> Callable:
     ``torch.add(t, 1)`` or ``F.relu(t)``, and a loop through those never meets interop's
     dispatch."""
     @functools.wraps(handler)
-    def __torch_function__(cls: type, func: Callable, *args: Any, **kwargs: Any) -> Any:
-        return _checking_loops(handler, func, (cls,), cls, func, *args, **kwargs)
+    def __torch_function__(cls: type, func: Callable, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+        depth = getattr(_depth, "n", 0)
+        _depth.n = depth + 1
+        try:
+            return handler(cls, func, types, args, kwargs)
+        except RecursionError as exc:
+            loop = _loop_error(exc, depth, func, (cls,))
+            if loop is None:
+                raise
+            raise loop from None
+        finally:
+            _depth.n = depth
     return __torch_function__
 
 
