@@ -93,8 +93,7 @@ class DaskBackend(Backend):
         raw.compute_chunk_sizes()
         kept = tuple(tuple(c for c in sizes if c) or (0,) for sizes in raw.chunks)
         if kept != raw.chunks:
-            new = raw.rechunk(kept)
-            raw._meta, raw.dask, raw._name, raw._chunks = new._meta, new.dask, new.name, new.chunks
+            _take_graph(raw, raw.rechunk(kept))
         return raw
 
     def explain_error(self, name: str, args: list, exc: Exception) -> Exception | None:
@@ -144,6 +143,23 @@ def graph_errors(why: str) -> Iterator[None]:
         if hasattr(exc, "add_note"):  # Python >= 3.11
             exc.add_note(f"({note})")
         raise
+
+
+def _take_graph(raw: da.Array, new: da.Array) -> None:
+    """``raw`` becomes ``new`` in place (the way Dask's own ``__setitem__`` does it), so every
+    tensor holding ``raw`` sees the change."""
+    raw._meta, raw.dask, raw._name, raw._chunks = new._meta, new.dask, new.name, new.chunks
+
+
+def replace_contents(raw: da.Array, value: Any) -> None:
+    """``raw[...] = value`` for a value of ``raw``'s shape (or broadcastable to it), by taking
+    its graph: Dask's assignment needs known sizes, this does not."""
+    new = value if isinstance(value, da.Array) else da.asarray(value)
+    if new.dtype != raw.dtype:
+        new = new.astype(raw.dtype)
+    if new.ndim != raw.ndim or not has_unknown_sizes(raw) and new.shape != raw.shape:
+        new = da.broadcast_to(new, raw.shape)
+    _take_graph(raw, new)
 
 
 def _chunk_to(chunk: Any, device: str) -> Any:
@@ -217,4 +233,4 @@ def _client() -> Any:
 
 
 backend = DaskBackend()
-views.WITHOUT_VIEWS.add(da.Array)
+views.WITHOUT_VIEWS[da.Array] = replace_contents

@@ -66,18 +66,20 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
 
 
 @op("__setitem__", function=False, method="__setitem__", family="indexing",
-    torch=("torch.Tensor.__setitem__",))
+    torch=("torch.Tensor.__setitem__",), writes=True)
 def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
-    """t[index] = value, written through to the buffer (values cast to t's dtype)."""
+    """t[index] = value, written through to t's own buffer (values cast to t's dtype)."""
+    views.check_writable(input, "t[index] = value")
     _check_index(input, index, "t[index] = value")
     if getattr(value, "dtype", None) is not None and value.dtype != input.dtype:
         value = value.astype(input.dtype)
     elif isinstance(value, (list, tuple)):  # converted whole first: NumPy would write the
         value = be.np.asarray(value, dtype=input.dtype)  # leading entries, then fail on a bad one
-    if be.lazy:
-        index = _checked_when_run(index, input.shape, "t[index] = value")
     try:
-        input[index] = value
+        if be.lazy:
+            views.put(input, _checked_when_run(index, input.shape, "t[index] = value"), value)
+        else:
+            input[index] = value
     except IndexError as exc:
         raise _index_error("t[index] = value", exc) from None
     views.written(input)

@@ -40,12 +40,14 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        inplace: bool | str = False, torch: tuple[str, ...] | None = None,
        aliases: tuple[str, ...] = (), creation: bool = False, out: bool = False,
        property: bool = False, family: str = "", wrap: bool = True,
-       targets: bool = False) -> Callable[[Callable], Callable]:
+       targets: bool = False, writes: bool = False) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
     ``wrap=False``: the result is returned as the implementation made it (``numpy()``
     returns an ndarray, not a tensor).  ``targets=True``: only the first argument is an
     operand; tensors after it name a target (``t.to(other)``), so may sit on any device.
+    ``writes=True``: the first argument is written in place (``t[i] = v``): it keeps its
+    backend, and the other arguments are brought onto it.
     """
     def register(impl: Callable) -> Callable:
         key = name or impl.__name__.rstrip("_")
@@ -63,7 +65,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
                         aliases=aliases, creation=creation, out=out, family=family, property=property,
                         doc=(impl.__doc__ or "").strip(),
                         extra={**({} if wrap else {"wrap": False}),
-                               **({"targets": True} if targets else {})})
+                               **({"targets": True} if targets else {}),
+                               **({"writes": True} if writes else {})})
         return impl
     return register
 
