@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from .. import dtypes
-from ..backends import views
+from ..backends import registry, views
 from ..errors import IndexOutOfRangeError, InvalidIndexError
 from ._args import cast, check_dim, promote, whole_arrays
 from .registry import op
@@ -43,6 +43,7 @@ def _check_index(input: Any, index: Any, name: str) -> None:
     torch=("torch.Tensor.__getitem__",))
 def getitem(be: Any, input: Any, index: Any) -> Any:
     """t[index]: basic (views), advanced (copies) and boolean indexing."""
+    index = _integer_items(index, "t[index]")
     _check_index(input, index, "t[index]")
     if be.lazy:
         if getattr(index, "dtype", None) == bool:
@@ -70,6 +71,7 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
 def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
     """t[index] = value, written through to t's own buffer (values cast to t's dtype)."""
     views.check_writable(input, "t[index] = value")
+    index = _integer_items(index, "t[index] = value")
     _check_index(input, index, "t[index] = value")
     if getattr(value, "dtype", None) is not None and value.dtype != input.dtype:
         value = value.astype(input.dtype)
@@ -83,6 +85,25 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
     except IndexError as exc:
         raise _index_error("t[index] = value", exc) from None
     views.written(input)
+
+
+def _integer_items(index: Any, name: str) -> Any:
+    """0-d integer tensors in ``index`` as Python ints, as torch takes them: the result is a
+    view, not a copy.  A lazy one is a value read, through the ``dask_compute`` gate."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(getattr(i, "ndim", None) == 0 and getattr(i.dtype, "kind", "") in "iu"
+               for i in items):
+        return index
+    ints = tuple(_as_int(i, name) if getattr(i, "ndim", None) == 0
+                 and getattr(i.dtype, "kind", "") in "iu" else i for i in items)
+    return ints if isinstance(index, tuple) else ints[0]
+
+
+def _as_int(item: Any, name: str) -> int:
+    be = registry.backend_of(item)
+    if be is not None and be.lazy:
+        item = be.to_host(item, f"{name} with a lazy 0-d index tensor")
+    return int(item)
 
 
 def _checked_when_run(index: Any, shape: tuple, name: str) -> Any:
