@@ -129,12 +129,18 @@ def remember(view: Any, base: Any, index: Any) -> Any:
 
 def put(base: Any, index: Any, value: Any) -> None:
     """``base[index] = value`` on a backend without views: basic indices go in as step>0
-    slices, which Dask takes (it fails on an integer beside a slice, and on negative steps)."""
-    if not _basic(index) or getattr(value, "ndim", 0) == 0:
+    slices, which Dask takes (it fails on an integer beside a slice, on negative steps and
+    on empty selections)."""
+    if not _basic(index):
         base[index] = value
         return
-    forward, undo = _forward(index, base.shape)
     shape = base[index].shape
+    if 0 in shape:
+        return  # nothing selected, nothing to write
+    forward, undo = _forward(index, base.shape)
+    if getattr(value, "ndim", 0) == 0:
+        base[forward] = value
+        return
     if tuple(value.shape) != tuple(shape):
         value = np.broadcast_to(value, shape)  # Dask's own, through __array_function__
     base[forward] = undo(value)
@@ -160,7 +166,8 @@ def check_writable(raw: Any, name: str) -> None:
     raised before anything is written, on every backend."""
     shared = getattr(raw, _BROADCAST, False) if type(raw) in WITHOUT_VIEWS else any(
         stride == 0 and size > 1
-        for stride, size in zip(getattr(raw, "strides", ()), getattr(raw, "shape", ())))
+        for stride, size in zip(getattr(raw, "strides", ()), getattr(raw, "shape", ()))) \
+        and getattr(raw, "size", 0) > 0
     if shared:
         raise RuntimeError(f"{name}: {OVERLAP}")
 
@@ -198,7 +205,7 @@ def permuted(view: Any, base: Any, axes: Any) -> Any:
 
 def written(raw: Any) -> None:
     """``raw`` was just written in place: replay the write into the arrays it is a view of."""
-    link = getattr(raw, _BASE, None) if type(raw) in WITHOUT_VIEWS else None
+    link = getattr(raw, _BASE, None) if type(raw) in WITHOUT_VIEWS and raw.size != 0 else None
     while link is not None:
         base, index, undo, _ = link
         if index is Ellipsis:
