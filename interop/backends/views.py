@@ -186,11 +186,15 @@ def assign(dest: Any, value: Any) -> None:
 
 def reshaped(view: Any, base: Any) -> Any:
     """``view`` holds ``base``'s elements in another shape (reshape, view, flatten, squeeze);
-    a copy if ``base`` is not contiguous."""
-    if not _tracked(view, base) or not _contiguous(base):
+    a copy if ``base`` is not contiguous, unless only dimensions of size 1 come or go."""
+    if not _tracked(view, base) or not (_contiguous(base) or _unit_dims_only(view, base)):
         return view
     shape = base.shape
     return _link(view, base, Ellipsis, lambda raw: _reshape(raw, shape), True)
+
+
+def _unit_dims_only(view: Any, base: Any) -> bool:
+    return [s for s in view.shape if s != 1] == [s for s in base.shape if s != 1]
 
 
 def permuted(view: Any, base: Any, axes: Any) -> Any:
