@@ -108,35 +108,30 @@ def test_every_inplace_form_has_a_sample():
     assert len(INPLACE) > 70
 
 
-@pytest.mark.parametrize("name", INPLACE)
-def test_inplace_form_matches_torch(name: str, backend: str) -> None:
-    """t.<op>_(...) writes torch's values into t itself and returns t."""
-    inplace = torch_inplace(name)
-    target, more, kwargs = sample(name)
-    expected = torch.from_numpy(target.copy())
-    getattr(expected, inplace)(*convert(more, torch.from_numpy), **kwargs)
-    t = on(backend)(target)
-    raw = t.raw
-    returned = getattr(t, inplace)(*convert(more, on(backend)), **kwargs)
-    assert returned is t
-    assert t.raw is raw, f"{inplace}: the target lost its buffer"
-    assert_close(t, expected, inplace)
-
-
-@pytest.mark.parametrize("name", sorted(BINARY | {"copy", "masked_fill", "index_add",
-                                                   "scatter", "masked_scatter"}))
-@pytest.mark.parametrize("target_backend, source_backend", [("numpy", "dask"), ("dask", "numpy")])
-def test_inplace_with_a_source_on_another_backend(name, target_backend, source_backend):
-    """The target keeps its backend and buffer; the values are torch's."""
+def check_inplace(name: str, target_backend: str, source_backend: str) -> None:
+    """t.<op>_(...) writes torch's values into t's own buffer, on t's backend, and returns t."""
     inplace = torch_inplace(name)
     target, more, kwargs = sample(name)
     expected = torch.from_numpy(target.copy())
     getattr(expected, inplace)(*convert(more, torch.from_numpy), **kwargs)
     t = on(target_backend)(target)
     raw = t.raw
-    getattr(t, inplace)(*convert(more, on(source_backend)), **kwargs)
-    assert t.backend == target_backend and t.raw is raw
+    returned = getattr(t, inplace)(*convert(more, on(source_backend)), **kwargs)
+    assert returned is t and t.backend == target_backend
+    assert t.raw is raw, f"{inplace}: the target lost its buffer"
     assert_close(t, expected, inplace)
+
+
+@pytest.mark.parametrize("name", INPLACE)
+def test_inplace_form_matches_torch(name: str, backend: str) -> None:
+    check_inplace(name, backend, backend)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY | {"copy", "masked_fill", "index_add", "scatter",
+                                                   "masked_scatter"}))
+@pytest.mark.parametrize("target, source", [("numpy", "dask"), ("dask", "numpy")])
+def test_inplace_with_arguments_on_another_backend(name: str, target: str, source: str) -> None:
+    check_inplace(name, target, source)
 
 
 WRITES: dict[str, Callable[[Any, Any], Any]] = {
