@@ -1,16 +1,23 @@
 """Writes through views, on backends whose arrays have no views (Dask).
 
-On NumPy and CuPy, basic indexing (integers, slices, ``...``, ``None``) and
-the layout operations (``reshape``, ``view``, ``flatten``, ``squeeze``,
-``unsqueeze``, ``permute``, ``transpose``, ``T``, ``narrow``, ``split``, ...)
-give views: writing into one changes the tensor it came from, as in torch,
-and code such as scikit-learn's ``_add_to_diagonal(covariances[k])`` relies
-on it.  A Dask array has no shared buffer, so each such result remembers the
-array it came from and how its elements map back, and a write into it is
-replayed, lazily, into that array (and on up the chain).  One way only: a
-view taken earlier does not see later writes into its base.  A reshape of a
-view that is not contiguous (a transpose, a strided slice) is a copy, as
-NumPy's and torch's are.
+On NumPy and CuPy, basic indexing (integers, slices of any step, ``...``,
+``None``, 0-d integer tensors) and the layout operations (``reshape``,
+``view``, ``flatten``, ``squeeze``, ``unsqueeze``, ``permute``, ``movedim``,
+``transpose``, ``T``, ``narrow``, ``select``, ``split``, ``tensor_split``,
+``unflatten``, ``diagonal``, ``real``/``imag``, ...) give views: writing into
+one changes the tensor it came from, as in torch, and code such as
+scikit-learn's ``_add_to_diagonal(covariances[k])`` relies on it.  A Dask
+array has no shared buffer, so each such result remembers the array it came
+from and how its elements map back, and a write into it is replayed, lazily,
+into that array (and on up the chain).  One way only: a view taken earlier
+does not see later writes into its base.  A reshape of a view that is not
+contiguous (a transpose, a strided slice) is a copy, as NumPy's and torch's
+are, unless it only adds or drops dimensions of size 1.
+
+Broadcast views (``expand``, ``broadcast_to``) repeat elements: every write
+into one raises torch's overlap error, on every backend, before anything is
+written.  Every write goes through ``assign`` (whole arrays) or ``put``
+(``t[index] = v`` on Dask).
 """
 
 from __future__ import annotations
