@@ -147,6 +147,16 @@ TORCH_VIEWS = {
     "0-d integer index in a tuple": lambda t: t[torch.tensor(1) if isinstance(t, torch.Tensor)
                                                 else interop.tensor(1), 1:],
     "expand to the same shape": lambda t: t.expand(3, 4),
+    "view_as": lambda t: t.view_as(t.reshape(4, 3)),
+    "reshape_as": lambda t: t.reshape_as(t.reshape(2, 6)),
+    "H": lambda t: t.H,
+    "mH": lambda t: t.mH,
+    "swapdims": lambda t: t.swapdims(0, 1),
+    "hsplit": lambda t: t.hsplit(2)[1],
+    "vsplit": lambda t: t.vsplit(3)[1],
+    "chunk": lambda t: t.chunk(2, 1)[1],
+    "split_with_sizes": lambda t: t.split([1, 2])[1],
+    "detach": lambda t: t.detach(),
     "chain": lambda t: t.T.select(0, 1).unflatten(0, (1, 3)).squeeze(0),
 }
 TORCH_WRITES = {

@@ -252,13 +252,13 @@ def expand_as(be: Any, input: Any, other: Any) -> Any:
 @op(family="shape", function=False, method="view_as")
 def view_as(be: Any, input: Any, other: Any) -> Any:
     """A view with ``other``'s shape."""
-    return be.np.reshape(input, tuple(other.shape))
+    return views.reshaped(_reshape(be, input, tuple(other.shape)), input)
 
 
 @op(family="shape", function=False, method="reshape_as")
 def reshape_as(be: Any, input: Any, other: Any) -> Any:
     """Reshape to ``other``'s shape."""
-    return be.np.reshape(input, tuple(other.shape))
+    return views.reshaped(_reshape(be, input, tuple(other.shape)), input)
 
 
 @op(family="shape")
