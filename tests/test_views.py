@@ -146,6 +146,8 @@ TORCH_VIEWS = {
                                      else interop.tensor(1)],
     "0-d integer index in a tuple": lambda t: t[torch.tensor(1) if isinstance(t, torch.Tensor)
                                                 else interop.tensor(1), 1:],
+    "0-d integer slice bound": lambda t: t[1, torch.tensor(2) if isinstance(t, torch.Tensor)
+                                           else interop.tensor(2, backend="dask"):],
     "expand to the same shape": lambda t: t.expand(3, 4),
     "view_as": lambda t: t.view_as(t.reshape(4, 3)),
     "reshape_as": lambda t: t.reshape_as(t.reshape(2, 6)),

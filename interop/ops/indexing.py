@@ -88,18 +88,26 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
 
 
 def _integer_items(index: Any, name: str) -> Any:
-    """0-d integer tensors in ``index`` as Python ints, as torch takes them: the result is a
-    view, not a copy.  A lazy one is a value read, through the ``dask_compute`` gate."""
+    """0-d integer tensors in ``index`` (also as slice bounds) as Python ints, as torch takes
+    them: the result is a view, not a copy.  A lazy one is a value read, through the
+    ``dask_compute`` gate."""
     items = index if isinstance(index, tuple) else (index,)
-    if not any(getattr(i, "ndim", None) == 0 and getattr(i.dtype, "kind", "") in "iu"
-               for i in items):
+    if not any(_is_0d_integer(i) or type(i) is slice and any(
+            _is_0d_integer(b) for b in (i.start, i.stop, i.step)) for i in items):
         return index
-    ints = tuple(_as_int(i, name) if getattr(i, "ndim", None) == 0
-                 and getattr(i.dtype, "kind", "") in "iu" else i for i in items)
+    ints = tuple(slice(*(_as_int(b, name) if _is_0d_integer(b) else b
+                         for b in (i.start, i.stop, i.step))) if type(i) is slice
+                 else _as_int(i, name) if _is_0d_integer(i) else i for i in items)
     return ints if isinstance(index, tuple) else ints[0]
 
 
+def _is_0d_integer(item: Any) -> bool:
+    item = getattr(item, "raw", item)  # slice bounds hold tensors as they were given
+    return getattr(item, "ndim", None) == 0 and getattr(item.dtype, "kind", "") in "iu"
+
+
 def _as_int(item: Any, name: str) -> int:
+    item = getattr(item, "raw", item)
     be = registry.backend_of(item)
     if be is not None and be.lazy:
         item = be.to_host(item, f"{name} with a lazy 0-d index tensor")
