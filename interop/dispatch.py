@@ -263,19 +263,69 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict) ->
 
 
 def write_into(target: Tensor, result: Any, name: str) -> None:
-    """In-place update of ``target``'s buffer, validated before anything is written."""
+    """In-place update of ``target``'s own buffer, validated before anything is written.
+
+    The result may come from another backend (lazy wins for computing ``t.add_(d)``):
+    it is brought onto the target's backend first, so a write never changes its target;
+    a lazy result written into a host target is a value read under ``dask_compute``.
+    """
     dest = target._raw
+    views.check_writable(dest, name)
     rdt = getattr(result, "dtype", None)
     if rdt is not None and rdt != dest.dtype and not dtypes.can_cast(rdt, dest.dtype):
         raise RuntimeError(f"{name}: result type {rdt} can't be cast to the desired output "
                            f"type {dest.dtype}; compute out of place (without the trailing _) "
                            "or convert with .to(dtype) first")
-    shape = getattr(result, "shape", ())
-    if tuple(shape) != tuple(dest.shape):
+    shape = tuple(getattr(result, "shape", ()))
+    if not _same_shape(shape, tuple(dest.shape)):
         raise RuntimeError(f"{name}: output with shape {list(dest.shape)} doesn't match the "
                            f"broadcast shape {list(shape)}")
-    dest[...] = result
-    views.written(dest)
+    views.assign(dest, onto_target(dest, result, name))
+
+
+def _same_shape(a: tuple, b: tuple) -> bool:
+    """Equal shapes; an unknown (NaN) size matches an unknown size at the same place."""
+    return len(a) == len(b) and all(x == y or x != x and y != y for x, y in zip(a, b))
+
+
+def onto_target(dest: Any, raw: Any, name: str) -> Any:
+    """``raw`` (a result, a value or an index) on the backend and device of ``dest``, which
+    is about to be written: a lazy array going into an eager target is a value read, through
+    the ``dask_compute`` gate; host arrays stay as they are for a lazy target (Dask takes them)."""
+    src = _raw_backends.get(type(raw)) or registry.backend_of(raw)
+    target = _raw_backends.get(type(dest)) or registry.backend_of(dest)
+    if src is None or src is target and (not target.multi_device
+                                         or src.device_of(raw) == target.device_of(dest)):
+        return raw
+    if src.lazy and not target.lazy:
+        host = src.to_host(raw, f"{name}: writing a lazy Dask value into a {target.name} tensor")
+        return target.asarray(host, device=target.device_of(dest))
+    if target.lazy and src.name == "numpy":
+        return raw
+    return target.from_foreign(raw, src, device=target.device_of(dest))
+
+
+def _onto_all(dest: Any, x: Any, name: str) -> Any:
+    t = type(x)
+    if t is list or t is tuple:
+        return t([_onto_all(dest, y, name) for y in x])
+    return onto_target(dest, x, name)
+
+
+def unwrap_for_write(target: Tensor, args: tuple, kwargs: dict,
+                     name: str) -> tuple[Backend, list, dict]:
+    """Raw arguments of a call that writes into ``target`` itself (``t[i] = v``): the target
+    stays its own buffer; every other array is brought onto the target's backend and device
+    (after the usual device checks), never the other way round."""
+    u = _Unwrapper()
+    rargs = [u.one(a) for a in args]
+    rkwargs = {k: u.one(v) for k, v in kwargs.items()} if kwargs else {}
+    u.backend()  # mismatched devices raise here, as for any call
+    dest = target._raw
+    if u.mixed:
+        rargs = [dest, *(_onto_all(dest, a, name) for a in rargs[1:])]
+        rkwargs = {k: _onto_all(dest, v, name) for k, v in rkwargs.items()}
+    return _raw_backends.get(type(dest)) or registry.backend_of(dest), rargs, rkwargs
 
 
 def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
@@ -286,6 +336,11 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
             be, rargs, rkwargs = unwrap_call(args, kwargs)  # the value itself, not a tensor
             return call_impl(impl, be or registry.default_backend(), rargs, rkwargs)
         return run_unwrapped
+    if entry.extra.get("writes"):
+        def run_write(cls: type, args: tuple, kwargs: dict) -> Any:
+            be, rargs, rkwargs = unwrap_for_write(args[0], args, kwargs, name)
+            return call_impl(impl, be, rargs, rkwargs)
+        return run_write
     if entry.extra.get("targets"):
         def run_to_target(cls: type, args: tuple, kwargs: dict) -> Any:
             be, rargs, _ = unwrap_call(args[:1], {})  # the operand; the rest say where to go

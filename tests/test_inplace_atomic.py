@@ -76,6 +76,14 @@ CASES: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "setitem-string-value": ("float64", lambda t, b: _set(t, 0, "abc")),
     "setitem-mixed-values": ("float64", lambda t, b: _set(t, 0, [1.0, 2.0, "x"])),
     "fill_-string": ("float64", lambda t, b: t.fill_("a")),
+    "fill_-overflow-int8": ("int8", lambda t, b: t.fill_(1000)),
+    "fill_-overflow-float16": ("float16", lambda t, b: t.fill_(1e10)),
+    "scatter_reduce_-median": ("float64", lambda t, b: t.scatter_reduce_(
+        1, np.array([[0, 1, 0]]), ten(np.ones((1, 3)), b), reduce="median")),
+    "add_-into-broadcast-view": ("float64", lambda t, b: t[:1].expand(2, 3).add_(1.0)),
+    "setitem-into-broadcast-view": ("float64", lambda t, b: _set(t[:1].expand(2, 3), 0, 1.0)),
+    "relu-inplace-into-broadcast-view": ("float64", lambda t, b: interop.relu(
+        t[:1].expand(2, 3), inplace=True)),
     "clamp_-string": ("float64", lambda t, b: t.clamp_(min="a")),
     "bitwise_and_-float": ("float64", lambda t, b: t.bitwise_and_(1)),
     "floordiv-int-by-zero": ("int64", lambda t, b: _ifloordiv(t, 0)),
@@ -117,6 +125,31 @@ def test_failed_inplace_leaves_target_unchanged(case: str, backend: str) -> None
     np.testing.assert_array_equal(after, before, err_msg=case)
     if backend != "dask":
         assert t.raw is raw, f"{case}: the target lost its buffer"
+
+
+TORCH_WORDS = {  # case -> (torch's call, words its message and interop's share)
+    "fill_-overflow-int8": (lambda r, torch: r.fill_(1000),
+                            ("cannot be converted to type int8", "without overflow")),
+    "scatter_reduce_-median": (
+        lambda r, torch: r.scatter_reduce_(1, torch.tensor([[0, 1, 0]]),
+                                           torch.ones(1, 3, dtype=r.dtype), reduce="median"),
+        ("reduce argument must be either sum, prod, mean, amax or amin, got median",)),
+}
+
+
+@pytest.mark.parametrize("case", list(TORCH_WORDS))
+def test_the_error_is_torchs(case: str, backend: str) -> None:
+    """The same RuntimeError as torch, raised at the call (on Dask too, not at compute)."""
+    torch = pytest.importorskip("torch")
+    call, words = TORCH_WORDS[case]
+    reference = torch.from_numpy(np.arange(6).reshape(2, 3).astype(CASES[case][0]))
+    with pytest.raises(RuntimeError) as expected:
+        call(reference, torch)
+    t = ten(np.arange(6).reshape(2, 3), backend, CASES[case][0])
+    with pytest.raises(RuntimeError) as got:
+        CASES[case][1](t, backend)
+    for w in words:
+        assert w in str(got.value) and w in str(expected.value).replace("int8_t", "int8")
 
 
 # Failures that only the values of a lazy (Dask) index reveal: raised when computed.

@@ -215,8 +215,20 @@ def graph_errors(why: str) -> Iterator[None]:
 
 
 def replace_in_place(raw: da.Array, new: da.Array) -> None:
-    """Make ``raw`` compute as ``new`` (the way Dask's own ``__setitem__`` writes)."""
+    """``raw`` becomes ``new`` in place (the way Dask's own ``__setitem__`` does it), so every
+    tensor holding ``raw`` sees the change."""
     raw._meta, raw.dask, raw._name, raw._chunks = new._meta, new.dask, new.name, new.chunks
+
+
+def replace_contents(raw: da.Array, value: Any) -> None:
+    """``raw[...] = value`` for a value of ``raw``'s shape (or broadcastable to it), by taking
+    its graph: Dask's assignment needs known sizes, this does not."""
+    new = value if isinstance(value, da.Array) else da.asarray(value)
+    if new.dtype != raw.dtype:
+        new = new.astype(raw.dtype)
+    if new.ndim != raw.ndim or not has_unknown_sizes(raw) and new.shape != raw.shape:
+        new = da.broadcast_to(new, raw.shape)
+    replace_in_place(raw, new)
 
 
 def _put_masked(block: Any, mask: Any, values: Any) -> Any:
@@ -297,4 +309,4 @@ def _client() -> Any:
 
 
 backend = DaskBackend()
-views.WITHOUT_VIEWS.add(da.Array)
+views.WITHOUT_VIEWS[da.Array] = replace_contents

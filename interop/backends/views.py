@@ -1,16 +1,23 @@
 """Writes through views, on backends whose arrays have no views (Dask).
 
-On NumPy and CuPy, basic indexing (integers, slices, ``...``, ``None``) and
-the layout operations (``reshape``, ``view``, ``flatten``, ``squeeze``,
-``unsqueeze``, ``permute``, ``transpose``, ``T``, ``narrow``, ``split``, ...)
-give views: writing into one changes the tensor it came from, as in torch,
-and code such as scikit-learn's ``_add_to_diagonal(covariances[k])`` relies
-on it.  A Dask array has no shared buffer, so each such result remembers the
-array it came from and how its elements map back, and a write into it is
-replayed, lazily, into that array (and on up the chain).  One way only: a
-view taken earlier does not see later writes into its base.  A reshape of a
-view that is not contiguous (a transpose, a strided slice) is a copy, as
-NumPy's and torch's are.
+On NumPy and CuPy, basic indexing (integers, slices of any step, ``...``,
+``None``, 0-d integer tensors) and the layout operations (``reshape``,
+``view``, ``flatten``, ``squeeze``, ``unsqueeze``, ``permute``, ``movedim``,
+``transpose``, ``T``, ``narrow``, ``select``, ``split``, ``tensor_split``,
+``unflatten``, ``diagonal``, ``real``/``imag``, ...) give views: writing into
+one changes the tensor it came from, as in torch, and code such as
+scikit-learn's ``_add_to_diagonal(covariances[k])`` relies on it.  A Dask
+array has no shared buffer, so each such result remembers the array it came
+from and how its elements map back, and a write into it is replayed, lazily,
+into that array (and on up the chain).  One way only: a view taken earlier
+does not see later writes into its base.  A reshape of a view that is not
+contiguous (a transpose, a strided slice) is a copy, as NumPy's and torch's
+are, unless it only adds or drops dimensions of size 1.
+
+Broadcast views (``expand``, ``broadcast_to``) repeat elements: every write
+into one raises torch's overlap error, on every backend, before anything is
+written.  Every write goes through ``assign`` (whole arrays) or ``put``
+(``t[index] = v`` on Dask).
 """
 
 from __future__ import annotations
@@ -20,8 +27,13 @@ from typing import Any
 
 import numpy as np
 
-WITHOUT_VIEWS: set[type] = set()  # array types of such backends (each adds its own on load)
+WITHOUT_VIEWS: dict[type, Callable[[Any, Any], None]] = {}
+"""Array types of such backends -> how to replace an array's whole contents in place
+(each backend adds its own on load)."""
 _BASE = "_interop_view_of"
+_BROADCAST = "_interop_broadcast"
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
+           "single memory location. Please clone() the tensor before performing the operation.")
 
 
 def _basic(index: Any) -> bool:
@@ -47,14 +59,20 @@ def _contiguous(raw: Any) -> bool:
     return link is None or link[3]
 
 
+def _expanded(items: tuple, ndim: int) -> tuple:
+    """``items`` with ``...`` spelled out as whole-dimension slices."""
+    if Ellipsis not in items:
+        return items + (slice(None),) * (ndim - sum(i is not None for i in items))
+    at = items.index(Ellipsis)
+    rest = sum(i is not None for i in items) - 1
+    return items[:at] + (slice(None),) * (ndim - rest) + items[at + 1:]
+
+
 def _contiguous_index(items: tuple, shape: tuple) -> bool:
     """Basic indices that select one C-contiguous block: integers, then one step-1 slice,
     then whole dimensions."""
-    if Ellipsis in items:
-        at = items.index(Ellipsis)
-        items = items[:at] + (slice(None),) * (len(shape) - len(items) + 1) + items[at + 1:]
     sliced = False  # after the first slice, only whole dimensions keep the block contiguous
-    for item, size in zip(items, shape):
+    for item, size in zip(_expanded(items, len(shape)), shape):
         if size != size:  # NaN: an unknown Dask size; treated as not contiguous
             return False
         if isinstance(item, slice):
@@ -67,26 +85,123 @@ def _contiguous_index(items: tuple, shape: tuple) -> bool:
     return True
 
 
+def _as_forward_slices(items: tuple, shape: tuple) -> tuple[tuple, tuple]:
+    """The same elements selected by step>0 slices only, and the axes to flip back.
+
+    Integers become length-1 slices and negative steps positive ones (Dask's
+    assignment fails on an integer beside a slice, and on negative steps).
+    """
+    out, flips = [], []
+    for axis, (item, size) in enumerate(zip(items, shape)):
+        if isinstance(item, slice):
+            if item.step is not None and item.step < 0 and size == size:
+                picked = range(*item.indices(size))
+                item = slice(picked[-1], picked[0] + 1, -item.step) if picked else slice(0, 0)
+                flips.append(axis)
+        elif size == size:  # an integer (NaN sizes: Dask takes -1 as it is)
+            i = int(item) + size * (int(item) < 0)
+            item = slice(i, i + 1)
+        else:
+            item = slice(int(item), int(item) + 1 or None)
+        out.append(item)
+    return tuple(out), tuple(flips)
+
+
+def _forward(index: Any, shape: tuple) -> tuple[tuple, Callable[[Any], Any]]:
+    """For a basic ``index``: the same elements as step>0 slices only (what Dask's assignment
+    takes), and the map from an array shaped like ``x[index]`` to one shaped like
+    ``x[forward]``."""
+    items = _expanded(index if isinstance(index, tuple) else (index,), len(shape))
+    kept = tuple(i for i in items if i is not None)
+    forward, flips = _as_forward_slices(kept, shape)
+    # from the view's axes to forward's: drop the new axes (None), restore the ints' axes
+    back = tuple(0 if i is None else slice(None) if type(i) is slice else None for i in items)
+    flip = tuple(slice(None, None, -1) if a in flips else slice(None) for a in range(len(kept)))
+
+    def undo(raw: Any) -> Any:
+        raw = raw[back]
+        return raw[flip] if flips else raw
+    return forward, undo
+
+
 def remember(view: Any, base: Any, index: Any) -> Any:
     """``view`` is ``base[index]`` (basic indexing)."""
     if not _tracked(view, base) or not _basic(index):
         return view
+    forward, undo = _forward(index, base.shape)
     items = index if isinstance(index, tuple) else (index,)
-    if any(i is None for i in items):  # new axes of size 1: write into base[rest], reshaped
-        index = tuple(i for i in items if i is not None)
-        shape = base[index].shape
-        return _link(view, base, index, lambda raw: _reshape(raw, shape),
-                     _contiguous_index(index, base.shape))
-    return _link(view, base, index, _same, _contiguous_index(items, base.shape))
+    contiguous = _contiguous_index(tuple(i for i in items if i is not None), base.shape)
+    return _link(view, base, forward, undo, contiguous)
+
+
+def put(base: Any, index: Any, value: Any) -> None:
+    """``base[index] = value`` on a backend without views: basic indices go in as step>0
+    slices, which Dask takes (it fails on an integer beside a slice, on negative steps and
+    on empty selections)."""
+    if not _basic(index):
+        base[index] = value
+        return
+    shape = base[index].shape
+    if 0 in shape:
+        return  # nothing selected, nothing to write
+    forward, undo = _forward(index, base.shape)
+    if getattr(value, "ndim", 0) == 0:
+        base[forward] = value
+        return
+    if tuple(value.shape) != tuple(shape):
+        value = np.broadcast_to(value, shape)  # Dask's own, through __array_function__
+    base[forward] = undo(value)
+
+
+def merged(view: Any, base: Any, merge: Callable[[Any, Any], Any]) -> Any:
+    """``view`` is part of ``base`` that no index selects (``real``, ``diagonal``): a write
+    into it replaces ``base`` by ``merge(base, view)``."""
+    if not _tracked(view, base):
+        return view
+    return _link(view, base, Ellipsis, lambda raw: merge(base, raw), False)
+
+
+def broadcast(view: Any, base: Any) -> Any:
+    """``view`` repeats ``base``'s elements (expand, broadcast_to): writing into it raises."""
+    if _tracked(view, base):
+        setattr(view, _BROADCAST, True)
+    return view
+
+
+def check_writable(raw: Any, name: str) -> None:
+    """torch's error for a write into a tensor whose elements share memory (a broadcast view),
+    raised before anything is written, on every backend."""
+    shared = getattr(raw, _BROADCAST, False) if type(raw) in WITHOUT_VIEWS else any(
+        stride == 0 and size > 1
+        for stride, size in zip(getattr(raw, "strides", ()), getattr(raw, "shape", ()))) \
+        and getattr(raw, "size", 0) > 0
+    if shared:
+        raise RuntimeError(f"{name}: {OVERLAP}")
+
+
+def assign(dest: Any, value: Any) -> None:
+    """``dest[...] = value`` (same shape, castable dtype), also into the arrays ``dest`` is a
+    view of; on backends without views ``dest`` takes ``value``'s contents whole, which works
+    on unknown (NaN) sizes too."""
+    replace = WITHOUT_VIEWS.get(type(dest))
+    if replace is None:
+        dest[...] = value
+    else:
+        replace(dest, value)
+    written(dest)
 
 
 def reshaped(view: Any, base: Any) -> Any:
     """``view`` holds ``base``'s elements in another shape (reshape, view, flatten, squeeze);
-    a copy if ``base`` is not contiguous."""
-    if not _tracked(view, base) or not _contiguous(base):
+    a copy if ``base`` is not contiguous, unless only dimensions of size 1 come or go."""
+    if not _tracked(view, base) or not (_contiguous(base) or _unit_dims_only(view, base)):
         return view
     shape = base.shape
     return _link(view, base, Ellipsis, lambda raw: _reshape(raw, shape), True)
+
+
+def _unit_dims_only(view: Any, base: Any) -> bool:
+    return [s for s in view.shape if s != 1] == [s for s in base.shape if s != 1]
 
 
 def permuted(view: Any, base: Any, axes: Any) -> Any:
@@ -101,16 +216,15 @@ def permuted(view: Any, base: Any, axes: Any) -> Any:
 
 def written(raw: Any) -> None:
     """``raw`` was just written in place: replay the write into the arrays it is a view of."""
-    link = getattr(raw, _BASE, None) if type(raw) in WITHOUT_VIEWS else None
+    link = getattr(raw, _BASE, None) if type(raw) in WITHOUT_VIEWS and raw.size != 0 else None
     while link is not None:
         base, index, undo, _ = link
-        base[index] = undo(raw)
+        if index is Ellipsis:
+            WITHOUT_VIEWS[type(base)](base, undo(raw))
+        else:
+            base[index] = undo(raw)
         link = getattr(base, _BASE, None)
         raw = base
-
-
-def _same(raw: Any) -> Any:
-    return raw
 
 
 def _reshape(raw: Any, shape: tuple) -> Any:

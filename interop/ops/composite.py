@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..backends import views
 from ..backends.registry import host_values, python_value
 from ._args import cast, check_dim, float_input, ordered, promote
 from .reductions import values_indices
@@ -322,7 +323,8 @@ def unflatten(be: Any, input: Any, dim: int, sizes: Any) -> Any:
     if -1 in sizes:
         known = math.prod(s for s in sizes if s != -1)
         sizes[sizes.index(-1)] = input.shape[d] // known if known else 0
-    return be.np.reshape(input, (*input.shape[:d], *sizes, *input.shape[d + 1:]))
+    return views.reshaped(be.np.reshape(input, (*input.shape[:d], *sizes, *input.shape[d + 1:])),
+                          input)
 
 
 @cop(method=False, torch=_names("tensor_split"), family="composite")
@@ -339,7 +341,8 @@ def tensor_split(be: Any, input: Any, indices_or_sections: Any, dim: int = 0) ->
     else:
         bounds = [0, *[min(max(int(i), 0), size) for i in spec], size]
     pre = (slice(None),) * d
-    return tuple(input[(*pre, slice(lo, max(lo, hi)))] for lo, hi in zip(bounds, bounds[1:]))
+    parts = ((*pre, slice(lo, max(lo, hi))) for lo, hi in zip(bounds, bounds[1:]))
+    return tuple(views.remember(input[part], input, part) for part in parts)
 
 
 def _split_at(name: str, dim: int, min_ndim: int) -> None:
@@ -369,7 +372,8 @@ def select(be: Any, input: Any, dim: int, index: int) -> Any:
     if not -input.shape[d] <= index < input.shape[d]:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {d}")
-    return input[(slice(None),) * d + (index,)]
+    index = (slice(None),) * d + (index,)
+    return views.remember(input[index], input, index)
 
 
 @cop(method=False, torch=_names("argwhere"), family="composite")

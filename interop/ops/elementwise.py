@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..backends import views
 from ..backends.registry import python_value
 from ..errors import UnsupportedDtypeError
 from ._args import cast, fits_dtype, float_input, ordered, promote
@@ -335,8 +336,10 @@ def equal(be: Any, input: Any, other: Any) -> bool:
 
 @op(method="real", property=True, function=True, family="elementwise")
 def real(be: Any, input: Any) -> Any:
-    """Real part (a view for complex NumPy tensors)."""
-    return input.real
+    """Real part (a view for complex tensors, on Dask too)."""
+    if input.dtype.kind != "c":
+        return input
+    return views.merged(input.real, input, lambda base, raw: raw + 1j * base.imag)
 
 
 @op(method="imag", property=True, function=True, family="elementwise")
@@ -345,7 +348,7 @@ def imag(be: Any, input: Any) -> Any:
     if input.dtype.kind != "c":
         from ..errors import NoImaginaryPartError
         raise NoImaginaryPartError("imag is not implemented for tensors with non-complex dtypes.")
-    return input.imag
+    return views.merged(input.imag, input, lambda base, raw: base.real + 1j * raw)
 
 
 @op(family="elementwise")

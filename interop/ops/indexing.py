@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from .. import dtypes
-from ..backends import views
+from ..backends import registry, views
 from ..errors import IndexOutOfRangeError, InvalidIndexError
 from ._args import cast, check_dim, promote, whole_arrays
 from .registry import op
@@ -43,6 +43,7 @@ def _check_index(input: Any, index: Any, name: str) -> None:
     torch=("torch.Tensor.__getitem__",))
 def getitem(be: Any, input: Any, index: Any) -> Any:
     """t[index]: basic (views), advanced (copies) and boolean indexing."""
+    index = _integer_items(index, "t[index]")
     _check_index(input, index, "t[index]")
     if be.lazy:
         if getattr(index, "dtype", None) == bool:
@@ -66,25 +67,55 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
 
 
 @op("__setitem__", function=False, method="__setitem__", family="indexing",
-    torch=("torch.Tensor.__setitem__",))
+    torch=("torch.Tensor.__setitem__",), writes=True)
 def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
-    """t[index] = value, written through to the buffer (values cast to t's dtype)."""
+    """t[index] = value, written through to t's own buffer (values cast to t's dtype)."""
+    views.check_writable(input, "t[index] = value")
+    index = _integer_items(index, "t[index] = value")
     _check_index(input, index, "t[index] = value")
     if getattr(value, "dtype", None) is not None and value.dtype != input.dtype:
         value = value.astype(input.dtype)
     elif isinstance(value, (list, tuple)):  # converted whole first: NumPy would write the
         value = be.np.asarray(value, dtype=input.dtype)  # leading entries, then fail on a bad one
-    if be.lazy:
-        if getattr(index, "dtype", None) == bool and getattr(value, "dask", None) is not None \
-                and be.assign_masked(input, index, value):  # values of unknown size, lazily
-            views.written(input)
-            return
-        index = _checked_when_run(index, input.shape, "t[index] = value")
+    if be.lazy and getattr(index, "dtype", None) == bool and getattr(value, "dask", None) is not None \
+            and be.assign_masked(input, index, value):  # values of unknown size, lazily
+        views.written(input)
+        return
     try:
-        input[index] = value
+        if be.lazy:
+            views.put(input, _checked_when_run(index, input.shape, "t[index] = value"), value)
+        else:
+            input[index] = value
     except IndexError as exc:
         raise _index_error("t[index] = value", exc) from None
     views.written(input)
+
+
+def _integer_items(index: Any, name: str) -> Any:
+    """0-d integer tensors in ``index`` (also as slice bounds) as Python ints, as torch takes
+    them: the result is a view, not a copy.  A lazy one is a value read, through the
+    ``dask_compute`` gate."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(_is_0d_integer(i) or type(i) is slice and any(
+            _is_0d_integer(b) for b in (i.start, i.stop, i.step)) for i in items):
+        return index
+    ints = tuple(slice(*(_as_int(b, name) if _is_0d_integer(b) else b
+                         for b in (i.start, i.stop, i.step))) if type(i) is slice
+                 else _as_int(i, name) if _is_0d_integer(i) else i for i in items)
+    return ints if isinstance(index, tuple) else ints[0]
+
+
+def _is_0d_integer(item: Any) -> bool:
+    item = getattr(item, "raw", item)  # slice bounds hold tensors as they were given
+    return getattr(item, "ndim", None) == 0 and getattr(item.dtype, "kind", "") in "iu"
+
+
+def _as_int(item: Any, name: str) -> int:
+    item = getattr(item, "raw", item)
+    be = registry.backend_of(item)
+    if be is not None and be.lazy:
+        item = be.to_host(item, f"{name} with a lazy 0-d index tensor")
+    return int(item)
 
 
 def _checked_when_run(index: Any, shape: tuple, name: str) -> Any:

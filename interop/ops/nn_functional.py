@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..backends import views
 from ..backends.registry import python_value
 from ._args import check_dim, float_input, int_arg, ordered
 from .registry import op
@@ -33,10 +34,11 @@ def names(name: str, *, torch_fn: bool = False, tensor: bool = False) -> tuple[s
 
 
 def in_place(be: Any, input: Any, result: Any, inplace: bool) -> Any:
-    """``inplace=True``: write into ``input``'s buffer (eager backends) and return it."""
-    if not inplace or be.lazy:
+    """``inplace=True``: write into ``input``'s buffer (on Dask, its graph) and return it."""
+    if not inplace:
         return result
-    input[...] = result
+    views.check_writable(input, "inplace=True")
+    views.assign(input, result)
     return input
 
 

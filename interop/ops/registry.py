@@ -46,7 +46,7 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        aliases: tuple[str, ...] = (), creation: bool = False, out: bool = False,
        property: bool = False, family: str = "", wrap: bool = True,
        targets: bool = False, all_dims_if_empty: bool = False,
-       tensor_dim_is_other: bool = False,
+       tensor_dim_is_other: bool = False, writes: bool = False,
        lacks: dict[str, str] | None = None) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
@@ -56,6 +56,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
     ``all_dims_if_empty``: ``dim=()`` means every dimension (torch's sum, mean, amax, ...);
     ``tensor_dim_is_other``: a tensor where ``dim`` stands is an operand (``torch.max(x, y)``).
     Dimension arguments are normalised before ``impl`` runs (``interop.ops.normalize``).
+    ``writes=True``: the first argument is written in place (``t[i] = v``): it keeps its
+    backend, and the other arguments are brought onto it.
     ``lacks={"dask": "why"}``: the backends whose library cannot express it; calls there raise
     ``BackendLacksError``, and the tests and the support matrix read the same declaration.
     """
@@ -78,7 +80,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
                         aliases=aliases, creation=creation, out=out, family=family, property=property,
                         doc=(impl.__doc__ or "").strip(),
                         extra={**({} if wrap else {"wrap": False}),
-                               **({"targets": True} if targets else {})},
+                               **({"targets": True} if targets else {}),
+                               **({"writes": True} if writes else {})},
                         lacks=dict(lacks or {}))
         return impl
     return register

@@ -223,13 +223,22 @@ def expand(be: Any, input: Any, *sizes: Any) -> Any:
         raise RuntimeError(f"expand: the number of sizes provided ({len(sizes)}) must be greater "
                            f"or equal to the number of dimensions in the tensor ({input.ndim})")
     full = tuple(input.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
-    return be.np.broadcast_to(input, full)
+    return _broadcast_view(be, input, full)
+
+
+def _broadcast_view(be: Any, input: Any, shape: tuple) -> Any:
+    """``input`` broadcast to ``shape``: a plain (writable) view when no element repeats,
+    else a view whose writes raise torch's overlap error (on Dask too)."""
+    lead = len(shape) - input.ndim
+    if all(n == 1 for n in shape[:lead]) and tuple(shape[lead:]) == tuple(input.shape):
+        return views.reshaped(_reshape(be, input, shape), input)
+    return views.broadcast(be.np.broadcast_to(input, shape), input)
 
 
 @op(family="shape", method=True)
 def broadcast_to(be: Any, input: Any, shape: Any) -> Any:
     """Broadcast to ``shape`` without copying."""
-    return be.np.broadcast_to(input, tuple(shape))
+    return _broadcast_view(be, input, tuple(shape))
 
 
 @op(family="shape", method=False, aliases=("broadcast_arrays",))
@@ -253,19 +262,19 @@ def broadcast_shapes(be: Any, *shapes: Any) -> tuple:
 @op(family="shape", function=False, method="expand_as")
 def expand_as(be: Any, input: Any, other: Any) -> Any:
     """Broadcast to ``other``'s shape."""
-    return be.np.broadcast_to(input, tuple(other.shape))
+    return _broadcast_view(be, input, tuple(other.shape))
 
 
 @op(family="shape", function=False, method="view_as")
 def view_as(be: Any, input: Any, other: Any) -> Any:
     """A view with ``other``'s shape."""
-    return be.np.reshape(input, tuple(other.shape))
+    return views.reshaped(_reshape(be, input, tuple(other.shape)), input)
 
 
 @op(family="shape", function=False, method="reshape_as")
 def reshape_as(be: Any, input: Any, other: Any) -> Any:
     """Reshape to ``other``'s shape."""
-    return be.np.reshape(input, tuple(other.shape))
+    return views.reshaped(_reshape(be, input, tuple(other.shape)), input)
 
 
 @op(family="shape")
@@ -316,7 +325,18 @@ def movedim(be: Any, input: Any, source: Any, destination: Any) -> Any:
     """Move dimensions to new positions (a view)."""
     for d in (source, destination):
         check_dim("movedim", dim_arg(d), input.ndim)
-    return be.np.moveaxis(input, source, destination)
+    return views.permuted(be.np.moveaxis(input, source, destination), input,
+                          _moved_order(input.ndim, source, destination))
+
+
+def _moved_order(ndim: int, source: Any, destination: Any) -> list:
+    """The permutation ``moveaxis(x, source, destination)`` applies (NumPy's own rule)."""
+    pairs = zip(*(np.atleast_1d(d) % max(ndim, 1) for d in (source, destination)))
+    src_dst = sorted((int(d), int(s)) for s, d in pairs)
+    order = [n for n in range(ndim) if n not in {s for _, s in src_dst}]
+    for dest, src in src_dst:
+        order.insert(dest, src)
+    return order
 
 
 @op(family="shape", aliases=("unstack",))
@@ -418,8 +438,26 @@ def triu(be: Any, input: Any, diagonal: int = 0) -> Any:
 
 @op(family="shape")
 def diagonal(be: Any, input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
-    """The diagonal of each matrix (dimensions dim1, dim2), as a view."""
-    return be.np.diagonal(input, offset=offset, axis1=dim1, axis2=dim2)
+    """The diagonal of each matrix (dimensions dim1, dim2), as a writable view."""
+    out = be.np.diagonal(input, offset=offset, axis1=dim1, axis2=dim2)
+    if getattr(out, "flags", None) is not None and not out.flags.writeable \
+            and input.flags.writeable:
+        out.flags.writeable = True  # NumPy's diagonal is read-only only for backward compatibility
+    return views.merged(out, input, lambda base, raw: _with_diagonal(be, base, raw, offset,
+                                                                      dim1, dim2))
+
+
+def _with_diagonal(be: Any, base: Any, values: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """``base`` with its diagonal (``offset``, dims ``dim1``, ``dim2``) replaced by ``values``."""
+    d1, d2 = dim1 % base.ndim, dim2 % base.ndim
+    moved = be.np.moveaxis(base, (d1, d2), (-2, -1))
+    rows, cols = moved.shape[-2:]
+    on = np.eye(rows, cols, k=offset, dtype=bool)
+    # values[..., i] goes to row i + max(-offset, 0): pad them to one value per row
+    first = max(-offset, 0)
+    pad = [(0, 0)] * (values.ndim - 1) + [(first, rows - first - values.shape[-1])]
+    placed = be.np.pad(values, pad)[..., :, None]
+    return be.np.moveaxis(be.np.where(on, placed, moved), (-2, -1), (d1, d2))
 
 
 @op(family="shape")

@@ -46,8 +46,6 @@ def _reduce_into(be: Any, out: Any, where: Any, values: Any, reduce: str,
     """Reduce ``values`` into ``out[where]`` (duplicates combine), as torch's scatter_reduce:
     ``include_self=False`` ignores ``out``'s old values where something lands; ``mean``
     divides by the count (floor division for integers)."""
-    if reduce not in _REDUCE:
-        raise RuntimeError(f"reduce argument must be one of {sorted(_REDUCE)}, got {reduce!r}")
     if not include_self:
         out[where] = _identity(out.dtype, reduce)
     getattr(be.np, _REDUCE[reduce]).at(out, where, values)
@@ -144,6 +142,9 @@ def _scatter_reduce(be: Any, input: Any, dim: int, index: Any, src: Any, reduce:
 def scatter_reduce(be: Any, input: Any, dim: int, index: Any, src: Any, reduce: str, *,
                    include_self: bool = True) -> Any:
     """Reduce (sum, prod, mean, amax, amin) ``src`` into ``input`` at ``index`` along ``dim``."""
+    if reduce not in _REDUCE:  # checked now: on Dask the task would fail later, the target lost
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
     d = check_dim("scatter_reduce", dim, input.ndim) or 0
     return _written(be, lambda b, *a: _scatter_reduce(b, *a, reduce, include_self), input, d,
                     index, src)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes
+from ..backends import views
 from ..errors import ShapeError
 from ._args import size_arg
 from .reductions import _acc_dtype
@@ -25,7 +26,7 @@ def H(be: Any, input: Any) -> Any:  # noqa: N802
     if input.ndim not in (0, 2):
         raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{input.ndim}-D tensor; use .mH for batches of matrices")
-    return _conj(be, be.np.transpose(input))
+    return _conj(be, views.permuted(be.np.transpose(input), input, range(input.ndim)[::-1]))
 
 
 @op("mH", function=False, property=True, family="shape", torch=("torch.Tensor.mH.__get__",))
@@ -34,7 +35,8 @@ def mH(be: Any, input: Any) -> Any:  # noqa: N802
     if input.ndim < 2:
         raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
                            f"Got {input.ndim}-D tensor.")
-    return _conj(be, be.np.swapaxes(input, -1, -2))
+    axes = [*range(input.ndim - 2), input.ndim - 1, input.ndim - 2]
+    return _conj(be, views.permuted(be.np.swapaxes(input, -1, -2), input, axes))
 
 
 def _new(be: Any, input: Any, fn: str, size: Any, *fill: Any, dtype: Any, device: Any) -> Any:
