@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.registry import python_int
-from ..errors import UnsupportedDtypeError
+from ..errors import NumberOverflowError, UnsupportedDtypeError
 
 
 def dim_arg(dim: Any = None, axis: Any = None) -> Any:
@@ -99,8 +99,8 @@ def wrapped_int(x: int, dtype: Any) -> Any:
     if info.min <= x <= info.max:
         return x
     if not -2 ** 63 <= x < 2 ** 64:
-        raise RuntimeError(f"Overflow when unpacking long: the Python int {x} does not fit in "
-                           "64 bits; use a float (float(x)) or a smaller number")
+        raise NumberOverflowError(f"Overflow when unpacking long: the Python int {x} does not "
+                                  "fit in 64 bits; use a float (float(x)) or a smaller number")
     span = 1 << (8 * dtype.itemsize)
     return dtype.type((x - info.min) % span + info.min)
 
@@ -114,10 +114,17 @@ def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
     info = np.iinfo(dtype)
     if not (isinstance(number, (int, np.integer)) or np.isfinite(number)) or \
             not info.min <= number < info.max + 1:
-        raise RuntimeError(f"{name}(): value cannot be converted to type {dtype} without "
-                           f"overflow: {value!r} is outside [{info.min}, {info.max}]; pick a "
-                           "wider dtype or a value in range")
+        raise NumberOverflowError(f"{name}(): value cannot be converted to type {dtype} without "
+                                  f"overflow: {value!r} is outside [{info.min}, {info.max}]; "
+                                  "pick a wider dtype or a value in range")
     return value
+
+
+def kept_scalars(name: str, dtype: Any, *xs: Any) -> tuple[Any, ...]:
+    """``xs`` with Python numbers checked against ``dtype``: a value put into a tensor (fill,
+    where, clamp bounds) must fit its dtype, where arithmetic wraps (``promote``)."""
+    return tuple(fits_dtype(name, x, np.dtype(dtype)) if type(x) in (int, float) else x
+                 for x in xs)
 
 
 def ordered(name: str, x: Any) -> Any:

@@ -16,6 +16,7 @@ from .. import dtypes
 from ..backends import registry
 from ..backends.base import Device
 from ..errors import ShapeError
+from ._args import kept_scalars
 from .registry import op
 
 
@@ -314,6 +315,7 @@ def fill(be: Any, input: Any, value: Any) -> Any:
         except TypeError as exc:
             raise TypeError(f"fill_(): argument 'value' must be a number ({exc}); pass a bool, "
                             "int, float or complex") from None
+    (value,) = kept_scalars("fill_", input.dtype, value)  # a value Dask would fail on later
     return be.np.full_like(input, value)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.registry import python_value
 from ..errors import UnsupportedDtypeError
-from ._args import cast, fits_dtype, float_input, ordered, promote
+from ._args import cast, fits_dtype, float_input, kept_scalars, ordered, promote
 from .registry import op
 
 # name: (backend function, kind, array-api/NumPy aliases)
@@ -285,6 +285,7 @@ def clamp(be: Any, input: Any, min: Any = None, max: Any = None) -> Any:  # noqa
     bounds = [x for x in (min, max) if x is not None]
     dt = dtypes.result_type(input, *bounds)
     ordered("clamp", np.empty(0, dt))
+    min, max = kept_scalars("clamp", dt, min, max)  # noqa: A001
     if any(getattr(x, "dtype", None) is None for x in bounds):
         refuse_kinds("clamp", dt)
     out = cast(input, dt)
