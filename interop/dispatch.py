@@ -498,8 +498,15 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
 
 
 def _fits_int(x: int, dtype: np.dtype) -> bool:
-    info = np.iinfo(dtype)
-    return info.min <= x <= info.max
+    """True if ``dtype`` (an integer dtype) holds ``x``; else the operator wraps x, as torch."""
+    bounds = _int_bounds.get(dtype)
+    if bounds is None:
+        info = np.iinfo(dtype)
+        bounds = _int_bounds[dtype] = (int(info.min), int(info.max))
+    return bounds[0] <= x <= bounds[1]
+
+
+_int_bounds: dict[np.dtype, tuple[int, int]] = {}
 
 
 _UNARY_DUNDERS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})

@@ -52,7 +52,7 @@ def size_arg(size: tuple) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(python_int(s, "a size") for s in size)
+    return tuple(s if type(s) is int else python_int(s, "a size") for s in size)
 
 
 def int_arg(name: str, what: str, x: Any) -> int:
@@ -92,30 +92,35 @@ def wrapped_int(x: int, dtype: Any) -> Any:
 
     Beyond int64 and uint64 torch raises; so does interop, naming the fix.
     """
-    dtype = np.dtype(dtype)
-    if dtype.kind not in "iu":
+    if 0 <= x < 128:  # every dtype holds these: the common case, decided at once
         return x
-    info = np.iinfo(dtype)
-    if info.min <= x <= info.max:
+    bounds = INT_BOUNDS.get(np.dtype(dtype))
+    if bounds is None or bounds[0] <= x <= bounds[1]:
         return x
     if not -2 ** 63 <= x < 2 ** 64:
         raise NumberOverflowError(f"Overflow when unpacking long: the Python int {x} does not "
                                   "fit in 64 bits; use a float (float(x)) or a smaller number")
-    span = 1 << (8 * dtype.itemsize)
-    return dtype.type((x - info.min) % span + info.min)
+    span = bounds[1] - bounds[0] + 1
+    return np.dtype(dtype).type((x - bounds[0]) % span + bounds[0])
+
+
+INT_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+              for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                        np.uint64)}
+"""(min, max) of each integer dtype (np.iinfo is slow to build on every call)."""
 
 
 def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
     """``value`` unchanged if ``dtype`` can hold it; nan, inf and out-of-range numbers into an
     integer dtype raise, as torch's do (NumPy would store a wrapped or undefined value)."""
-    if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+    bounds = INT_BOUNDS.get(np.dtype(dtype))
+    if bounds is None or isinstance(value, (bool, np.bool_)):
         return value
     number = value.real if isinstance(value, complex) else value
-    info = np.iinfo(dtype)
     if not (isinstance(number, (int, np.integer)) or np.isfinite(number)) or \
-            not info.min <= number < info.max + 1:
+            not bounds[0] <= number < bounds[1] + 1:
         raise NumberOverflowError(f"{name}(): value cannot be converted to type {dtype} without "
-                                  f"overflow: {value!r} is outside [{info.min}, {info.max}]; "
+                                  f"overflow: {value!r} is outside [{bounds[0]}, {bounds[1]}]; "
                                   "pick a wider dtype or a value in range")
     return value
 

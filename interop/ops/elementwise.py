@@ -129,7 +129,8 @@ def check_int_division(be: Any, name: str, divisor: Any) -> None:
     since checking a Dask operand would compute it."""
     dt = getattr(divisor, "dtype", None)
     is_int = dt.kind in "iu" if dt is not None else isinstance(divisor, int)
-    if is_int and not be.lazy and bool(be.np.any(be.np.asarray(divisor) == 0)):
+    if is_int and not be.lazy and python_value(be.np.any(be.np.asarray(divisor) == 0),
+                                               f"{name}(): checking for a zero divisor"):
         raise RuntimeError(f"ZeroDivisionError: {name}: integer division by zero; use floating "
                            "point operands (t.float()) to get inf/nan instead")
 
@@ -144,7 +145,7 @@ def int_pow(be: Any, a: Any, b: Any) -> Any:
     if kind in ("u", "b") or kind is None:  # no negative exponent: a Python int
         return be.np.power(a, b)                        # stays weak (the base's dtype, NEP 50)
     negative = b < 0
-    if not bool(be.np.any(negative)) if not be.lazy else False:
+    if not be.lazy and not python_value(be.np.any(negative), "pow(): negative exponents"):
         return be.np.power(a, b)
     safe = be.np.power(a, be.np.where(negative, 0, b))
     ones = be.np.where(be.np.remainder(b, 2) == 0, 1, -1).astype(safe.dtype)
