@@ -121,6 +121,7 @@ CASES = {
     # complex numbers have no order
     "complex <": lambda lib, t: t(COMPLEX, "complex64") < t(COMPLEX, "complex64"),
     "complex ge": lambda lib, t: lib.ge(t(COMPLEX, "complex64"), 0),
+    "float < 2j": lambda lib, t: t([1.0, 2.0], "float32") < 2j,
     "complex max": lambda lib, t: t(COMPLEX, "complex64").max(),
     "complex max dim": lambda lib, t: t(COMPLEX, "complex64").max(0),
     "complex amin": lambda lib, t: lib.amin(t(COMPLEX, "complex64")),

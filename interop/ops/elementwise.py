@@ -224,7 +224,7 @@ for _name, (_fname, _kind, _aliases) in BINARY.items():
 def add(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """input + alpha * other, with torch's promotion."""
     a, b = promote(input, other)
-    return be.np.add(a, b if alpha == 1 else _scaled("add", a, b, alpha))
+    return be.np.add(a, b if alpha == 1 else _scaled(be, "add", a, b, alpha))
 
 
 @op(inplace=True, aliases=("subtract",), out=True, family="elementwise")
@@ -235,12 +235,12 @@ def sub(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
                            "If you are trying to invert a mask, use the `~` or "
                            "`logical_not()` operator instead.")
     a, b = promote(input, other)
-    return be.np.subtract(a, b if alpha == 1 else _scaled("sub", a, b, alpha))
+    return be.np.subtract(a, b if alpha == 1 else _scaled(be, "sub", a, b, alpha))
 
 
-def _scaled(name: str, a: Any, b: Any, alpha: Any) -> Any:
+def _scaled(be: Any, name: str, a: Any, b: Any, alpha: Any) -> Any:
     """``alpha * b`` with torch's checks: alpha must fit the result's kind, not promote it."""
-    dt = dtypes.result_type(a, b)
+    dt = be.dtype_of(a if hasattr(a, "dtype") else b)  # promoted already: the result's dtype
     kind = dt.kind
     if kind in "biu" and isinstance(alpha, float) or kind != "c" and isinstance(alpha, complex):
         raise RuntimeError(f"{name}(): for {'integral' if kind in 'biu' else 'non-complex'} "
