@@ -13,7 +13,7 @@ subclass, which is what the default handler would produce).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -212,6 +212,18 @@ def backend_error(name: str, exc: Exception) -> Exception:
     and its messages name ufuncs, not the operation the user called.
     """
     msg = str(exc)
+    if isinstance(exc, OverflowError):
+        return errors.NumberOverflowError(f"{name}: {msg.strip()}; the value does not fit the "
+                                          "tensor's dtype: use a wider dtype (t.long(), "
+                                          "t.double()) or a value in range")
+    if isinstance(exc, MemoryError):
+        return errors.OutOfMemoryError(f"{name}: {msg.strip()}; the result needs more memory "
+                                       "than there is: use smaller sizes, or backend='dask' "
+                                       "to work in chunks, out of core")
+    if isinstance(exc, ValueError) and "read-only" in msg:
+        return errors.ReadOnlyError(f"{name}: {msg.strip()} (a NumPy array with writeable=False, "
+                                    "or a broadcast view); write into a copy (t.clone()) or "
+                                    "make the array writeable")
     if isinstance(exc, np.linalg.LinAlgError):
         return errors.LinAlgError(f"{name}: {msg.strip()}; the matrix must be invertible (or "
                                   "positive definite for cholesky): check its values")
@@ -225,6 +237,8 @@ def backend_error(name: str, exc: Exception) -> Exception:
                     "(add dimensions with unsqueeze or reshape)")
         elif "reshape" in msg or "size of new array" in msg:
             hint = "the new shape must hold the same number of elements"
+        elif "too big" in msg or "Maximum allowed size" in msg:
+            hint = "the result would not fit in memory: use smaller sizes"
         else:
             hint = "check the arguments' shapes and values"
         return errors.ShapeError(f"{name}: {msg.strip()}; {hint}")
@@ -249,9 +263,17 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict) ->
     """``impl`` on raw arguments; a backend's exception is restated as torch would raise it."""
     try:
         return impl(be, *rargs, **rkwargs)
-    except (ValueError, TypeError, IndexError, NotImplementedError) as exc:
+    except (ValueError, TypeError, IndexError, NotImplementedError, AttributeError,
+            OverflowError, MemoryError) as exc:
         if type(exc).__module__ == errors.__name__ or hasattr(exc, "interop_graph_error"):
             raise  # already stated by interop, or raised by a task of an earlier Dask graph
+        misplaced = _not_an_operand(getattr(impl, "__name__", "operation"), rargs)
+        if misplaced is not None and isinstance(exc, (TypeError, AttributeError)):
+            raise misplaced from exc
+        if isinstance(exc, AttributeError):
+            raise
+        if isinstance(exc, (OverflowError, MemoryError)):
+            raise backend_error(getattr(impl, "__name__", "operation"), exc) from exc
         explained = be.explain_error(getattr(impl, "__name__", "operation"), rargs, exc) \
             if be is not None else None
         if explained is not None:
@@ -260,6 +282,20 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict) ->
                 ("numpy", "cupy", "dask")) or type(exc) is IndexError and _raised_by_backend(exc):
             raise backend_error(getattr(impl, "__name__", "operation"), exc) from exc
         raise
+
+
+def _not_an_operand(name: str, rargs: list) -> TypeError | None:
+    """A TypeError naming the argument if a positional one (or an element of a list of
+    tensors) is None or an iterator where a tensor goes: what made ``impl`` fail."""
+    for i, a in enumerate(rargs, 1):
+        items = [(f"element {j} of argument {i}", x) for j, x in enumerate(a)] \
+            if type(a) in _SEQ else [(f"argument {i}", a)]
+        for where, x in items:
+            if x is None or isinstance(x, Iterator):
+                fix = "pass a tensor" if x is None else "make a tensor first: interop.tensor(list(x))"
+                return TypeError(f"{name}(): {where} must be a tensor, not "
+                                 f"{type(x).__name__}; {fix}")
+    return None
 
 
 def write_into(target: Tensor, result: Any, name: str) -> None:
@@ -356,6 +392,10 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
         out = kwargs.pop("out", None) if kwargs else None
         if out is None:
             return run_op(impl, creation, cls, args, kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be a Tensor, not "
+                            f"{type(out).__name__}; pass an interop tensor (interop.as_tensor("
+                            "array) shares a NumPy array's memory)")
         be, rargs, rkwargs = unwrap_call((*args, out), kwargs)
         write_into(out, call_impl(impl, be, rargs[:-1], rkwargs), name)
         return out
@@ -493,12 +533,10 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
                 return slow(self, other)
             a = self._raw
             kind = getattr(a.dtype, "kind", "?")
-            if not a.ndim or kind not in kinds or not (kind in "fc" or to is int and kind != "b"):
-                return slow(self, other)
-            try:
-                raw = fast(other, a) if swap else fast(a, other)
-            except OverflowError:
+            if not a.ndim or kind not in kinds or not (kind in "fc" or to is int and kind != "b") \
+                    or kind in "iu" and not -128 <= other < 128 and not _fits_int(other, a.dtype):
                 return slow(self, other)  # an int beyond the dtype: torch wraps it (promote)
+            raw = fast(other, a) if swap else fast(a, other)
         else:
             return slow(self, other)
         if cls is Tensor:
@@ -516,6 +554,18 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
     public.__module__ = "interop"
     public._interop_run = run
     return public
+
+
+def _fits_int(x: int, dtype: np.dtype) -> bool:
+    """True if ``dtype`` (an integer dtype) holds ``x``; else the operator wraps x, as torch."""
+    bounds = _int_bounds.get(dtype)
+    if bounds is None:
+        info = np.iinfo(dtype)
+        bounds = _int_bounds[dtype] = (int(info.min), int(info.max))
+    return bounds[0] <= x <= bounds[1]
+
+
+_int_bounds: dict[np.dtype, tuple[int, int]] = {}
 
 
 _UNARY_DUNDERS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})

@@ -34,6 +34,21 @@ class UnsupportedDtypeError(TypeError, NotImplementedError):
     bitwise_and on floats, TypeError for the operator; NumPy: TypeError)."""
 
 
+class NumberOverflowError(OverflowError, RuntimeError, ValueError):
+    """A number its dtype cannot hold: ``full((2,), 300, dtype=int8)``, a Python int beyond 64
+    bits (torch: RuntimeError, OverflowError or ValueError by call; NumPy: OverflowError)."""
+
+
+class OutOfMemoryError(MemoryError, RuntimeError):
+    """A result larger than the memory there is (torch: RuntimeError from its allocator;
+    NumPy: MemoryError)."""
+
+
+class ReadOnlyError(RuntimeError, ValueError):
+    """A write into memory that is not writable: a NumPy array with ``writeable=False``
+    (NumPy: ValueError "assignment destination is read-only")."""
+
+
 class LinAlgError(np.linalg.LinAlgError, RuntimeError):
     """A singular or non-positive-definite matrix (NumPy and SciPy callers catch
     ``numpy.linalg.LinAlgError``; torch raises ``torch.linalg.LinAlgError``, a RuntimeError)."""
@@ -56,6 +71,9 @@ __all__ = [
     "InvalidIndexError",
     "LinAlgError",
     "NonNumericError",
+    "NumberOverflowError",
+    "OutOfMemoryError",
+    "ReadOnlyError",
     "ShapeError",
     "UnsupportedDtypeError",
 ]

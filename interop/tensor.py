@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy as _copy
 import copyreg
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from . import dtypes
 from .backends import registry
 from .backends.base import Backend, Device
-from .errors import NonNumericError
+from .errors import NonNumericError, NumberOverflowError
 from .protocols import torch_function as _tf
 
 
@@ -43,6 +44,7 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
         target = _target_backend(backend, device, None)
     else:
         _check_numeric(source.dtype_of(data))
+        _check_byte_order(source.dtype_of(data))
         target = _target_backend(backend, device, source)
     if source is not target:
         data, copy = move(data, source, target, device, **options), False
@@ -53,6 +55,13 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
     if dtype is not None and target.dtype_of(data) != dtype:
         return target.astype(data, dtype)
     return target.copy(data) if copy else data
+
+
+def _holds_big_int(data: Any) -> bool:
+    """True if (nested lists of) ``data`` hold a Python int beyond 64 bits."""
+    if type(data) in (list, tuple):
+        return any(_holds_big_int(x) for x in data)
+    return type(data) is int and not -2 ** 63 <= data < 2 ** 64
 
 
 def _holds_lazy(data: Any) -> bool:
@@ -105,19 +114,37 @@ def _check_numeric(dtype: np.dtype) -> None:
                               "complex numbers: convert with .astype(float) first")
 
 
+def _check_byte_order(dtype: np.dtype) -> None:
+    if not dtype.isnative:
+        raise ValueError(f"interop.tensor: the array's byte order is not the machine's (dtype "
+                         f"{dtype.str}), which tensors do not hold (torch refuses it too); "
+                         "convert first: arr.astype(arr.dtype.newbyteorder('='))")
+
+
 def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarray:
     """Python scalars, nested lists and DLPack producers as a NumPy array, dtype as torch infers."""
     if hasattr(data, "__dlpack__") and not isinstance(data, (list, tuple)):
         from .protocols.dlpack import foreign_to_raw
         return foreign_to_raw(data)
+    if isinstance(data, Iterator):
+        raise NonNumericError(f"interop.tensor: a {type(data).__name__} has no length or dtype "
+                              "to make a tensor from; make a list first: "
+                              "interop.tensor(list(values))")
     try:
         arr = np.asarray(data) if dtype is None else np.asarray(data, dtype=dtype)
+    except OverflowError as exc:
+        raise NumberOverflowError(f"interop.tensor: {exc}; pick a dtype that holds the values "
+                                  "(or leave dtype= out)") from None
     except (ValueError, TypeError) as exc:
         if "inhomogeneous" in str(exc) or "sequence" in str(exc):
             raise ValueError(f"interop.tensor: the nested sequences are ragged ({exc}); every row "
                              "must have the same length: pad them or make one tensor per row") from None
         raise TypeError(f"interop.tensor: could not convert {type(data).__name__} to a tensor "
                         f"({exc})") from None
+    if arr.dtype == object and _holds_big_int(data):
+        raise NumberOverflowError("interop.tensor: Overflow when unpacking long: an int beyond "
+                                  "64 bits cannot become a tensor; use floats (float(x)) or "
+                                  "smaller numbers")
     _check_numeric(arr.dtype)
     if dtype is None and isinstance(data, (list, tuple, float, complex)) \
             and not isinstance(data, np.generic):

@@ -23,6 +23,7 @@ BINARY = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_
 INPLACE = ["iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior",
            "ixor", "ilshift", "irshift"]
 SCALARS = (2, 2.5, True, 1j)
+ORDERING = {"lt", "le", "gt", "ge"}
 StrictArray = type(strict.asarray(0))
 
 
@@ -60,6 +61,8 @@ def test_binary_operators_match_strict(name, backend):
         a, b = _values(d1, 6, 1), _values(d2, 6, 1)
         operands = [(b, b)] + [(s, s) for s in SCALARS]
         for ours, theirs in operands:
+            if isinstance(theirs, complex) and name in ORDERING:
+                continue  # outside the standard (no complex scalar there): torch's rule, raise
             try:
                 exp = f(strict.asarray(a.copy()), strict.asarray(theirs.copy())
                         if isinstance(theirs, np.ndarray) else theirs)
@@ -78,6 +81,8 @@ def test_reflected_operators_with_scalars(name, backend):
     for d in DTYPES:
         a = _values(d, 4, 1)
         for s in SCALARS:
+            if isinstance(s, complex) and name in ORDERING:
+                continue  # outside the standard (no complex scalar there): torch's rule, raise
             try:
                 exp = f(s, strict.asarray(a))
             except (TypeError, ValueError):

@@ -313,7 +313,78 @@ CASES = [
          ("add", "other", "missing")),
     Case("full-fill-string", lambda b: interop.full((2,), "x", backend=b),
          lambda: torch.full((2,), "x"), ("full", "fill_value", "pass a bool, int, float")),
+    # --- arguments that are not tensors where tensors go
+    Case("sum-none", lambda b: interop.sum(None), lambda: torch.sum(None),
+         ("sum", "argument 1", "nonetype", "pass a tensor")),
+    Case("cat-none", lambda b: interop.cat([m23(b), None]), lambda: torch.cat([T23(), None]),
+         ("cat", "element 1", "nonetype")),
+    Case("out-list", lambda b: interop.add(m23(b), 1, out=[m23(b)]),
+         lambda: torch.add(T23(), 1, out=[T23()]), ("add", "'out'", "list", "interop tensor")),
+    Case("out-ndarray", lambda b: interop.add(m23(b), 1, out=A23()),
+         lambda: torch.add(T23(), 1, out=A23()), ("add", "'out'", "ndarray", "as_tensor")),
+    Case("tensor-generator", lambda b: interop.tensor((x for x in range(3)), backend=b),
+         lambda: torch.tensor(x for x in range(3)), ("interop.tensor", "generator", "list(")),
+    Case("add-generator", lambda b: interop.add(m23(b), (x for x in range(3))),
+         lambda: torch.add(T23(), (x for x in range(3))), ("add", "generator", "list(")),
+    # --- numbers a dtype cannot hold (torch's words: "without overflow")
+    Case("tensor-int-beyond-64-bits", lambda b: interop.tensor([2 ** 70], backend=b),
+         lambda: torch.tensor([2 ** 70]), ("interop.tensor", "64 bits", "float")),
+    Case("add-int-beyond-64-bits", lambda b: i3(b) + 2 ** 70, lambda: torch.arange(3) + 2 ** 70,
+         ("64 bits", "float")),
+    Case("tensor-int8-300", lambda b: interop.tensor([300], dtype=interop.int8, backend=b),
+         lambda: torch.tensor([300], dtype=torch.int8), ("interop.tensor", "int8", "dtype")),
+    Case("full-int8-300", lambda b: interop.full((2,), 300, dtype=interop.int8, backend=b),
+         lambda: torch.full((2,), 300, dtype=torch.int8), ("full", "int8", "wider dtype")),
+    Case("full-nan-int64", lambda b: interop.full((2,), float("nan"), dtype=interop.int64, backend=b),
+         lambda: torch.full((2,), float("nan"), dtype=torch.int64), ("full", "nan", "wider dtype")),
+    Case("masked-fill-int8-1000", lambda b: ten([1, 2], b, "int8").masked_fill(ten([True, False], b), 1000),
+         lambda: torch.tensor([1, 2], dtype=torch.int8).masked_fill(torch.tensor([True, False]), 1000),
+         ("masked_fill", "int8", "overflow")),
+    Case("fill-int8-1000",
+         lambda b: torch.fill(ten([1, 2], b, "int8"), 1000),
+         lambda: torch.fill(torch.tensor([1, 2], dtype=torch.int8), 1000),
+         ("fill", "int8", "wider dtype")),
+    Case("new-full-int8-1000 (NumPy's OverflowError restated)",
+         lambda b: ten([1, 2], b, "int8").new_full((2,), 1000),
+         lambda: torch.tensor([1, 2], dtype=torch.int8).new_full((2,), 1000),
+         ("new_full", "int8", "wider dtype"), backends=("numpy",)),
+    Case("empty-beyond-memory (NumPy's MemoryError restated)",
+         lambda b: interop.empty(2 ** 45, backend=b), None, ("empty", "memory", "dask"),
+         expected=MemoryError, backends=("numpy",)),
+    Case("setitem-read-only (NumPy's ValueError restated)",
+         lambda b: _setitem(interop.as_tensor(_read_only()), 0, 5.0), None,
+         ("read-only", "clone()"), expected=ValueError, backends=("numpy",)),
+    # --- torch's rules for numbers
+    Case("int-pow-negative", lambda b: i3(b) ** -1, lambda: torch.arange(3) ** -1,
+         ("negative integer powers", "float")),
+    Case("add-alpha-float-int", lambda b: interop.add(i3(b), i3(b), alpha=0.5),
+         lambda: torch.add(torch.arange(3), torch.arange(3), alpha=0.5), ("add", "alpha", "float")),
+    Case("mean-dtype-int", lambda b: m23(b).mean(dtype=interop.int64),
+         lambda: T23().mean(dtype=torch.int64), ("mean", "int64", "float32")),
+    Case("reshape-minus-two", lambda b: m23(b).reshape(-2, 3), lambda: T23().reshape(-2, 3),
+         ("invalid shape dimension -2", "-1")),
+    Case("split-negative", lambda b: m23(b).split(-1), lambda: T23().split(-1),
+         ("split", "non-negative", "-1")),
+    Case("complex-lt", lambda b: ten([1j, 2], b) < ten([1j, 2], b),
+         lambda: torch.tensor([1j, 2]) < torch.tensor([1j, 2]), ("lt", "complex", "abs()")),
+    Case("complex-sort", lambda b: ten([1j, 2], b).sort(), lambda: torch.tensor([1j, 2]).sort(),
+         ("sort", "complex", "no order")),
+    Case("complex-argmax", lambda b: ten([1j, 2], b).argmax(), lambda: torch.tensor([1j, 2]).argmax(),
+         ("argmax", "complex", "no order")),
+    # --- data that cannot come in
+    Case("big-endian", lambda b: interop.tensor(np.arange(3, dtype=">f8"), backend=b),
+         lambda: torch.from_numpy(np.arange(3, dtype=">f8")), ("byte order", "newbyteorder")),
+    Case("bfloat16-operand", lambda b: interop.add(m23(b), torch.ones(2, 3, dtype=torch.bfloat16)),
+         None, ("bfloat16", "t.float()"), expected=TypeError),
+    Case("meta-operand", lambda b: interop.add(m23(b), torch.ones(2, 3, device="meta")),
+         lambda: torch.add(T23(), torch.ones(2, 3, device="meta")), ("meta", "'cpu'")),
 ]
+
+
+def _read_only() -> np.ndarray:
+    arr = np.arange(3.0)
+    arr.flags.writeable = False
+    return arr
 
 def strict(device: str) -> interop.Tensor:
     """A tensor on one of array-api-strict's devices: two devices on any machine."""

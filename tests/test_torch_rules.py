@@ -121,6 +121,7 @@ CASES = {
     # complex numbers have no order
     "complex <": lambda lib, t: t(COMPLEX, "complex64") < t(COMPLEX, "complex64"),
     "complex ge": lambda lib, t: lib.ge(t(COMPLEX, "complex64"), 0),
+    "float < 2j": lambda lib, t: t([1.0, 2.0], "float32") < 2j,
     "complex max": lambda lib, t: t(COMPLEX, "complex64").max(),
     "complex max dim": lambda lib, t: t(COMPLEX, "complex64").max(0),
     "complex amin": lambda lib, t: lib.amin(t(COMPLEX, "complex64")),
@@ -145,6 +146,9 @@ CASES = {
     "uint8 + 300": lambda lib, t: lib.add(t([1, 2], "uint8"), 300),
     "int8 add alpha=1000": lambda lib, t: lib.add(t([1, 2], "int8"), t([1, 1], "int8"), alpha=1000),
     "int8 + 1000.0": lambda lib, t: t([100, -100], "int8") + 1000.0,
+    "int8 == 1000": lambda lib, t: t([-24, 1], "int8") == 1000,
+    "int8 < 1000": lambda lib, t: t([-24, 1], "int8") < 1000,
+    "int64 + 2**40": lambda lib, t: t([1, 2], "int64") + 2 ** 40,
     # exact integer division
     "div trunc 2**62+1": lambda lib, t: lib.div(t([2 ** 62 + 1, -(2 ** 62) - 1], "int64"), 1,
                                                 rounding_mode="trunc"),

@@ -10,7 +10,6 @@ a value (``item``, ``tolist``, ...) are listed in ``VALUE_READS`` with the reaso
 
 from __future__ import annotations
 
-import inspect
 import warnings
 
 import numpy as np

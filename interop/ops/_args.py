@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.registry import python_int
-from ..errors import UnsupportedDtypeError
+from ..errors import NumberOverflowError, UnsupportedDtypeError
 
 
 def dim_arg(dim: Any = None, axis: Any = None) -> Any:
@@ -52,7 +52,7 @@ def size_arg(size: tuple) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(python_int(s, "a size") for s in size)
+    return tuple(s if type(s) is int else python_int(s, "a size") for s in size)
 
 
 def int_arg(name: str, what: str, x: Any) -> int:
@@ -92,32 +92,62 @@ def wrapped_int(x: int, dtype: Any) -> Any:
 
     Beyond int64 and uint64 torch raises; so does interop, naming the fix.
     """
-    dtype = np.dtype(dtype)
-    if dtype.kind not in "iu":
+    if 0 <= x < 128:  # every dtype holds these: the common case, decided at once
         return x
-    info = np.iinfo(dtype)
-    if info.min <= x <= info.max:
+    bounds = INT_BOUNDS.get(np.dtype(dtype))
+    if bounds is None or bounds[0] <= x <= bounds[1]:
         return x
     if not -2 ** 63 <= x < 2 ** 64:
-        raise RuntimeError(f"Overflow when unpacking long: the Python int {x} does not fit in "
-                           "64 bits; use a float (float(x)) or a smaller number")
-    span = 1 << (8 * dtype.itemsize)
-    return dtype.type((x - info.min) % span + info.min)
+        raise NumberOverflowError(f"Overflow when unpacking long: the Python int {x} does not "
+                                  "fit in 64 bits; use a float (float(x)) or a smaller number")
+    span = bounds[1] - bounds[0] + 1
+    return np.dtype(dtype).type((x - bounds[0]) % span + bounds[0])
+
+
+INT_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+              for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+                        np.uint64)}
+"""(min, max) of each integer dtype (np.iinfo is slow to build on every call)."""
 
 
 def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
-    """``value`` unchanged if ``dtype`` can hold it; nan, inf and out-of-range numbers into an
-    integer dtype raise, as torch's do (NumPy would store a wrapped or undefined value)."""
-    if dtype.kind not in "iu" or isinstance(value, (bool, np.bool_)):
+    """``value`` as torch puts it into ``dtype``, checked before anything is written.
+
+    Out-of-range numbers, nan and inf into an integer dtype, and finite floats beyond a
+    float dtype's range, raise as torch's do (NumPy would store a wrapped or undefined
+    value; on Dask the failure would come only when the graph runs, the target lost).
+    A negative int into an unsigned dtype wraps, as torch's fill and clamp do (-1 -> 255).
+    """
+    dtype = np.dtype(dtype)
+    if isinstance(value, (bool, np.bool_)):
         return value
     number = value.real if isinstance(value, complex) else value
-    info = np.iinfo(dtype)
-    if not (isinstance(number, (int, np.integer)) or np.isfinite(number)) or \
-            not info.min <= number < info.max + 1:
-        raise RuntimeError(f"{name}(): value cannot be converted to type {dtype} without "
-                           f"overflow: {value!r} is outside [{info.min}, {info.max}]; pick a "
-                           "wider dtype or a value in range")
+    integral = isinstance(number, (int, np.integer))
+    if dtype.kind == "f":
+        if (integral or np.isfinite(number)) and abs(number) > np.finfo(dtype).max:
+            raise _overflow(name, value, dtype, f"beyond +-{np.finfo(dtype).max}")
+        return value
+    bounds = INT_BOUNDS.get(dtype)
+    if bounds is None:
+        return value
+    if dtype.kind == "u" and integral and -(bounds[1] + 1) <= number < 0:
+        return int(number) % (bounds[1] + 1)
+    if not (integral or np.isfinite(number)) or not bounds[0] <= number < bounds[1] + 1:
+        raise _overflow(name, value, dtype, f"outside [{bounds[0]}, {bounds[1]}]")
     return value
+
+
+def _overflow(name: str, value: Any, dtype: np.dtype, where: str) -> NumberOverflowError:
+    return NumberOverflowError(f"{name}(): value cannot be converted to type {dtype} without "
+                               f"overflow: {value!r} is {where}; pick a wider dtype or a value "
+                               "in range (or convert the tensor with .to(dtype) first)")
+
+
+def kept_scalars(name: str, dtype: Any, *xs: Any) -> tuple[Any, ...]:
+    """``xs`` with Python numbers checked against ``dtype``: a value put into a tensor (fill,
+    where, clamp bounds) must fit its dtype, where arithmetic wraps (``promote``)."""
+    return tuple(fits_dtype(name, x, np.dtype(dtype)) if type(x) in (int, float) else x
+                 for x in xs)
 
 
 def ordered(name: str, x: Any) -> Any:

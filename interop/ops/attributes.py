@@ -16,6 +16,7 @@ from .. import dtypes
 from ..backends import registry
 from ..backends.base import Device, UnknownShapeError
 from ..errors import ShapeError
+from ._args import kept_scalars
 from .registry import op
 
 
@@ -320,30 +321,8 @@ def fill(be: Any, input: Any, value: Any) -> Any:
         except TypeError as exc:
             raise TypeError(f"fill_(): argument 'value' must be a number ({exc}); pass a bool, "
                             "int, float or complex") from None
-        value = _fitted(value, input.dtype)
+        (value,) = kept_scalars("fill_", input.dtype, value)  # a value Dask would fail on later
     return be.np.full_like(input, value)
-
-
-def _fitted(value: Any, dtype: np.dtype) -> Any:
-    """``value`` as torch fills it into ``dtype``: negative integers wrap into unsigned ones,
-    and a number out of the dtype's range raises torch's overflow error before anything is
-    written (on Dask the failure would come only when the graph runs, the target lost)."""
-    if isinstance(value, (bool, complex)) or dtype.kind not in "iuf":
-        return value
-    if dtype.kind == "f":
-        big = value == value and abs(value) != float("inf") and abs(value) > np.finfo(dtype).max
-    elif not isinstance(value, int):
-        return value
-    else:
-        info = np.iinfo(dtype)
-        big = value > info.max or dtype.kind == "i" and value < info.min
-        if dtype.kind == "u" and value < 0 and not big:
-            return value % (int(info.max) + 1)
-    if big:
-        raise RuntimeError(f"fill_(): value {value} cannot be converted to type {dtype} without "
-                           "overflow; pass a value in the dtype's range or convert the tensor "
-                           "with .to(dtype) first")
-    return value
 
 
 @op(function=False, family="attributes", inplace="zero_", method=False,

@@ -15,7 +15,7 @@ from .. import dtypes
 from ..backends import registry
 from ..backends.base import Backend
 from ..errors import ShapeError
-from ._args import fits_dtype, int_arg, size_arg
+from ._args import fits_dtype, int_arg, kept_scalars, size_arg
 from .registry import op
 
 
@@ -77,14 +77,6 @@ def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any 
                         "int, float or complex") from None
     return b.create("full", _sizes("full", (size,)), fits_dtype("full", fill_value, dt), dtype=dt,
                     device=device, chunks=chunks)
-    number = value.real if isinstance(value, complex) else value
-    info = np.iinfo(dtype)
-    if not (isinstance(number, (int, np.integer)) or np.isfinite(number)) or \
-            not info.min <= number < info.max + 1:
-        raise RuntimeError(f"{name}(): value cannot be converted to type {dtype} without "
-                           f"overflow: {value!r} is outside [{info.min}, {info.max}]; pick a "
-                           "wider dtype or a value in range")
-    return value
 
 
 def _like(fn: str, doc: str) -> Any:
@@ -97,6 +89,7 @@ def _like(fn: str, doc: str) -> Any:
         if b.lazy and chunks is None and be.lazy:
             chunks = input.chunks
         base = fn.removesuffix("_like")
+        fill = kept_scalars(fn, dt, *fill)
         return b.create(base, tuple(input.shape), *fill, dtype=dt, device=dev, chunks=chunks)
     impl.__name__, impl.__doc__ = fn, doc
     return impl

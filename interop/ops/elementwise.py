@@ -15,7 +15,7 @@ from .. import dtypes
 from ..backends import views
 from ..backends.registry import python_value
 from ..errors import UnsupportedDtypeError
-from ._args import cast, fits_dtype, float_input, ordered, promote
+from ._args import cast, fits_dtype, float_input, kept_scalars, ordered, promote
 from .registry import op
 
 # name: (backend function, kind, array-api/NumPy aliases)
@@ -130,7 +130,8 @@ def check_int_division(be: Any, name: str, divisor: Any) -> None:
     since checking a Dask operand would compute it."""
     dt = getattr(divisor, "dtype", None)
     is_int = dt.kind in "iu" if dt is not None else isinstance(divisor, int)
-    if is_int and not be.lazy and bool(be.np.any(be.np.asarray(divisor) == 0)):
+    if is_int and not be.lazy and python_value(be.np.any(be.np.asarray(divisor) == 0),
+                                               f"{name}(): checking for a zero divisor"):
         raise RuntimeError(f"ZeroDivisionError: {name}: integer division by zero; use floating "
                            "point operands (t.float()) to get inf/nan instead")
 
@@ -145,7 +146,7 @@ def int_pow(be: Any, a: Any, b: Any) -> Any:
     if kind in ("u", "b") or kind is None:  # no negative exponent: a Python int
         return be.np.power(a, b)                        # stays weak (the base's dtype, NEP 50)
     negative = b < 0
-    if not bool(be.np.any(negative)) if not be.lazy else False:
+    if not be.lazy and not python_value(be.np.any(negative), "pow(): negative exponents"):
         return be.np.power(a, b)
     safe = be.np.power(a, be.np.where(negative, 0, b))
     ones = be.np.where(be.np.remainder(b, 2) == 0, 1, -1).astype(safe.dtype)
@@ -224,7 +225,7 @@ for _name, (_fname, _kind, _aliases) in BINARY.items():
 def add(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
     """input + alpha * other, with torch's promotion."""
     a, b = promote(input, other)
-    return be.np.add(a, b if alpha == 1 else _scaled("add", a, b, alpha))
+    return be.np.add(a, b if alpha == 1 else _scaled(be, "add", a, b, alpha))
 
 
 @op(inplace=True, aliases=("subtract",), out=True, family="elementwise")
@@ -235,12 +236,12 @@ def sub(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
                            "If you are trying to invert a mask, use the `~` or "
                            "`logical_not()` operator instead.")
     a, b = promote(input, other)
-    return be.np.subtract(a, b if alpha == 1 else _scaled("sub", a, b, alpha))
+    return be.np.subtract(a, b if alpha == 1 else _scaled(be, "sub", a, b, alpha))
 
 
-def _scaled(name: str, a: Any, b: Any, alpha: Any) -> Any:
+def _scaled(be: Any, name: str, a: Any, b: Any, alpha: Any) -> Any:
     """``alpha * b`` with torch's checks: alpha must fit the result's kind, not promote it."""
-    dt = dtypes.result_type(a, b)
+    dt = be.dtype_of(a if hasattr(a, "dtype") else b)  # promoted already: the result's dtype
     kind = dt.kind
     if kind in "biu" and isinstance(alpha, float) or kind != "c" and isinstance(alpha, complex):
         raise RuntimeError(f"{name}(): for {'integral' if kind in 'biu' else 'non-complex'} "
@@ -286,6 +287,7 @@ def clamp(be: Any, input: Any, min: Any = None, max: Any = None) -> Any:  # noqa
     bounds = [x for x in (min, max) if x is not None]
     dt = dtypes.result_type(input, *bounds)
     ordered("clamp", np.empty(0, dt))
+    min, max = kept_scalars("clamp", dt, min, max)  # noqa: A001
     if any(getattr(x, "dtype", None) is None for x in bounds):
         refuse_kinds("clamp", dt)
     out = cast(input, dt)

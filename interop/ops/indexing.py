@@ -12,7 +12,7 @@ from typing import Any
 from .. import dtypes
 from ..backends import registry, views
 from ..errors import IndexOutOfRangeError, InvalidIndexError
-from ._args import cast, check_dim, promote, whole_arrays
+from ._args import cast, check_dim, kept_scalars, promote, whole_arrays
 from .registry import op
 
 
@@ -210,7 +210,7 @@ def where(be: Any, condition: Any, input: Any = None, other: Any = None) -> Any:
     """``input`` where ``condition`` holds, else ``other``; with one argument, nonzero(as_tuple)."""
     if input is None and other is None:
         return tuple(x.astype(dtypes.int64) for x in be.np.nonzero(condition))
-    a, b = promote(input, other)
+    a, b = promote(*kept_scalars("where", dtypes.result_type(input, other), input, other))
     if getattr(condition, "dtype", dtypes.bool) != dtypes.bool:
         condition = condition.astype(dtypes.bool)
     return be.np.where(condition, a, b)
@@ -236,6 +236,7 @@ def masked_fill(be: Any, input: Any, mask: Any, value: Any) -> Any:
     if getattr(mask, "dtype", None) != dtypes.bool:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{getattr(mask, 'dtype', type(mask).__name__)}")
+    (value,) = kept_scalars("masked_fill", input.dtype, value)
     return be.np.where(mask, cast(value, input.dtype), input).astype(input.dtype)
 
 

@@ -20,7 +20,7 @@ def foreign_to_raw(obj: Any) -> Any:
     """A backend array sharing memory with a DLPack producer (torch, jax, ...)."""
     if hasattr(obj, "detach") and getattr(obj, "requires_grad", False):
         obj = obj.detach()
-    obj = _resolved(obj)
+    obj = _resolved(_importable(obj))
     device_type, _ = obj.__dlpack_device__()
     if device_type in (_KDLCPU, _KDLCUDAHOST):
         return np.from_dlpack(obj)
@@ -29,6 +29,28 @@ def foreign_to_raw(obj: Any) -> Any:
         return cupy.from_dlpack(obj)
     raise TypeError(f"interop: data on DLPack device type {device_type} is not supported; "
                     "move it to the cpu or a CUDA GPU first")
+
+
+def _importable(obj: Any) -> Any:
+    """``obj``, if its dtype and device can come in; a torch tensor that cannot raises
+    naming the fix (bfloat16 and float8 have no NumPy dtype; a meta tensor has no data)."""
+    if not type(obj).__module__.startswith("torch"):
+        return obj
+    if obj.device.type == "meta":
+        from ..backends.base import DeviceMismatchError
+        raise DeviceMismatchError("a torch tensor on the meta device has no data to bring in; "
+                                  "make it on 'cpu' or 'cuda' (t.to_empty(device='cpu') for "
+                                  "a module) first")
+    if str(obj.dtype).removeprefix("torch.") not in _NUMPY_DTYPES:
+        from ..errors import UnsupportedDtypeError
+        raise UnsupportedDtypeError(f"a torch tensor of dtype {obj.dtype} cannot come in: NumPy "
+                                    "has no such dtype; convert first, e.g. t.float() (or "
+                                    "t.to(torch.float32))")
+    return obj
+
+
+_NUMPY_DTYPES = frozenset({"bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32",
+                           "uint64", "float16", "float32", "float64", "complex64", "complex128"})
 
 
 def _resolved(obj: Any) -> Any:
