@@ -224,3 +224,232 @@ def _at_copy(ufunc: np.ufunc, values: np.ndarray, indices: Any, *operands: Any) 
 METHODS: dict[str, Callable] = {"reduce": reduce, "accumulate": accumulate,
                                 "reduceat": reduceat, "outer": outer, "at": at}
 NEEDS_VALUES = frozenset({"reduceat", "at"})
+
+
+# ------------------------------------------------------------------ NumPy functions Dask lacks
+def _along_axis(func: Callable, x: Any, *args: Any, axis: Any = -1, **kwargs: Any) -> Any:
+    """``func`` applied to blocks that hold the whole ``axis`` (None: the flattened array),
+    as sort, argsort, partition and unwrap need; NumPy checks the call on a probe first."""
+    x = _dask(x)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    axis = _axes(axis, x.ndim)[0] if x.ndim else axis
+    probe = _probe_array(x, keep=(axis,))
+    result_dtype = _probe(func, probe, *args, axis=axis, **kwargs)
+    x = x.rechunk({axis: -1})
+    return x.map_blocks(func, *args, axis=axis, dtype=result_dtype, **kwargs)
+
+
+def _sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
+          stable: Any = None) -> Any:
+    return _along_axis(np.sort, a, axis=axis, kind=kind, order=order, stable=stable)
+
+
+def _argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *,
+             stable: Any = None) -> Any:
+    return _along_axis(np.argsort, a, axis=axis, kind=kind, order=order, stable=stable)
+
+
+def _partition(func: Callable, a: Any, kth: Any, axis: Any = -1, kind: str = "introselect",
+               order: Any = None) -> Any:
+    return _along_axis(func, a, kth, axis=axis, kind=kind, order=order)
+
+
+def _unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * np.pi) -> Any:
+    return _along_axis(np.unwrap, p, discont, axis=axis, period=period)
+
+
+def _split_axis(func: Callable, ary: Any, sections: Any, axis: int | None) -> list:
+    """The pieces of a split, as slices of the lazy array: NumPy splits a zero-stride probe
+    of the same shape (its own checks and its piece sizes), then each piece is sliced out."""
+    shape = tuple(int(s) for s in ary.shape)
+    probe = np.broadcast_to(np.empty((), np.int8), shape)
+    pieces = func(probe, sections) if axis is None else func(probe, sections, axis=axis)
+    axis = {np.hsplit: 1 if len(shape) > 1 else 0, np.vsplit: 0, np.dsplit: 2}.get(func, axis)
+    axis = _axes(axis, len(shape))[0]
+    result, start = [], 0
+    for piece in pieces:
+        stop = start + piece.shape[axis]
+        result.append(ary[(slice(None),) * axis + (slice(start, stop),)])
+        start = stop
+    return result
+
+
+def _split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    return _split_axis(np.split, _dask(ary), indices_or_sections, axis)
+
+
+def _array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    return _split_axis(np.array_split, _dask(ary), indices_or_sections, axis)
+
+
+def _fixed_axis_split(func: Callable) -> Callable:
+    return lambda ary, indices_or_sections: _split_axis(func, _dask(ary), indices_or_sections,
+                                                        None)
+
+
+def _against_whole(func: Callable, x: Any, *wholes: Any, **kwargs: Any) -> Any:
+    """``func(block, *wholes)`` for each block of ``x``, each of ``wholes`` concatenated into
+    every task: lazy in all of them (interp's sample points, digitize's bins)."""
+    import dask.array as da
+    x, wholes = _dask(x), [_dask(w) for w in wholes]
+    dtype = _probe(func, _probe_array(x), *(np.ones(1, w.dtype) for w in wholes), **kwargs)
+    index = "abcdefghij"[:x.ndim]
+    pairs = [p for w in wholes for p in (w, "z")]
+    return da.blockwise(functools.partial(func, **kwargs), index, x, index, *pairs,
+                        concatenate=True, dtype=dtype, meta=np.empty((0,) * x.ndim, dtype))
+
+
+def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
+            period: Any = None) -> Any:
+    return _against_whole(np.interp, x, xp, fp, left=left, right=right, period=period)
+
+
+def _digitize(x: Any, bins: Any, right: bool = False) -> Any:
+    return _against_whole(np.digitize, x, bins, right=right)
+
+
+def _column_stack(tup: Any) -> Any:
+    import dask.array as da
+    arrays = [_dask(a) for a in tup]
+    return da.concatenate([a.reshape(-1, 1) if a.ndim < 2 else a for a in arrays], axis=1)
+
+
+def _take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> Any:
+    """Blocks holding the whole ``axis`` of both arrays, aligned on the other axes."""
+    import dask.array as da
+    arr, indices = _dask(arr), _dask(indices)
+    if axis is None:
+        arr, axis = arr.reshape(-1), 0
+    _probe(np.take_along_axis, _probe_array(arr), np.zeros(_probe_array(indices).shape,
+                                                           indices.dtype), axis=axis)
+    axis = _axes(axis, arr.ndim)[0]
+    shape = tuple(i if d == axis else max(a, i) for d, (a, i) in
+                  enumerate(zip(arr.shape, indices.shape)))
+    arr = da.broadcast_to(arr, shape[:axis] + (arr.shape[axis],) + shape[axis + 1:])
+    indices = da.broadcast_to(indices, shape).rechunk({axis: -1})
+    arr = arr.rechunk(tuple(-1 if d == axis else c for d, c in enumerate(indices.chunks)))
+    return da.map_blocks(np.take_along_axis, arr, indices, axis=axis, dtype=arr.dtype,
+                         chunks=indices.chunks)
+
+
+def _multi_dot(arrays: Any, *, out: Any = None) -> Any:
+    import dask.array as da
+    return _finish(functools.reduce(da.dot, [_dask(a) for a in arrays]), out)
+
+
+def _gufunc(func: Callable, signature: str, **sizes: Callable) -> Callable:
+    """A NumPy linalg function over the last axes, batched: Dask's ``apply_gufunc`` (the core
+    axes rechunked into one chunk); result dtypes from NumPy on a probe identity matrix."""
+    def call(x: Any, *args: Any, **kwargs: Any) -> Any:
+        import dask.array as da
+        x = _dask(x)
+        if x.ndim < 2:  # NumPy's own error for a vector
+            func(np.ones((1,) * x.ndim, x.dtype), *args, **kwargs)
+        probe = np.eye(2, dtype=x.dtype)
+        with np.errstate(all="ignore"):
+            ret = func(probe, *args, **kwargs)
+        outs = tuple(ret) if isinstance(ret, tuple) else (ret,)
+        m, n = x.shape[-2:]
+        x = x.rechunk({x.ndim - 2: -1, x.ndim - 1: -1})
+        return da.apply_gufunc(lambda a: func(a, *args, **kwargs), signature, x,
+                               output_dtypes=[np.asarray(o).dtype for o in outs]
+                               if len(outs) > 1 else np.asarray(outs[0]).dtype,
+                               output_sizes={k: f(m, n) for k, f in sizes.items()})
+    return call
+
+
+def _slogdet(x: Any) -> Any:
+    sign, logabsdet = _gufunc(np.linalg.slogdet, "(m,m)->(),()")(x)
+    return type(np.linalg.slogdet(np.eye(1)))(sign, logabsdet)
+
+
+def _eigh(x: Any, UPLO: str = "L") -> Any:  # noqa: N803 - NumPy's argument name
+    values, vectors = _gufunc(np.linalg.eigh, "(m,m)->(m),(m,m)")(x, UPLO=UPLO)
+    return type(np.linalg.eigh(np.eye(1)))(values, vectors)
+
+
+def _compat_linalg(name: str) -> Callable:
+    """The standard's linalg function (NumPy 2 adopted its signature) in array-api-compat's
+    Dask namespace."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import array_api_compat.dask.array.linalg as compat
+        return getattr(compat, name)(*args, **kwargs)
+    return call
+
+
+def _compat(name: str) -> Callable:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import array_api_compat.dask.array as compat
+        return getattr(compat, name)(*args, **kwargs)
+    return call
+
+
+def _size(a: Any, axis: int | None = None) -> Any:
+    return a.size if axis is None else a.shape[axis]
+
+
+def _copy(a: Any, order: str = "K", subok: bool = False) -> Any:
+    return _dask(a).copy()
+
+
+# ------------------------------------------------------------------ answers that are values
+def _array_equal(a1: Any, a2: Any, equal_nan: bool = False, *, read: Callable) -> bool:
+    a1, a2 = _dask(a1), _dask(a2)
+    if a1.shape != a2.shape:
+        return False
+    same = a1 == a2
+    if equal_nan and a1.dtype.kind in "fc" and a2.dtype.kind in "fc":
+        import dask.array as da
+        same = same | (da.isnan(a1) & da.isnan(a2))
+    return bool(read(same.all(), "numpy.array_equal"))
+
+
+def _array_equiv(a1: Any, a2: Any, *, read: Callable) -> bool:
+    a1, a2 = _dask(a1), _dask(a2)
+    try:
+        np.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        return False
+    return bool(read((a1 == a2).all(), "numpy.array_equiv"))
+
+
+def _allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08,
+              equal_nan: bool = False, *, read: Callable) -> bool:
+    import dask.array as da
+    close = da.isclose(_dask(a), _dask(b), rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return bool(read(close.all(), "numpy.allclose"))
+
+
+@functools.cache
+def lazy_functions() -> dict[Callable, Callable]:
+    """NumPy function -> its lazy Dask implementation (or value read, taking ``read=``)."""
+    la = np.linalg
+    table: dict[Callable, Callable] = {
+        np.sort: _sort, np.argsort: _argsort,
+        np.partition: functools.partial(_partition, np.partition),
+        np.argpartition: functools.partial(_partition, np.argpartition),
+        np.unwrap: _unwrap, np.interp: _interp, np.digitize: _digitize, np.take_along_axis: _take_along_axis,
+        np.split: _split, np.array_split: _array_split, np.column_stack: _column_stack,
+        **{f: _fixed_axis_split(f) for f in (np.hsplit, np.vsplit, np.dsplit)},
+        np.size: _size, np.copy: _copy,
+        la.det: _gufunc(la.det, "(m,m)->()"), la.slogdet: _slogdet, la.eigh: _eigh,
+        la.eigvalsh: _gufunc(la.eigvalsh, "(m,m)->(m)"),
+        la.pinv: _gufunc(la.pinv, "(m,n)->(n,m)"),
+        la.matrix_power: _gufunc(la.matrix_power, "(m,m)->(m,m)"),
+        la.cond: _gufunc(la.cond, "(m,n)->()"),
+        la.svdvals: _gufunc(la.svdvals, "(m,n)->(k)", k=min),
+        la.matrix_rank: _gufunc(la.matrix_rank, "(m,n)->()"),
+        la.multi_dot: _multi_dot,
+        np.array_equal: _array_equal, np.array_equiv: _array_equiv, np.allclose: _allclose,
+    }
+    for name in ("astype", "matrix_transpose", "unstack", "cumulative_sum", "cumulative_prod",
+                 "unique_values", "unique_counts", "unique_inverse", "unique_all"):
+        table[getattr(np, name)] = _compat(name)
+    for name in ("matrix_transpose", "outer", "matrix_norm", "vector_norm", "diagonal",
+                 "trace", "vecdot", "matmul", "tensordot"):
+        table[getattr(la, name)] = _compat_linalg(name)
+    return table
+
+
+VALUE_ANSWERS = frozenset({np.array_equal, np.array_equiv, np.allclose})

@@ -84,6 +84,13 @@ def _lazy_method(ufunc: np.ufunc, method: str) -> Callable:
     return functools.partial(fn, read=_host_values) if method in numpy_dask.NEEDS_VALUES else fn
 
 
+def _lazy_function(func: Callable) -> Callable:
+    """The NumPy function built from Dask's blocks, named as NumPy's in errors."""
+    fn = numpy_dask.lazy_functions()[func]
+    read = {"read": _host_values} if func in numpy_dask.VALUE_ANSWERS else {}
+    return functools.update_wrapper(functools.partial(fn, **read), func)
+
+
 def _host_values(value: Any, why: str) -> Any:
     """``value`` (a tensor, raw array, or tuple of them) with lazy arrays read, under the
     ``dask_compute`` policy."""
@@ -154,7 +161,12 @@ def _check_out_cast(ufunc: np.ufunc, rargs: list, rkwargs: dict) -> None:
 def run_function(func: Callable, cls: type, args: tuple, kwargs: dict) -> Any:
     """The default for a NumPy function: the backend's implementation, results as ``cls``."""
     be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
-    ret = _call_backend(func, "__call__", be, rargs, rkwargs)
+    if be is not None and be.lazy and func in numpy_dask.lazy_functions():
+        ret = _call_backend(_lazy_function(func), "__call__", be, rargs, rkwargs)
+        if func in numpy_dask.VALUE_ANSWERS:
+            return ret
+    else:
+        ret = _call_backend(func, "__call__", be, rargs, rkwargs)
     out = kwargs.get("out") if kwargs else None
     if out is None:
         return dispatch.wrap(ret, cls, args)
