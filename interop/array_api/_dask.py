@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from ._standard import complex_result
+
 
 def _cholesky(x: Any, /, *, upper: bool = False) -> Any:
     """array-api-compat 1.16 returns Dask's default, the upper factor, for upper=False."""
@@ -54,6 +56,36 @@ def _matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
     return (s > s.max(axis=-1, keepdims=True) * rtol).sum(axis=-1)
 
 
+def _eig_block(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    w, v = np.linalg.eig(a)
+    return complex_result(w), complex_result(v)
+
+
+def _eig(x: Any, /) -> Any:
+    """Dask has no eig: NumPy's on each matrix, the batch split in chunks as it is."""
+    import dask.array as da
+    want = np.result_type(x.dtype, np.complex64)
+    x = x.rechunk({x.ndim - 2: -1, x.ndim - 1: -1})
+    w, v = da.apply_gufunc(_eig_block, "(m,m)->(m),(m,m)", x, output_dtypes=[want, want])
+    return type(np.linalg.eig(np.eye(1)))(w, v)
+
+
+def _eigvals(x: Any, /) -> Any:
+    return _eig(x)[0]
+
+
+def _searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None) -> Any:
+    """A Python scalar ``x2`` (2025.12) becomes an array of ``x1``'s dtype, and a 0-d one a
+    1-element one: Dask's searchsorted takes arrays of at least one dimension."""
+    import array_api_compat.dask.array as compat
+    import dask.array as da
+    if not hasattr(x2, "dtype"):
+        x2 = da.asarray(np.asarray(x2, dtype=x1.dtype))
+    if x2.ndim == 0:
+        return compat.searchsorted(x1, x2.reshape(1), side=side, sorter=sorter)[0]
+    return compat.searchsorted(x1, x2, side=side, sorter=sorter)
+
+
 def _result_dtype(qualname: str) -> Any:
     """Dask computes int8-int32 products and float32 inverses in 64 bits: cast back to the
     standard's result dtype (integer wrap-around is the same either way)."""
@@ -95,6 +127,9 @@ RULES = {
     **{n: _result_dtype(n) for n in (
         "matmul", "tensordot", "linalg.matmul", "linalg.tensordot", "linalg.inv")},
     "linalg.svd": _svd,
+    "linalg.eig": _eig,
+    "linalg.eigvals": _eigvals,
+    "searchsorted": _searchsorted,
     "linalg.svdvals": _svdvals,
     "linalg.matrix_rank": _matrix_rank,
     **{f"fft.{name}": _fft(name) for name in _ONE_AXIS + _N_AXES},
