@@ -121,7 +121,24 @@ def _fft(name: str) -> Any:
     return run
 
 
+def _from_numpy_dask(qualname: str) -> Any:
+    """What interop builds for NumPy's function of that name on Dask (batched linalg through
+    apply_gufunc, take_along_axis on blocks whole along the axis): the standard's semantics
+    here are NumPy 2's."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        from ..protocols import numpy_dask
+        fn = np
+        for part in qualname.split("."):
+            fn = getattr(fn, part)
+        return numpy_dask.lazy_functions()[fn](*args, **kwargs)
+    run.__name__ = qualname
+    return run
+
+
 RULES = {
+    **{n: _from_numpy_dask(n) for n in (
+        "take_along_axis", "linalg.det", "linalg.slogdet", "linalg.eigh", "linalg.eigvalsh",
+        "linalg.matrix_power", "linalg.pinv")},
     "linalg.cholesky": _cholesky,
     "eye": _eye,
     **{n: _result_dtype(n) for n in (
