@@ -230,3 +230,12 @@ def test_subclass_results_keep_class_and_attributes(backend):
     r = xp.sqrt(m)
     assert type(r) is Meters and r.note == "x"
     assert all(type(u) is Meters for u in xp.unique_counts(m))
+
+
+def test_dask_linspace_ends_exactly_on_stop(default_backend):
+    """Dask's last point is start + (num - 1) * step, an ulp off; the standard's is stop."""
+    for num in (2, 7):
+        got = xp.linspace(10.0, 1.0000000028834277, num)
+        assert got.backend == default_backend
+        np.testing.assert_array_equal(to_numpy(got), np.linspace(10.0, 1.0000000028834277, num))
+    assert to_numpy(xp.linspace(0.0, 1.0, 4, endpoint=False)).tolist() == [0.0, 0.25, 0.5, 0.75]

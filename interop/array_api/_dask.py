@@ -121,6 +121,18 @@ def _fft(name: str) -> Any:
     return run
 
 
+def _linspace(start: Any, stop: Any, /, num: int, **kwargs: Any) -> Any:
+    """Dask computes the last point as start + (num - 1) * step, which can miss ``stop`` by
+    an ulp; the standard (and NumPy) end exactly on it."""
+    import array_api_compat.dask.array as compat
+    import dask.array as da
+    out = compat.linspace(start, stop, num, **kwargs)
+    if not kwargs.get("endpoint", True) or num < 2:
+        return out
+    last = da.full((1,), stop, dtype=out.dtype, chunks=1)
+    return da.concatenate([out[:-1], last.astype(out.dtype)]).rechunk(out.chunks)
+
+
 def _from_numpy_dask(qualname: str) -> Any:
     """What interop builds for NumPy's function of that name on Dask (batched linalg through
     apply_gufunc, take_along_axis on blocks whole along the axis): the standard's semantics
@@ -140,6 +152,7 @@ RULES = {
         "take_along_axis", "linalg.det", "linalg.slogdet", "linalg.eigh", "linalg.eigvalsh",
         "linalg.matrix_power", "linalg.pinv")},
     "linalg.cholesky": _cholesky,
+    "linspace": _linspace,
     "eye": _eye,
     **{n: _result_dtype(n) for n in (
         "matmul", "tensordot", "linalg.matmul", "linalg.tensordot", "linalg.inv")},
