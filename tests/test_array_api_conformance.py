@@ -338,9 +338,14 @@ def _permute(draw, n):
 
 @spec("repeat")
 def _repeat(draw, n):
+    """A Python int, or an array of counts (one per element along the axis) of any integer
+    dtype."""
     x = array(draw, NUMERIC, min_dims=1)
     axis = axis_of(draw, x.ndim)
-    return (x, draw(st.integers(0, 3))), {"axis": axis}
+    if draw(st.booleans()):
+        return (x, draw(st.integers(0, 3))), {"axis": axis}
+    size = x.size if axis is None else x.shape[axis]
+    return (x, array(draw, INT, shape=(size,), lo=0, hi=3)), {"axis": axis}
 
 
 @spec("reshape")
@@ -670,8 +675,6 @@ DASK_LIMITS = {
     **{n: (_batched, "only 2-D matrices (and reduced SVDs)") for n in (
         "linalg.svd", "linalg.svdvals", "linalg.matrix_rank")},
     "linalg.inv": (_batched, "only 2-D matrices"),
-    "repeat": (lambda args, kwargs: _empty(args) or kwargs["axis"] is None,
-               "zero-size input, or axis=None"),
     "searchsorted": (_empty, "zero-size input"),
 }
 DASK_BROKEN: dict[str, str] = {}  # whole functions Dask gets wrong (none left)

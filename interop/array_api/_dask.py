@@ -133,6 +133,26 @@ def _linspace(start: Any, stop: Any, /, num: int, **kwargs: Any) -> Any:
     return da.concatenate([out[:-1], last.astype(out.dtype)]).rechunk(out.chunks)
 
 
+def _repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
+    """Dask repeats by a Python int along one axis of a non-empty array only; otherwise
+    NumPy's repeat runs on blocks whole along the axis, with the counts in every task (the
+    result's size along it is unknown, NaN, until computed, as the standard allows)."""
+    import dask.array as da
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    axis %= max(x.ndim, 1)
+    if isinstance(repeats, int) and x.size:
+        return da.repeat(x, repeats, axis=axis)
+    counts = da.asarray(repeats)
+    counts = counts.astype(np.int64) if counts.dtype == np.uint64 else counts
+    x = x.rechunk({axis: -1})
+    index = "abcdefghij"[:x.ndim]
+    size = (lambda c: c * repeats) if isinstance(repeats, int) else (lambda c: np.nan)
+    return da.blockwise(lambda block, n: np.repeat(block, n, axis=axis), index, x, index,
+                        counts, "z"[:counts.ndim], concatenate=True, dtype=x.dtype,
+                        adjust_chunks={index[axis]: size}, meta=x._meta)
+
+
 def _from_numpy_dask(qualname: str) -> Any:
     """What interop builds for NumPy's function of that name on Dask (batched linalg through
     apply_gufunc, take_along_axis on blocks whole along the axis): the standard's semantics
@@ -153,6 +173,7 @@ RULES = {
         "linalg.matrix_power", "linalg.pinv")},
     "linalg.cholesky": _cholesky,
     "linspace": _linspace,
+    "repeat": _repeat,
     "eye": _eye,
     **{n: _result_dtype(n) for n in (
         "matmul", "tensordot", "linalg.matmul", "linalg.tensordot", "linalg.inv")},
