@@ -257,7 +257,7 @@ class Tensor:
 
     # ------------------------------------------------------------ the Array API object
     def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        """``interop.array_api``, the standard's namespace for tensors (versions 2021.12-2024.12)."""
+        """``interop.array_api``, the standard's namespace for tensors (versions 2021.12-2025.12)."""
         from .array_api import namespace
         return namespace(api_version)
 

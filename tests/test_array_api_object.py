@@ -28,8 +28,8 @@ StrictArray = type(strict.asarray(0))
 
 
 @pytest.fixture(autouse=True, scope="module")
-def strict_2024_12():
-    strict.set_array_api_strict_flags(api_version="2024.12")
+def strict_2025_12():
+    strict.set_array_api_strict_flags(api_version="2025.12")
     yield
     strict.reset_array_api_strict_flags()
 

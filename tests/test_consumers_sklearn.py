@@ -27,8 +27,6 @@ CASES = [
 
 UNKNOWN_SIZES = "data-dependent sizes (unique labels, boolean masks) are NaN in Dask"
 DASK_LIMITS = {
-    "PCA(svd_solver='covariance_eigh')": "no linalg.eigh in Dask",
-    "RidgeCV": "no linalg.eigh in Dask",
     "LinearDiscriminantAnalysis": UNKNOWN_SIZES,
     "RidgeClassifier(solver='svd')": UNKNOWN_SIZES,
     "GaussianNB": UNKNOWN_SIZES,

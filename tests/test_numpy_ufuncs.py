@@ -3,8 +3,8 @@ GPU) against the same ufunc on plain NumPy arrays: values, dtype, shape, result 
 
 Ufuncs with numeric loops are computed; the string-only ones must fail as NumPy fails on
 the same numeric arrays.  The ufunc methods (reduce, accumulate, reduceat, outer, at) run
-for every binary ufunc on NumPy tensors; Dask, which implements only ``__call__`` and
-``outer``, must refuse the others with a TypeError naming the function and the backend.
+for every binary ufunc on NumPy and Dask tensors, lazily on Dask (no compute while the
+graph is built).
 ``out=`` and ``where=`` take tensors, keep their identity and write through.
 """
 
@@ -16,6 +16,7 @@ import pytest
 import interop
 from tests.conftest import to_numpy
 from tests.numpy_compare import as_tensors, assert_matches
+from tests.test_numpy_functions import count_computes
 
 UMATH = np._core.umath
 UFUNCS = sorted(name for name, v in vars(UMATH).items() if isinstance(v, np.ufunc))
@@ -94,48 +95,110 @@ def test_string_ufunc_fails_as_numpy_does(name, backend):
         ufunc(*as_tensors(arrays, backend))
 
 
-def method_cases(ufunc: np.ufunc, x: np.ndarray) -> dict:
-    """method -> (inputs, kwargs) for the ufunc methods on a 2-D input."""
-    return {"reduce": ((x,), {"axis": 0}), "accumulate": ((x,), {"axis": 1}),
-            "reduceat": ((x, [0, 2]), {"axis": 1}), "outer": ((x[0], x[:, 1]), {}),
-            "at": ((x, [0, 0, 2]), {})}
+def method_cases(x: np.ndarray) -> dict:
+    """method -> [(inputs, kwargs)] for the ufunc methods on a (4, 3) input: one axis,
+    several, none; keepdims, initial, where; repeated indices for ``at``."""
+    mask = (np.arange(x.size) % 3 != 0).reshape(x.shape)
+    return {
+        "reduce": [((x,), {"axis": 0}), ((x,), {"axis": -1, "keepdims": True}),
+                   ((x,), {"axis": None}), ((x,), {"axis": (0, 1)}),
+                   ((x,), {"axis": 0, "initial": x[0, 0]}),
+                   ((x,), {"axis": 1, "where": mask, "initial": x[0, 0]}),
+                   ((x[:, :0],), {"axis": 1})],
+        "accumulate": [((x,), {"axis": 0}), ((x,), {"axis": 1})],
+        "reduceat": [((x, [0, 2]), {"axis": 0}), ((x, [0, 2, 1]), {"axis": 1})],
+        "outer": [((x[0], x[:, 1]), {})],
+        "at": [((x, [0, 0, 2], x[0, 0]), {}), ((x, ([0, 3, 0], [1, 2, 1]), x[0, :3]), {})],
+    }
 
 
+def _run_method(ufunc, method, args, kwargs, backend):
+    """(result, the target after the call, the exception) of one method call on tensors."""
+    tensors = as_tensors(list(args), backend)
+    try:
+        got = getattr(ufunc, method)(*tensors, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - compared with NumPy's exception
+        return None, None, exc
+    return got, tensors[0], None
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # power, divide & co. on samples
 @pytest.mark.parametrize("method", ["reduce", "accumulate", "reduceat", "outer", "at"])
 @pytest.mark.parametrize("name", BINARY)
-def test_ufunc_methods_match_numpy(name, method):
+def test_ufunc_methods_match_numpy(name, method, backend):
+    """Every method of every binary ufunc, as NumPy computes it or failing as NumPy fails;
+    on Dask, built without computing and Dask-backed (``at`` rewrites the target's graph)."""
     ufunc = getattr(UMATH, name)
-    x = sample(loop_dtypes(ufunc)[0])
-    args, kwargs = method_cases(ufunc, x)[method]
-    if method == "at":
-        args = (*args, x[0, 0])
-    tensors = as_tensors(list(args), "numpy")
-    try:
-        expected = getattr(ufunc, method)(*args, **kwargs)
-    except (TypeError, ValueError) as exc:
-        with pytest.raises(type(exc)):
-            getattr(ufunc, method)(*tensors, **kwargs)
-        return
-    got = getattr(ufunc, method)(*tensors, **kwargs)
-    if method == "at":  # in place, on the tensor's own buffer
-        assert got is None
-        np.testing.assert_array_equal(tensors[0].raw, args[0])
-        return
-    assert_matches(got, expected, "numpy", f"{name}.{method}")
-
-
-@pytest.mark.parametrize("name", ["add", "multiply", "maximum", "logical_and", "subtract"])
-def test_dask_ufunc_methods_outer_or_a_clear_error(name):
-    ufunc = getattr(np, name)
-    x = sample(loop_dtypes(ufunc)[0])
-    t = as_tensors(x, "dask")
-    assert_matches(ufunc.outer(t[0], t[:, 1]), ufunc.outer(x[0], x[:, 1]), "dask", "outer")
-    for method, (args, kwargs) in method_cases(ufunc, x).items():
-        if method == "outer":
+    x = sample(loop_dtypes(ufunc)[0], shape=(4, 3))
+    for args, kwargs in method_cases(x)[method]:
+        args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        where = f"{name}.{method}({kwargs})"
+        try:
+            expected = getattr(ufunc, method)(*[a.copy() if isinstance(a, np.ndarray) else a
+                                                 for a in args], **kwargs)
+            expected_error = None
+        except (TypeError, ValueError) as exc:
+            expected_error = exc
+        with count_computes() as computes:
+            got, target, error = _run_method(ufunc, method, args, kwargs, backend)
+        assert computes == [], f"{where}: computed while building"
+        if expected_error is not None:
+            assert isinstance(error, type(expected_error)), f"{where}: {error!r}"
             continue
-        targs = as_tensors(list(args), "dask") + ([1] if method == "at" else [])
-        with pytest.raises(TypeError, match=rf"numpy\.{name}\.{method} .*dask backend"):
-            getattr(ufunc, method)(*targs, **kwargs)
+        assert error is None, f"{where}: {error!r}"
+        if method == "at":  # in place: the target tensor sees the write
+            getattr(ufunc, method)(args[0], *args[1:], **kwargs)
+            assert got is None and target.backend == backend
+            assert_matches(target, args[0], backend, where)
+        else:
+            assert_matches(got, expected, backend, where)
+
+
+def test_reorderable_ufuncs_reduce_as_a_tree_the_others_in_order():
+    t = interop.tensor(np.arange(1.0, 13.0).reshape(6, 2), backend="dask", chunks=(2, 2))
+    tree, ordered = np.add.reduce(t, axis=0).raw, np.subtract.reduce(t, axis=0).raw
+    layers = [" ".join(dict(r.dask.layers)) for r in (tree, ordered)]
+    assert "rechunk" not in layers[0] and "rechunk" in layers[1]  # one chunk for the order
+    np.testing.assert_array_equal(tree.compute(), np.add.reduce(t.numpy(), axis=0))
+    np.testing.assert_array_equal(ordered.compute(), np.subtract.reduce(t.numpy(), axis=0))
+
+
+def test_at_writes_through_a_dask_view_into_its_base():
+    x = np.zeros((4, 3))
+    t = interop.tensor(x, backend="dask", chunks=(2, 3))
+    row = t[1]
+    np.add.at(row, [0, 0, 2], 1.0)
+    expected = x.copy()
+    np.add.at(expected[1], [0, 0, 2], 1.0)
+    np.testing.assert_array_equal(t.numpy(), expected)
+
+
+def test_method_indices_from_a_dask_tensor_are_a_value_read():
+    t = interop.tensor(np.arange(6.0), backend="dask")
+    idx = interop.tensor(np.array([0, 3]), backend="dask")
+    np.testing.assert_array_equal(np.add.reduceat(t, idx).numpy(), [3.0, 12.0])
+    with interop.config(dask_compute="raise"), pytest.raises(interop.DaskComputeError,
+                                                              match="reduceat's indices"):
+        np.add.reduceat(t, idx)
+
+
+def test_method_on_unknown_dask_sizes_names_the_fix():
+    t = interop.tensor(np.arange(6.0), backend="dask")
+    masked = t[t > 2.0]
+    assert np.add.reduce(masked).numpy() == 12.0  # a tree reduction needs no sizes
+    with pytest.raises(interop.UnknownShapeError, match="compute_chunk_sizes"):
+        np.subtract.accumulate(masked)
+
+
+def test_ufunc_method_out_on_dask_keeps_identity():
+    x = sample(np.dtype("float64"), shape=(4, 3))
+    t = as_tensors(x, "dask")
+    out = as_tensors(np.zeros(3), "dask")
+    assert np.add.reduce(t, axis=0, out=out) is out
+    np.testing.assert_allclose(out.numpy(), x.sum(axis=0))
+    acc = as_tensors(np.zeros((4, 3)), "dask")
+    assert np.multiply.accumulate(t, axis=1, out=acc) is acc
+    np.testing.assert_allclose(acc.numpy(), np.multiply.accumulate(x, axis=1))
 
 
 # ------------------------------------------------------------------ out= and where=
@@ -215,12 +278,11 @@ def test_ufunc_results_are_the_lowest_subclass_with_attributes(backend):
     x = np.arange(4.0)
     m = as_tensors(x, backend).as_subclass(Meters)
     m.label = "distance"
-    for got in (np.add(m, 1.0), np.add(x, m), np.add.outer(m, m) if backend == "numpy" else m,
+    for got in (np.add(m, 1.0), np.add(x, m), np.add.outer(m, m),
                 np.sqrt(m), np.divmod(m, 3.0)[1]):
         assert type(got) is Meters and got.label == "distance"
-    if backend == "numpy":
-        assert type(np.add.reduce(m)) is Meters
-        np.testing.assert_array_equal(np.add.reduce(m).raw, x.sum())
+    assert type(np.add.reduce(m)) is Meters
+    np.testing.assert_array_equal(to_numpy(np.add.reduce(m)), x.sum())
 
 
 def test_zero_dim_results_are_tensors():
@@ -228,3 +290,16 @@ def test_zero_dim_results_are_tensors():
     got = np.add(t, 1)
     assert isinstance(got, interop.Tensor) and got.shape == () and got.dtype == np.float64
     assert float(np.add.reduce(interop.tensor(np.arange(4.0)))) == 6.0
+
+
+@pytest.mark.parametrize("target_kind", ["tensor", "ndarray"])
+def test_at_into_a_host_target_reads_dask_operands(target_kind):
+    """The write lands in the host target (never in a Dask copy of it): a value read."""
+    values = interop.tensor(np.array([1.0, 2.0]), backend="dask")
+    target = np.zeros(4) if target_kind == "ndarray" else interop.tensor(np.zeros(4))
+    np.add.at(target, [0, 0], values)
+    np.testing.assert_array_equal(to_numpy(target), [3.0, 0.0, 0.0, 0.0])
+    with interop.config(dask_compute="raise"), pytest.raises(interop.DaskComputeError,
+                                                              match=r"add\.at into a numpy"):
+        np.add.at(target, [1], values[:1])
+    np.testing.assert_array_equal(to_numpy(target), [3.0, 0.0, 0.0, 0.0])

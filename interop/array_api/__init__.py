@@ -1,4 +1,4 @@
-"""The Python Array API standard (2024.12) for interop tensors: ``t.__array_namespace__()``.
+"""The Python Array API standard (2025.12) for interop tensors: ``t.__array_namespace__()``.
 
     >>> import interop.array_api as xp
     >>> x = xp.asarray([1.0, 2.0, 3.0])          # float64: the standard's default
@@ -37,7 +37,12 @@ __all__ = ["__array_api_version__", "__array_namespace_info__", "fft", "linalg",
 
 
 def namespace(api_version: str | None = None) -> object:
-    """This module, after checking ``api_version`` (None means the latest, 2024.12)."""
+    """This module, after checking ``api_version`` (None means the latest, 2025.12).
+
+    An earlier version gets the same namespace: each revision adds to the one before
+    (2025.12: ``isin``, ``broadcast_shapes``, ``linalg.eig``/``eigvals``, a tuple of axes
+    in ``expand_dims``, Python scalars in ``isin`` and ``searchsorted``), so code written
+    for it runs unchanged."""
     if api_version is not None and api_version not in API_VERSIONS:
         raise ValueError(f"interop.array_api: version {api_version!r} of the Array API standard "
                          f"is not supported; supported: {', '.join(API_VERSIONS)} (or None for "

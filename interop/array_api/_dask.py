@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from ._standard import complex_result
+
 
 def _cholesky(x: Any, /, *, upper: bool = False) -> Any:
     """array-api-compat 1.16 returns Dask's default, the upper factor, for upper=False."""
@@ -54,6 +56,36 @@ def _matrix_rank(x: Any, /, *, rtol: Any = None) -> Any:
     return (s > s.max(axis=-1, keepdims=True) * rtol).sum(axis=-1)
 
 
+def _eig_block(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    w, v = np.linalg.eig(a)
+    return complex_result(w), complex_result(v)
+
+
+def _eig(x: Any, /) -> Any:
+    """Dask has no eig: NumPy's on each matrix, the batch split in chunks as it is."""
+    import dask.array as da
+    want = np.result_type(x.dtype, np.complex64)
+    x = x.rechunk({x.ndim - 2: -1, x.ndim - 1: -1})
+    w, v = da.apply_gufunc(_eig_block, "(m,m)->(m),(m,m)", x, output_dtypes=[want, want])
+    return type(np.linalg.eig(np.eye(1)))(w, v)
+
+
+def _eigvals(x: Any, /) -> Any:
+    return _eig(x)[0]
+
+
+def _searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None) -> Any:
+    """A Python scalar ``x2`` (2025.12) becomes an array of ``x1``'s dtype, and a 0-d one a
+    1-element one: Dask's searchsorted takes arrays of at least one dimension."""
+    import array_api_compat.dask.array as compat
+    import dask.array as da
+    if not hasattr(x2, "dtype"):
+        x2 = da.asarray(np.asarray(x2, dtype=x1.dtype))
+    if x2.ndim == 0:
+        return compat.searchsorted(x1, x2.reshape(1), side=side, sorter=sorter)[0]
+    return compat.searchsorted(x1, x2, side=side, sorter=sorter)
+
+
 def _result_dtype(qualname: str) -> Any:
     """Dask computes int8-int32 products and float32 inverses in 64 bits: cast back to the
     standard's result dtype (integer wrap-around is the same either way)."""
@@ -89,12 +121,66 @@ def _fft(name: str) -> Any:
     return run
 
 
+def _linspace(start: Any, stop: Any, /, num: int, **kwargs: Any) -> Any:
+    """Dask computes the last point as start + (num - 1) * step, which can miss ``stop`` by
+    an ulp; the standard (and NumPy) end exactly on it."""
+    import array_api_compat.dask.array as compat
+    import dask.array as da
+    out = compat.linspace(start, stop, num, **kwargs)
+    if not kwargs.get("endpoint", True) or num < 2:
+        return out
+    last = da.full((1,), stop, dtype=out.dtype, chunks=1)
+    return da.concatenate([out[:-1], last.astype(out.dtype)]).rechunk(out.chunks)
+
+
+def _repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
+    """Dask repeats by a Python int along one axis of a non-empty array only; otherwise
+    NumPy's repeat runs on blocks whole along the axis, with the counts in every task (the
+    result's size along it is unknown, NaN, until computed, as the standard allows)."""
+    import dask.array as da
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    axis %= max(x.ndim, 1)
+    if isinstance(repeats, int) and x.size:
+        return da.repeat(x, repeats, axis=axis)
+    counts = da.asarray(repeats)
+    counts = counts.astype(np.int64) if counts.dtype == np.uint64 else counts
+    x = x.rechunk({axis: -1})
+    index = "abcdefghij"[:x.ndim]
+    size = (lambda c: c * repeats) if isinstance(repeats, int) else (lambda c: np.nan)
+    return da.blockwise(lambda block, n: np.repeat(block, n, axis=axis), index, x, index,
+                        counts, "z"[:counts.ndim], concatenate=True, dtype=x.dtype,
+                        adjust_chunks={index[axis]: size}, meta=x._meta)
+
+
+def _from_numpy_dask(qualname: str) -> Any:
+    """What interop builds for NumPy's function of that name on Dask (batched linalg through
+    apply_gufunc, take_along_axis on blocks whole along the axis): the standard's semantics
+    here are NumPy 2's."""
+    def run(*args: Any, **kwargs: Any) -> Any:
+        from ..protocols import numpy_dask
+        fn = np
+        for part in qualname.split("."):
+            fn = getattr(fn, part)
+        return numpy_dask.lazy_functions()[fn](*args, **kwargs)
+    run.__name__ = qualname
+    return run
+
+
 RULES = {
+    **{n: _from_numpy_dask(n) for n in (
+        "take_along_axis", "linalg.det", "linalg.slogdet", "linalg.eigh", "linalg.eigvalsh",
+        "linalg.matrix_power", "linalg.pinv")},
     "linalg.cholesky": _cholesky,
+    "linspace": _linspace,
+    "repeat": _repeat,
     "eye": _eye,
     **{n: _result_dtype(n) for n in (
         "matmul", "tensordot", "linalg.matmul", "linalg.tensordot", "linalg.inv")},
     "linalg.svd": _svd,
+    "linalg.eig": _eig,
+    "linalg.eigvals": _eigvals,
+    "searchsorted": _searchsorted,
     "linalg.svdvals": _svdvals,
     "linalg.matrix_rank": _matrix_rank,
     **{f"fft.{name}": _fft(name) for name in _ONE_AXIS + _N_AXES},

@@ -1,4 +1,4 @@
-"""The names of the 2024.12 Array API standard, grouped by how their backend is chosen.
+"""The names of the 2025.12 Array API standard, grouped by how their backend is chosen.
 
 A plain list, so that coverage is checked against the standard (and against
 array-api-strict in the tests) rather than against what a backend happens to have.
@@ -6,8 +6,8 @@ array-api-strict in the tests) rather than against what a backend happens to hav
 
 from __future__ import annotations
 
-API_VERSION = "2024.12"
-API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+API_VERSION = "2025.12"
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 # Functions with no array operand: the backend comes from ``device=`` (else the default).
 CREATION = (
@@ -34,12 +34,12 @@ ARRAY = (
     # linear algebra (main namespace)
     "matmul", "matrix_transpose", "tensordot", "vecdot",
     # manipulation
-    "broadcast_arrays", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
+    "broadcast_arrays", "broadcast_shapes", "broadcast_to", "concat", "expand_dims", "flip", "moveaxis",
     "permute_dims", "repeat", "reshape", "roll", "squeeze", "stack", "tile", "unstack",
     # searching
     "argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where",
     # sets
-    "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    "isin", "unique_all", "unique_counts", "unique_inverse", "unique_values",
     # sorting
     "argsort", "sort",
     # statistics
@@ -49,7 +49,7 @@ ARRAY = (
 )
 
 LINALG = (
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm",
     "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet",
     "solve", "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
 )

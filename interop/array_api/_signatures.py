@@ -1,4 +1,4 @@
-"""The standard's (2024.12) signatures, given to the generated functions.
+"""The standard's (2025.12) signatures, given to the generated functions.
 
 Every ``interop.array_api`` function is one generic ``(*args, **kwargs)``
 wrapper, and the backends' array-api-compat functions do not carry the
@@ -22,7 +22,7 @@ _SHARED = {
         "imag isfinite isinf isnan log log1p log2 log10 logical_not negative positive real "
         "reciprocal round sign signbit sin sinh square sqrt tan tanh trunc matrix_transpose "
         "nonzero unique_all unique_counts unique_inverse unique_values linalg.det linalg.eigh "
-        "linalg.eigvalsh linalg.inv linalg.matrix_transpose linalg.slogdet linalg.svdvals"),
+        "linalg.eig linalg.eigvals linalg.eigvalsh linalg.inv linalg.matrix_transpose linalg.slogdet linalg.svdvals"),
     "x1, x2, /": (
         "add atan2 bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor "
         "copysign divide equal floor_divide greater greater_equal hypot less less_equal "
@@ -63,8 +63,9 @@ _SHARED = {
     "x, indices, /, *, axis=-1": "take_along_axis",
     "*arrays": "broadcast_arrays",
     "x, /, shape": "broadcast_to",
-    "x, /, axis=0": "expand_dims",
-    "x, /, axis": "squeeze",
+    "x, /, axis": "expand_dims squeeze",
+    "x1, x2, /, *, invert=False": "isin",
+    "*shapes": "broadcast_shapes",
     "x, /, *, axis=None": "flip",
     "x, source, destination, /": "moveaxis",
     "x, /, axes": "permute_dims",

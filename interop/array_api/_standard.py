@@ -56,4 +56,28 @@ def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     return array_api_compat.array_namespace(x).repeat(x, repeats, axis=axis)
 
 
-RULES = {"can_cast": can_cast, "finfo": finfo, "repeat": repeat}
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """Shapes only, no arrays: the same answer on every backend (2025.12)."""
+    return tuple(int(s) for s in np.broadcast_shapes(*shapes))
+
+
+def complex_result(x: Any) -> Any:
+    """``x`` as the complex dtype the standard gives eigenvalues of real matrices (NumPy
+    returns real ones where all are real)."""
+    want = np.result_type(x.dtype, np.complex64)
+    return x if x.dtype == want else x.astype(want)
+
+
+def eig(x: Any, /) -> Any:
+    import array_api_compat
+    w, v = array_api_compat.array_namespace(x).linalg.eig(x)
+    return type(np.linalg.eig(np.eye(1)))(complex_result(w), complex_result(v))
+
+
+def eigvals(x: Any, /) -> Any:
+    import array_api_compat
+    return complex_result(array_api_compat.array_namespace(x).linalg.eigvals(x))
+
+
+RULES = {"can_cast": can_cast, "finfo": finfo, "repeat": repeat,
+         "broadcast_shapes": broadcast_shapes, "linalg.eig": eig, "linalg.eigvals": eigvals}

@@ -70,9 +70,9 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
                 rkwargs["device"] = _device.native(target, device)
             rargs = _moved(rargs, be, target)
             be = target
-        fn = rule or resolved.get(be)
-        if fn is None:
-            fn = resolved[be] = BACKEND_RULES.get(be.name, {}).get(qualname) or \
+        fn = resolved.get(be)
+        if fn is None:  # a backend's own rule first, then the standard's, then the backend's
+            fn = resolved[be] = BACKEND_RULES.get(be.name, {}).get(qualname) or rule or \
                 _function_of(be, module, name, public_name)
         try:
             ret = fn(*rargs, **rkwargs)
@@ -83,7 +83,7 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
             raise explained from exc
         return dispatch.wrap(ret, cls, args)
 
-    doc = (f"``{qualname}`` of the Array API standard (2024.12), computed by the backend's "
+    doc = (f"``{qualname}`` of the Array API standard (2025.12), computed by the backend's "
            "array-api-compat namespace; takes and returns interop tensors.")
     public = dispatch.make_public(run, name, qualname, doc)
     public.__module__ = f"{MODULE}.{module}" if module else MODULE

@@ -1,4 +1,4 @@
-"""The Array API ``fft`` extension (2024.12) on interop tensors, generated from the backends'."""
+"""The Array API ``fft`` extension (2025.12) on interop tensors, generated from the backends'."""
 
 from ._names import FFT, FFT_CREATION
 from ._signatures import attach

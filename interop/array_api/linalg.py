@@ -1,4 +1,4 @@
-"""The Array API ``linalg`` extension (2024.12) on interop tensors, generated from the backends'."""
+"""The Array API ``linalg`` extension (2025.12) on interop tensors, generated from the backends'."""
 
 from ._names import LINALG
 from ._signatures import attach

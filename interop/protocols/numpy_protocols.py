@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import dispatch
 from ..backends import registry, views
+from . import numpy_dask
 from ..backends.base import Backend
 from ..tensor import Tensor
 
@@ -55,6 +56,8 @@ def _lacks(label: str, be: Backend | None) -> TypeError:
 def _call_backend(func: Any, method: str, be: Backend | None, rargs: list, rkwargs: dict) -> Any:
     """The NumPy callable on raw arrays, with NumPy's 'nobody implements it' made clear."""
     fn = func if method == "__call__" else getattr(func, method)
+    if be is not None and be.lazy and method in numpy_dask.METHODS:
+        fn = _lazy_method(func, method)
     try:
         if be is not None and be.lazy:
             with warnings.catch_warnings():
@@ -73,6 +76,41 @@ def _call_backend(func: Any, method: str, be: Backend | None, rargs: list, rkwar
         if "no implementation found" in text or "returned NotImplemented from" in text:
             raise _lacks(_label(func, method), be) from None
         raise
+
+
+def _lazy_method(ufunc: np.ufunc, method: str) -> Callable:
+    """The ufunc method built from Dask's blocks; values it needs are read through the gate."""
+    fn = functools.partial(numpy_dask.METHODS[method], ufunc)
+    return functools.partial(fn, read=_host_values) if method in numpy_dask.NEEDS_VALUES else fn
+
+
+def _lazy_function(func: Callable) -> Callable:
+    """The NumPy function built from Dask's blocks, named as NumPy's in errors."""
+    fn = numpy_dask.lazy_functions()[func]
+    read = {"read": _host_values} if func in numpy_dask.VALUE_ANSWERS else {}
+    return functools.update_wrapper(functools.partial(fn, **read), func)
+
+
+def _host_values(value: Any, why: str) -> Any:
+    """``value`` (a tensor, raw array, or tuple of them) with lazy arrays read, under the
+    ``dask_compute`` policy."""
+    if type(value) is tuple:
+        return tuple(_host_values(v, why) for v in value)
+    raw = value._raw if isinstance(value, Tensor) else value
+    be = registry.backend_of(raw)
+    return be.to_host(raw, why) if be is not None and be.lazy else raw
+
+
+def _run_at(ufunc: np.ufunc, args: tuple, kwargs: dict) -> None:
+    """``ufunc.at`` writes into its first argument on that target's own backend: a host
+    target's lazy operands are read (a value read), never the target moved to Dask."""
+    be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
+    target = args[0]._raw if isinstance(args[0], Tensor) else args[0]
+    if be is not None and rargs[0] is not target:
+        be = registry.backend_of(target)
+        why = f"numpy.{ufunc.__name__}.at into a {be.name if be else 'host'} target"
+        rargs = [target, *(_host_values(a, why) for a in args[1:])]
+    _call_backend(ufunc, "at", be, rargs, rkwargs)
 
 
 def _out_results(label: str, out: Any, raw_out: Any, ret: Any, cls: type, args: tuple) -> Any:
@@ -96,12 +134,12 @@ def _out_results(label: str, out: Any, raw_out: Any, ret: Any, cls: type, args: 
 
 def run_ufunc(ufunc: np.ufunc, method: str, cls: type, args: tuple, kwargs: dict) -> Any:
     """The default for a ufunc call: the backend's ufunc on raw arrays, results as ``cls``."""
+    if method == "at":
+        return _run_at(ufunc, args, kwargs)
     be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
     if be is not None and be.lazy and method == "__call__" and rkwargs.get("out") is not None:
         _check_out_cast(ufunc, rargs, rkwargs)
     ret = _call_backend(ufunc, method, be, rargs, rkwargs)
-    if method == "at":
-        return None
     out = kwargs.get("out") if kwargs else None
     if out is None:
         return dispatch.wrap(ret, cls, args)
@@ -123,7 +161,12 @@ def _check_out_cast(ufunc: np.ufunc, rargs: list, rkwargs: dict) -> None:
 def run_function(func: Callable, cls: type, args: tuple, kwargs: dict) -> Any:
     """The default for a NumPy function: the backend's implementation, results as ``cls``."""
     be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
-    ret = _call_backend(func, "__call__", be, rargs, rkwargs)
+    if be is not None and be.lazy and func in numpy_dask.lazy_functions():
+        ret = _call_backend(_lazy_function(func), "__call__", be, rargs, rkwargs)
+        if func in numpy_dask.VALUE_ANSWERS:
+            return ret
+    else:
+        ret = _call_backend(func, "__call__", be, rargs, rkwargs)
     out = kwargs.get("out") if kwargs else None
     if out is None:
         return dispatch.wrap(ret, cls, args)
