@@ -175,7 +175,7 @@ def test_raw_arrays_are_data_that_follow_the_default_backend(default_backend):
 
 def test_info_per_backend(default_backend):
     info = xp.__array_namespace_info__()
-    assert info.default_device() == "cpu" and info.devices() == [interop.device("cpu")]
+    assert info.default_device() == "cpu" and info.devices() == (interop.device("cpu"),)
     assert info.default_dtypes()["real floating"] == xp.float64
     assert info.default_dtypes(device=info.default_device())["indexing"] == xp.int64
     assert set(info.dtypes(kind="real floating")) == {"float32", "float64"}

@@ -214,7 +214,7 @@ def test_dask_namespace_info_reports_the_dask_device():
     interop.set_default_backend("dask")
     try:
         info = xp.__array_namespace_info__()
-        assert info.devices() == [info.default_device()] and info.default_device() == "cpu"
+        assert info.devices() == (info.default_device(),) and info.default_device() == "cpu"
         assert xp.zeros(2, device=info.default_device()).backend == "dask"
     finally:
         interop.set_default_backend(old)

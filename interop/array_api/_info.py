@@ -30,8 +30,9 @@ class Info:
     def default_device(self) -> Device:
         return self._own(self._native.default_device())
 
-    def devices(self) -> list[Device]:
-        return list(dict.fromkeys(self._own(d) for d in self._native.devices()))
+    def devices(self) -> tuple[Device, ...]:
+        """The devices, once each (a tuple since the 2025.12 revision)."""
+        return tuple(dict.fromkeys(self._own(d) for d in self._native.devices()))
 
     def _own(self, native: Any) -> Device:
         """A device of the native namespace as this backend's tensors report it (a lazy
