@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
-# Create .venv and install interop with everything the demo and the tests use.
+# Create .venv and install interop: `setup.sh demo` installs what examples/demo.py needs
+# (NumPy and Dask); `setup.sh` (no argument) adds the test tools and torch, the CPU build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-# torch is pinned: 2.13.0 is a CPU build; an unpinned torch pulls a multi-GB CUDA build.
-.venv/bin/python -m pip install -q -e ".[test,dask]" "torch==2.13.0"
+step() { printf '==> %s\n' "$*"; }
+if [ ! -x .venv/bin/python ]; then
+  step "creating .venv"
+  python3 -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+fi
+if [ "${1:-}" = "demo" ]; then
+  step "installing interop with Dask (about 150 MB)"
+  .venv/bin/python -m pip install --progress-bar on -e ".[dask]" | grep -E '^(Collecting|Successfully)' || true
+else
+  # torch is pinned: 2.13.0 is a CPU build; an unpinned torch pulls a multi-GB CUDA build.
+  step "installing interop with Dask, torch 2.13.0 (CPU) and the test tools"
+  .venv/bin/python -m pip install -q -e ".[test,dask]" "torch==2.13.0"
+fi
+step "done"
