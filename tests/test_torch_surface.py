@@ -153,3 +153,31 @@ def test_parameters_imported_once_and_kept_current():
     np.testing.assert_array_equal(to_numpy(torch.add(x, w)), [1, 1, 1])
     plain = torch.ones(2)
     assert from_torch(plain) is not from_torch(plain)     # plain tensors are never kept
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, w: torch.einsum("ij,jk->ik", t, w),
+    lambda t, w: torch.einsum("ij,kj->ik", w, t),
+    lambda t, w: torch.tensordot(t, w, dims=1),
+    lambda t, w: torch.cdist(t, w),
+    lambda t, w: torch.nn.functional.layer_norm(t, (4,), w[0], w[1]),
+    lambda t, w: torch.nn.functional.embedding(torch.tensor([[0, 2], [1, 1]]), t),
+    lambda t, w: torch.nn.functional.linear(t, torch.nn.Parameter(w)),
+], ids=["einsum", "einsum_torch_first", "tensordot", "cdist", "layer_norm", "embedding",
+        "linear_parameter"])
+def test_torch_python_functions_take_torch_operands(call, backend):
+    """torch's Python functions list torch.Tensor in ``types``: it is data, not an override."""
+    w = torch.linspace(-1, 1, 16).reshape(4, 4)
+    with torch.no_grad():
+        check(call(tensor(A, backend), w), call(torch.from_numpy(A.copy()), w), backend)
+
+
+def test_unrelated_torch_subclass_still_declines():
+    """A user's torch.Tensor subclass with its own handler keeps torch's rule: NotImplemented."""
+    class Logged(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+    w = torch.ones(4, 4).as_subclass(Logged)
+    with pytest.raises(TypeError, match="no implementation found"):
+        torch.einsum("ij,jk->ik", interop.tensor(A), w)
