@@ -143,7 +143,7 @@ class Tensor:
         if kwargs is None:
             kwargs = {}
         for t in types:
-            if not issubclass(cls, t) and not _tf.is_torch_data_type(t):
+            if not issubclass(cls, t) and not _tf.is_plain_value_type(t):
                 return NotImplemented
         run = _dispatch.implementation_for(func)
         if run is not None:

@@ -28,6 +28,8 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..dtypes import DType
+
 _modes: contextvars.ContextVar[tuple] = contextvars.ContextVar("interop_modes", default=())
 _subclass_disabled: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "interop_subclass_disabled", default=False)
@@ -73,16 +75,18 @@ def _is_default_torch_tensor(arg_type: type) -> bool:
         type(impl).__name__ == "builtin_function_or_method" and impl.__module__ == "torch._C"
 
 
-def is_torch_data_type(arg_type: type) -> bool:
-    """torch's own tensor classes (``torch.Tensor``, ``nn.Parameter``, ``nn.Buffer``): operands
-    to take in, not overrides; a user's ``torch.Tensor`` subclass is not one of them."""
-    return arg_type.__module__.startswith("torch") and _is_default_torch_tensor(arg_type)
+def is_plain_value_type(arg_type: type) -> bool:
+    """torch's own tensor classes (``torch.Tensor``, ``nn.Parameter``): operands to take in,
+    not overrides (a user's ``torch.Tensor`` subclass is not one of them); and interop's
+    dtype, whose handler only serves torch's parser."""
+    return arg_type is DType or \
+        arg_type.__module__.startswith("torch") and _is_default_torch_tensor(arg_type)
 
 
 def _overrides(arg_type: type) -> bool:
     impl = getattr(arg_type, "__torch_function__", None)
     return impl is not None and impl is not _disabled_torch_function_impl \
-        and not is_torch_data_type(arg_type)
+        and not is_plain_value_type(arg_type)
 
 
 def _get_overloaded_args(relevant_args: Iterable[Any],
