@@ -184,12 +184,12 @@ def can_cast(from_: np.dtype, to: np.dtype) -> _builtins.bool:
 
 
 # ------------------------------------------------------------------ the dtype a tensor reports
-def _sentinel_at_16() -> object:
-    """An object whose address ends in the byte 0x10 (see ``DType``), kept alive for good."""
+def _sentinel_at_0x80() -> object:
+    """An object whose address ends in the byte 0x80 (see ``DType``), kept alive for good."""
     held = []
     while True:
         o = object()
-        if id(o) & 0xFF == 0x10:
+        if id(o) & 0xFF == 0x80:
             return o
         held.append(o)
 
@@ -210,14 +210,15 @@ class DType:
     ``torch.finfo(d)`` and ``torch.iinfo(d)`` do not dispatch: their parser accepts the
     object and then reads the byte after its header as a ``torch.dtype``'s ScalarType.
     The first slot (``_layout``; slots are laid out in name order) points to an object
-    whose address ends in 0x10, a ScalarType neither floating nor integral, so both
-    raise TypeError instead of reading an arbitrary type.  Also impossible:
+    whose address ends in 0x80, past every ScalarType: both raise TypeError ("requires
+    a floating point / an integer input type") instead of reading an arbitrary type's
+    limits (byte 0 would read as uint8, 16 as a quantized uint8).  Also impossible:
     ``d is torch.float32``, ``isinstance(d, torch.dtype)``, and finding ``d`` in a dict
     keyed by torch dtypes (they hash by identity).
     """
 
     __slots__ = ("_layout", "numpy")
-    _LAYOUT = _sentinel_at_16()
+    _LAYOUT = _sentinel_at_0x80()
 
     def __init__(self, dtype: np.dtype) -> None:
         self._layout = DType._LAYOUT

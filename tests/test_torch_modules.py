@@ -30,8 +30,6 @@ def xfail(reason):
     return pytest.mark.xfail(reason=reason, raises=(TypeError, NotImplementedError), strict=True)
 
 
-MHA_REASON = ("F.multi_head_attention_forward is a torch Python function that dispatches as a "
-              "whole and has no interop implementation yet")
 RNN_REASON = ("nn.RNN/LSTM/GRU.forward calls torch.zeros(..., device=input.device): torch's "
               "parser accepts no interop device, and the _VF kernels are not implemented")
 
@@ -54,15 +52,16 @@ MODULES = {
                                [normal(2, 3, 8)]),
     "Embedding": (lambda: nn.Embedding(10, 4), [RNG.integers(0, 10, (3, 5))]),
     "EmbeddingBag": (lambda: nn.EmbeddingBag(10, 4, mode="mean"), [RNG.integers(0, 10, (3, 5))],
-                     xfail("F.embedding_bag is not implemented by interop")),
+                     xfail("F.embedding_bag calls torch.arange(..., device=input.device): "
+                           "torch's parser accepts no interop device")),
     "MultiheadAttention": (lambda: nn.MultiheadAttention(8, 2, batch_first=True),
-                           [normal(2, 5, 8)] * 3, xfail(MHA_REASON)),
+                           [normal(2, 5, 8)] * 3),
     "TransformerEncoderLayer": (lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True),
-                                [normal(2, 5, 8)], xfail(MHA_REASON)),
+                                [normal(2, 5, 8)]),
     "TransformerDecoderLayer": (lambda: nn.TransformerDecoderLayer(8, 2, 16, batch_first=True),
-                                [normal(2, 5, 8), normal(2, 4, 8)], xfail(MHA_REASON)),
+                                [normal(2, 5, 8), normal(2, 4, 8)]),
     "Transformer": (lambda: nn.Transformer(8, 2, 1, 1, 16, batch_first=True),
-                    [normal(2, 5, 8), normal(2, 4, 8)], xfail(MHA_REASON)),
+                    [normal(2, 5, 8), normal(2, 4, 8)]),
     "RNN": (lambda: nn.RNN(4, 5), [normal(6, 2, 4)], xfail(RNN_REASON)),
     "LSTM": (lambda: nn.LSTM(4, 5, num_layers=2, bidirectional=True, batch_first=True),
              [normal(2, 6, 4)], xfail(RNN_REASON)),
@@ -137,7 +136,46 @@ def test_module_matches_torch(name, make, inputs, backend):
         expected = module(*[torch.from_numpy(x) for x in inputs])
         with ComputeCounter() as counter:
             got = module(*[as_interop(x, backend) for x in inputs])
-    assert isinstance(got, interop.Tensor) and got.backend == backend
     assert counter.computes == 0, f"{name} computed {counter.computes} Dask graph(s) in forward"
-    np.testing.assert_allclose(to_numpy(got), expected.numpy(), rtol=1e-4, atol=1e-5)
-    assert to_numpy(got).dtype == expected.numpy().dtype
+    assert_like_torch(got, expected, backend)
+
+
+def assert_like_torch(got, expected, backend):
+    """Tensors (or the tuples MultiheadAttention returns) equal to torch's, on ``backend``."""
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_like_torch(g, e, backend)
+        return
+    assert isinstance(got, interop.Tensor) and got.backend == backend
+    res = to_numpy(got)
+    assert res.dtype == expected.numpy().dtype
+    np.testing.assert_allclose(res, expected.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_attention_masks_match_torch(backend):
+    """Key padding (a bool interop tensor) and a causal mask (torch's float mask, as
+    nn.Transformer makes it): torch's mask handling compares and converts t.dtype."""
+    mha = from_checkpoint(lambda: nn.MultiheadAttention(8, 2, batch_first=True))
+    x = normal(2, 5, 8)
+    padding = np.zeros((2, 5), bool)
+    padding[1, 3:] = True
+    causal = nn.Transformer.generate_square_subsequent_mask(5)
+    with torch.no_grad():
+        expected = mha(*[torch.from_numpy(x)] * 3, key_padding_mask=torch.from_numpy(padding),
+                       attn_mask=causal)
+        with ComputeCounter() as counter:
+            got = mha(*[as_interop(x, backend)] * 3,
+                      key_padding_mask=as_interop(padding, backend), attn_mask=causal)
+    assert counter.computes == 0
+    assert_like_torch(got, expected, backend)
+
+
+def test_transformer_encoder_causal_matches_torch(backend):
+    layer = from_checkpoint(lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True))
+    x = normal(2, 5, 8)
+    causal = nn.Transformer.generate_square_subsequent_mask(5)
+    with torch.no_grad():
+        expected = layer(torch.from_numpy(x), src_mask=causal, is_causal=True)
+        got = layer(as_interop(x, backend), src_mask=causal, is_causal=True)
+    assert_like_torch(got, expected, backend)
