@@ -233,3 +233,29 @@ def test_dtype_pickles_to_the_same_object():
     import pickle
     d = interop.tensor(np.ones(2, np.float32)).dtype
     assert pickle.loads(pickle.dumps(d)) is d
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, u: torch.einsum(t, [0, 1], u, [1, 2]),
+    lambda t, u: torch.einsum(t, [0, 1], u, [1, 2], [2, 0]),
+    lambda t, u: torch.einsum(t, [..., 1], t, [..., 1], [...]),
+    lambda t, u: torch.tensordot(t, u, dims=([1], [0])),
+    lambda t, u: torch.tensordot(t, u, 1),
+    lambda t, u: torch._is_all_true(t > -6),
+    lambda t, u: torch._is_any_true(t > 6),
+], ids=["einsum_sublist", "einsum_sublist_out", "einsum_sublist_ellipsis", "tensordot_lists",
+        "tensordot_int", "is_all_true", "is_any_true"])
+def test_einsum_forms_and_torch_checks(call, backend):
+    u = np.arange(20, dtype=np.float32).reshape(4, 5)
+    check(call(tensor(A, backend), tensor(u, backend)),
+          call(torch.from_numpy(A.copy()), torch.from_numpy(u)), backend)
+
+
+def test_is_all_true_wants_bool():
+    with pytest.raises(RuntimeError, match="bool tensor"):
+        torch._is_all_true(interop.tensor(A))
+
+
+def test_einsum_sublist_out_of_range():
+    with pytest.raises(ValueError, match=r"sublist \[0, 99\]"):
+        torch.einsum(interop.tensor(A), [0, 99], interop.tensor(A), [0, 99])
