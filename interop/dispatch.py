@@ -128,6 +128,8 @@ class _Unwrapper:
             return t([self.one(x) for x in a])
         if isinstance(a, (np.generic, np.dtype, dtypes.PY_SCALARS)):
             return a
+        if t is dtypes.DType:
+            return a.numpy  # t.dtype given back (x.astype(t.dtype)): the implementations' dtype
         found = _foreign(a)
         if found is not None:
             self.note(*found)

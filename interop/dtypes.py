@@ -181,3 +181,119 @@ def result_type(*operands: Any) -> np.dtype:
 def can_cast(from_: np.dtype, to: np.dtype) -> _builtins.bool:
     """torch.can_cast: an in-place result may not move to a lower category."""
     return category(from_) <= category(to)
+
+
+# ------------------------------------------------------------------ the dtype a tensor reports
+def _sentinel_at_0x80() -> object:
+    """An object whose address ends in the byte 0x80 (see ``DType``), kept alive for good."""
+    held = []
+    while True:
+        o = object()
+        if id(o) & 0xFF == 0x80:
+            return o
+        held.append(o)
+
+
+class DType:
+    """``t.dtype``: a NumPy dtype that torch code and Array API code also accept.
+
+    - NumPy: ``np.dtype(d)``, ``np.zeros(3, dtype=d)``, ``a.astype(d)``,
+      ``np.result_type(d, ...)`` convert it (``__numpy_dtype__``); ``d == np.float32``
+      and ``d == "float32"`` hold; it hashes as the NumPy dtype, so NumPy-keyed dicts
+      find it.
+    - torch: ``d == torch.float32`` holds (both ways).  torch's argument parser takes
+      any object with ``__torch_function__`` in a ``dtype=`` slot and hands the call
+      to it, so ``torch.zeros(3, dtype=d)``, ``torch.promote_types(d, ...)``,
+      ``w.to(d)`` and ``module.to(d)`` run with the torch dtype in its place.
+    - Array API: ``x.dtype == xp.float32`` holds.
+
+    ``torch.finfo(d)`` and ``torch.iinfo(d)`` do not dispatch: their parser accepts the
+    object and then reads the byte after its header as a ``torch.dtype``'s ScalarType.
+    The first slot (``_layout``; slots are laid out in name order) points to an object
+    whose address ends in 0x80, past every ScalarType: both raise TypeError ("requires
+    a floating point / an integer input type") instead of reading an arbitrary type's
+    limits (byte 0 would read as uint8, 16 as a quantized uint8).  Also impossible:
+    ``d is torch.float32``, ``isinstance(d, torch.dtype)``, and finding ``d`` in a dict
+    keyed by torch dtypes (they hash by identity).
+    """
+
+    __slots__ = ("_layout", "numpy")
+    _LAYOUT = _sentinel_at_0x80()
+
+    def __init__(self, dtype: np.dtype) -> None:
+        self._layout = DType._LAYOUT
+        self.numpy = dtype
+
+    @property
+    def __numpy_dtype__(self) -> np.dtype:
+        return self.numpy
+
+    def __getattr__(self, name: str) -> Any:  # kind, itemsize, name, char, type, str, ...
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.numpy, name)
+
+    def __eq__(self, other: object) -> _pybool:
+        if isinstance(other, DType):
+            return self.numpy == other.numpy
+        if type(other).__module__ == "torch":
+            return str(other) == f"torch.{self.numpy.name}"
+        try:
+            return _pybool(self.numpy == other)
+        except TypeError:
+            return False
+
+    def __ne__(self, other: object) -> _pybool:
+        return not self == other
+
+    def __hash__(self) -> _pyint:
+        return hash(self.numpy)
+
+    def __str__(self) -> str:
+        return str(self.numpy)
+
+    def __repr__(self) -> str:
+        return repr(self.numpy)
+
+    def __reduce__(self) -> tuple:
+        return (public_dtype, (self.numpy,))
+
+    # torch.dtype's own attributes
+    @property
+    def is_floating_point(self) -> _pybool:
+        return self.numpy.kind == "f"
+
+    @property
+    def is_complex(self) -> _pybool:
+        return self.numpy.kind == "c"
+
+    @property
+    def is_signed(self) -> _pybool:
+        return self.numpy.kind in "ifc"
+
+    def to_torch(self) -> Any:
+        """The torch dtype of the same name (torch is loaded: only torch code asks)."""
+        import torch
+        return getattr(torch, self.numpy.name)
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+        """torch's parser sent the call here for a dtype in a torch slot: run ``func``
+        with torch's dtype in its place (tensors among the arguments dispatch as usual)."""
+        def swap(a: Any) -> Any:
+            if type(a) is list or type(a) is tuple:
+                return type(a)(swap(x) for x in a)
+            return a.to_torch() if type(a) is DType else a
+        return func(*(swap(a) for a in args), **{k: swap(v) for k, v in (kwargs or {}).items()})
+
+
+_PUBLIC: dict[np.dtype, DType] = {}
+
+
+def public_dtype(dtype: np.dtype) -> DType:
+    """The one ``DType`` for a NumPy dtype (what ``t.dtype`` returns)."""
+    d = _PUBLIC.get(dtype)
+    if d is None:
+        d = _PUBLIC.setdefault(dtype, DType(dtype))
+    return d

@@ -196,13 +196,16 @@ class Tensor:
         """The default handler (RFC 0001): run ``func`` and return results as ``cls``.
 
         Returns NotImplemented unless ``cls`` is a subclass of every type in
-        ``types``.  ``func`` may come from any surface: an interop function or
-        method, a torch callable, a NumPy function or ufunc.
+        ``types`` that is not torch's own ``torch.Tensor`` (or ``nn.Parameter``):
+        those are data, taken in by DLPack like an ndarray, as torch's Python
+        functions (einsum, layer_norm, ...) list them in ``types`` beside ours.
+        ``func`` may come from any surface: an interop function or method, a
+        torch callable, a NumPy function or ufunc.
         """
         if kwargs is None:
             kwargs = {}
         for t in types:
-            if not issubclass(cls, t):
+            if not issubclass(cls, t) and not _tf.is_plain_value_type(t):
                 return NotImplemented
         run = _dispatch.implementation_for(func)
         if run is not None:

@@ -217,6 +217,8 @@ B = np.array([[True, False, True], [False, False, True]])
 
 # name -> list of (args, kwargs, method?)
 SAMPLES = {
+    "_is_all_true": [((B,), {}, False), ((B[:, 2],), {}, False)],
+    "_is_any_true": [((B,), {}, False), ((B[1, :2],), {}, False)],
     "cat": [(([M, M],), {}, False), (([M, M],), {"dim": 1}, False), (([M, M.astype(np.float64)],), {}, False)],
     "stack": [(([M, M],), {}, False), (([M, M],), {"dim": -1}, False)],
     "reshape": [((X, (6, 4)), {}, False), ((X, 6, 4), {}, True), ((X, (-1,)), {}, False)],

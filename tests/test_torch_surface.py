@@ -107,7 +107,7 @@ def test_dlpack_on_gpu_is_zero_copy():
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda t: torch.nn.functional.ctc_loss(t, t, t, t), "torch.nn.functional.ctc_loss"),
+    (lambda t: torch.nn.functional.ctc_loss(t, t, t, t), "torch.ctc_loss"),  # F's body runs
     (lambda t: torch.linalg.householder_product(t, t), "torch.linalg.householder_product"),
     (lambda t: torch.geqrf(t), "torch.geqrf"),
     # torch.overrides cannot name it: a TypeError, not a RecursionError from calling it on t
@@ -153,3 +153,109 @@ def test_parameters_imported_once_and_kept_current():
     np.testing.assert_array_equal(to_numpy(torch.add(x, w)), [1, 1, 1])
     plain = torch.ones(2)
     assert from_torch(plain) is not from_torch(plain)     # plain tensors are never kept
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, w: torch.einsum("ij,jk->ik", t, w),
+    lambda t, w: torch.einsum("ij,kj->ik", w, t),
+    lambda t, w: torch.tensordot(t, w, dims=1),
+    lambda t, w: torch.cdist(t, w),
+    lambda t, w: torch.nn.functional.layer_norm(t, (4,), w[0], w[1]),
+    lambda t, w: torch.nn.functional.embedding(torch.tensor([[0, 2], [1, 1]]), t),
+    lambda t, w: torch.nn.functional.linear(t, torch.nn.Parameter(w)),
+], ids=["einsum", "einsum_torch_first", "tensordot", "cdist", "layer_norm", "embedding",
+        "linear_parameter"])
+def test_torch_python_functions_take_torch_operands(call, backend):
+    """torch's Python functions list torch.Tensor in ``types``: it is data, not an override."""
+    w = torch.linspace(-1, 1, 16).reshape(4, 4)
+    with torch.no_grad():
+        check(call(tensor(A, backend), w), call(torch.from_numpy(A.copy()), w), backend)
+
+
+def test_unrelated_torch_subclass_still_declines():
+    """A user's torch.Tensor subclass with its own handler keeps torch's rule: NotImplemented."""
+    class Logged(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return NotImplemented
+    w = torch.ones(4, 4).as_subclass(Logged)
+    with pytest.raises(TypeError, match="no implementation found"):
+        torch.einsum("ij,jk->ik", interop.tensor(A), w)
+
+
+# ------------------------------------------------------------------ t.dtype for torch and NumPy code
+DTYPE_NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
+               "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("name", DTYPE_NAMES)
+def test_dtype_answers_torch_numpy_and_array_api_code(name, backend):
+    t = tensor(np.zeros((2, 3), name), backend)
+    d, tdt, ndt = t.dtype, getattr(torch, name), np.dtype(name)
+    assert d == tdt and tdt == d and not d != tdt and d != (torch.float64 if name != "float64"
+                                                              else torch.float32)
+    assert d == ndt and ndt == d and d == ndt.type and d == name and hash(d) == hash(ndt)
+    assert d == t.__array_namespace__().__dict__.get(name, ndt)
+    assert np.dtype(d) is ndt and np.zeros(3, dtype=d).dtype == ndt
+    assert np.result_type(d, np.int8) == np.result_type(ndt, np.int8)
+    assert (d.kind, d.itemsize, str(d)) == (ndt.kind, ndt.itemsize, str(ndt))
+    assert (d.is_floating_point, d.is_complex) == (tdt.is_floating_point, tdt.is_complex)
+    assert torch.zeros(3, dtype=d).dtype is tdt          # torch's parser hands the call to d
+    assert torch.promote_types(d, torch.float64) is torch.promote_types(tdt, torch.float64)
+    assert torch.ones(2, dtype=torch.float64).to(d).dtype is tdt
+    assert {ndt: 1}[d] == 1
+
+
+def test_dtype_in_torch_code_paths():
+    """The idioms torch modules use: dtype= from an input, and comparisons in branches."""
+    t = interop.tensor(np.ones((2, 3), np.float32))
+    mask = interop.tensor(np.array([[True, False, False]]))
+    assert mask.dtype == torch.bool and t.dtype != torch.bool
+    assert torch.zeros_like(mask, dtype=t.dtype).dtype == torch.float32
+    linear = torch.nn.Linear(3, 2).to(interop.tensor(np.ones(1, np.float64)).dtype)
+    assert linear.weight.dtype is torch.float64
+
+
+def test_finfo_iinfo_refuse_interop_dtypes_rather_than_misread():
+    """torch.finfo/iinfo do not dispatch; they read a torch.dtype's layout, where they find a
+    ScalarType that is neither floating nor integral: an error, never another type's limits."""
+    with pytest.raises(TypeError, match="floating point input type"):
+        torch.finfo(interop.tensor(np.ones(2, np.float32)).dtype)
+    for name in DTYPE_NAMES:
+        d = interop.tensor(np.ones(2, name)).dtype
+        with pytest.raises(TypeError, match="integer input type"):
+            torch.iinfo(d)
+        with pytest.raises(TypeError, match="floating point input type"):
+            torch.finfo(d)
+
+
+def test_dtype_pickles_to_the_same_object():
+    import pickle
+    d = interop.tensor(np.ones(2, np.float32)).dtype
+    assert pickle.loads(pickle.dumps(d)) is d
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, u: torch.einsum(t, [0, 1], u, [1, 2]),
+    lambda t, u: torch.einsum(t, [0, 1], u, [1, 2], [2, 0]),
+    lambda t, u: torch.einsum(t, [..., 1], t, [..., 1], [...]),
+    lambda t, u: torch.tensordot(t, u, dims=([1], [0])),
+    lambda t, u: torch.tensordot(t, u, 1),
+    lambda t, u: torch._is_all_true(t > -6),
+    lambda t, u: torch._is_any_true(t > 6),
+], ids=["einsum_sublist", "einsum_sublist_out", "einsum_sublist_ellipsis", "tensordot_lists",
+        "tensordot_int", "is_all_true", "is_any_true"])
+def test_einsum_forms_and_torch_checks(call, backend):
+    u = np.arange(20, dtype=np.float32).reshape(4, 5)
+    check(call(tensor(A, backend), tensor(u, backend)),
+          call(torch.from_numpy(A.copy()), torch.from_numpy(u)), backend)
+
+
+def test_is_all_true_wants_bool():
+    with pytest.raises(RuntimeError, match="bool tensor"):
+        torch._is_all_true(interop.tensor(A))
+
+
+def test_einsum_sublist_out_of_range():
+    with pytest.raises(ValueError, match=r"sublist \[0, 99\]"):
+        torch.einsum(interop.tensor(A), [0, 99], interop.tensor(A), [0, 99])

@@ -32,15 +32,22 @@ def shape(be: Any, input: Any) -> tuple:
 
 
 @_prop("dtype", "The element type.")
-def dtype(be: Any, input: Any) -> np.dtype:
-    """The element type (a NumPy dtype; interop.float32 and friends compare equal)."""
-    return be.dtype_of(input)
+def dtype(be: Any, input: Any) -> dtypes.DType:
+    """The element type: a NumPy dtype that torch's dtypes and interop.float32 compare equal to
+    (``dtypes.DType``)."""
+    return dtypes.public_dtype(be.dtype_of(input))
 
 
 @_prop("ndim", "Number of dimensions.")
 def ndim(be: Any, input: Any) -> int:
     """Number of dimensions."""
     return input.ndim
+
+
+@_prop("is_nested", "False: interop has no nested tensors.")
+def is_nested(be: Any, input: Any) -> bool:
+    """False: interop has no nested (ragged) tensors; torch's attention modules ask."""
+    return False
 
 
 @_prop("device", "Where the data lives.")
@@ -70,7 +77,7 @@ def numel(be: Any, input: Any) -> int:
     return n
 
 
-@op(function=False, family="attributes", aliases=(), torch=("torch.Tensor.dim",
+@op(function=False, family="attributes", aliases=("ndimension",), torch=("torch.Tensor.dim",
                                                              "torch.Tensor.ndimension"))
 def dim(be: Any, input: Any) -> int:
     """Number of dimensions."""

@@ -104,8 +104,11 @@ def vecdot(be: Any, x: Any, y: Any, *, dim: int = -1, axis: Any = None) -> Any:
 
 
 @op(family="linalg", method=False)
-def einsum(be: Any, equation: str, *operands: Any) -> Any:
-    """Einstein summation; operands promote to one dtype first."""
+def einsum(be: Any, equation: Any, *operands: Any) -> Any:
+    """Einstein summation; operands promote to one dtype first.  Also torch's sublist form,
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    if not isinstance(equation, str):
+        equation, operands = _sublist_equation((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     equation = equation.replace(" ", "")
@@ -114,6 +117,23 @@ def einsum(be: Any, equation: str, *operands: Any) -> Any:
         out = be.np.einsum(f"{lhs}->...{rhs}", *promote(*operands))
         return be.np.sum(out, axis=tuple(range(out.ndim - len(rhs))))
     return be.np.einsum(equation, *promote(*operands))
+
+
+def _sublist_equation(args: tuple) -> tuple[str, tuple]:
+    """(operand, sublist, operand, sublist, ..., [output sublist]) as an equation and operands."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def subscripts(sublist: Any) -> str:
+        try:
+            return "".join("..." if s is Ellipsis else letters[s] for s in sublist)
+        except (IndexError, TypeError):
+            raise ValueError(f"einsum(): sublist {list(sublist)} must hold integers in [0, 52) "
+                             "or Ellipsis") from None
+    operands, terms = args[0::2][:len(args) // 2], [subscripts(s) for s in args[1::2]]
+    equation = ",".join(terms[:len(operands)])
+    if len(args) % 2:
+        equation += "->" + subscripts(args[-1])
+    return equation, tuple(operands)
 
 
 @op(family="linalg")

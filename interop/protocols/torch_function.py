@@ -33,6 +33,8 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from ..dtypes import DType
+
 
 class _State(NamedTuple):
     """The modes and guards active in one context (never all empty: then it is None)."""
@@ -91,10 +93,18 @@ def _is_default_torch_tensor(arg_type: type) -> bool:
         type(impl).__name__ == "builtin_function_or_method" and impl.__module__ == "torch._C"
 
 
+def is_plain_value_type(arg_type: type) -> bool:
+    """torch's own tensor classes (``torch.Tensor``, ``nn.Parameter``): operands to take in,
+    not overrides (a user's ``torch.Tensor`` subclass is not one of them); and interop's
+    dtype, whose handler only serves torch's parser."""
+    return arg_type is DType or \
+        arg_type.__module__.startswith("torch") and _is_default_torch_tensor(arg_type)
+
+
 def _overrides(arg_type: type) -> bool:
     impl = getattr(arg_type, "__torch_function__", None)
     return impl is not None and impl is not _disabled_torch_function_impl \
-        and not (arg_type.__module__.startswith("torch") and _is_default_torch_tensor(arg_type))
+        and not is_plain_value_type(arg_type)
 
 
 def _get_overloaded_args(relevant_args: Iterable[Any],

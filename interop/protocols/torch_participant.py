@@ -10,6 +10,7 @@ so nothing here imports it first.
 from __future__ import annotations
 
 import sys
+import types
 from collections.abc import Callable
 
 from ..ops import TORCH_NAMES
@@ -69,6 +70,27 @@ def _drop_none_out(run: Callable) -> Callable:
     return run_torch
 
 
+_DISPATCH_CHECKS = ("has_torch_function", "has_torch_function_unary",
+                    "has_torch_function_variadic")
+
+
+def _torch_python_body(func: Callable) -> Callable | None:
+    """run for a torch function written in Python over other torch calls (a composite, such as
+    F.multi_head_attention_forward): its own body, with its opening ``has_torch_function``
+    check answered False, so the torch calls inside it dispatch to interop one by one."""
+    code = getattr(func, "__code__", None)
+    if code is None or not any(n in code.co_names for n in _DISPATCH_CHECKS):
+        return None
+    never = {name: (lambda *args: False) for name in _DISPATCH_CHECKS}
+    body = types.FunctionType(code, {**func.__globals__, **never}, func.__name__,
+                              func.__defaults__, func.__closure__)
+    body.__kwdefaults__ = func.__kwdefaults__
+
+    def run_body(cls: type, args: tuple, kwargs: dict) -> object:
+        return body(*args, **kwargs)
+    return run_body
+
+
 def resolve_torch_callable(func: Callable) -> Callable | None:
     """run(cls, args, kwargs) for a torch callable, or None if it is not torch's or not in the table."""
     hit = _cache.get(id(func))
@@ -85,6 +107,8 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
     run = lookup(name)
     if run is not None:
         run = _drop_none_out(run)
+    if run is None:
+        run = _torch_python_body(func)
     if run is None:
         def missing(cls, args, kwargs, _name=name):
             from ..dispatch import unwrap_call

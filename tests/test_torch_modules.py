@@ -1,0 +1,181 @@
+"""torch.nn modules, loaded from a state_dict of torch tensors (as a checkpoint gives them), run
+in eval mode on interop tensors on NumPy and on Dask, against torch on the same input.
+
+The module's parameters and buffers stay torch tensors: calling the module with an interop
+input sends each F.* call through ``Tensor.__torch_function__``, where the torch tensors are
+operands taken in by DLPack.  On Dask the forward builds a graph and computes nothing until
+the result is read (counted with a Dask callback).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import interop
+from tests.conftest import to_numpy
+
+torch = pytest.importorskip("torch")
+dask_callbacks = pytest.importorskip("dask.callbacks")
+nn = torch.nn
+
+RNG = np.random.default_rng(0)
+
+
+def normal(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def xfail(reason):
+    return pytest.mark.xfail(reason=reason, raises=(TypeError, NotImplementedError), strict=True)
+
+
+RNN_REASON = ("nn.RNN/LSTM/GRU.forward calls torch.zeros(..., device=input.device): torch's "
+              "parser accepts no interop device, and the _VF kernels are not implemented")
+
+MODULES = {
+    "Linear": (lambda: nn.Linear(6, 4), [normal(3, 6)]),
+    "Bilinear": (lambda: nn.Bilinear(6, 5, 4), [normal(3, 6), normal(3, 5)]),
+    "Conv1d": (lambda: nn.Conv1d(3, 4, 3, padding=1), [normal(2, 3, 9)]),
+    "Conv2d": (lambda: nn.Conv2d(3, 4, 3, stride=2, padding=1), [normal(2, 3, 8, 7)]),
+    "Conv3d": (lambda: nn.Conv3d(2, 3, 2), [normal(2, 2, 4, 5, 4)]),
+    "ConvTranspose1d": (lambda: nn.ConvTranspose1d(3, 4, 3, stride=2), [normal(2, 3, 9)]),
+    "ConvTranspose2d": (lambda: nn.ConvTranspose2d(3, 4, 3, stride=2, output_padding=1),
+                        [normal(2, 3, 5, 4)]),
+    "BatchNorm1d": (lambda: nn.BatchNorm1d(4), [normal(3, 4, 5)]),
+    "BatchNorm2d": (lambda: nn.BatchNorm2d(3), [normal(2, 3, 4, 4)]),
+    "BatchNorm3d": (lambda: nn.BatchNorm3d(2), [normal(2, 2, 3, 3, 3)]),
+    "LayerNorm": (lambda: nn.LayerNorm(6), [normal(3, 6)]),
+    "GroupNorm": (lambda: nn.GroupNorm(2, 4), [normal(2, 4, 5, 5)]),
+    "InstanceNorm2d": (lambda: nn.InstanceNorm2d(3, affine=True), [normal(2, 3, 4, 4)]),
+    "InstanceNorm1d_tracked": (lambda: nn.InstanceNorm1d(3, track_running_stats=True),
+                               [normal(2, 3, 8)]),
+    "Embedding": (lambda: nn.Embedding(10, 4), [RNG.integers(0, 10, (3, 5))]),
+    "EmbeddingBag": (lambda: nn.EmbeddingBag(10, 4, mode="mean"), [RNG.integers(0, 10, (3, 5))],
+                     xfail("F.embedding_bag calls torch.arange(..., device=input.device): "
+                           "torch's parser accepts no interop device")),
+    "MultiheadAttention": (lambda: nn.MultiheadAttention(8, 2, batch_first=True),
+                           [normal(2, 5, 8)] * 3),
+    "TransformerEncoderLayer": (lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True),
+                                [normal(2, 5, 8)]),
+    "TransformerDecoderLayer": (lambda: nn.TransformerDecoderLayer(8, 2, 16, batch_first=True),
+                                [normal(2, 5, 8), normal(2, 4, 8)]),
+    "Transformer": (lambda: nn.Transformer(8, 2, 1, 1, 16, batch_first=True),
+                    [normal(2, 5, 8), normal(2, 4, 8)]),
+    "RNN": (lambda: nn.RNN(4, 5), [normal(6, 2, 4)], xfail(RNN_REASON)),
+    "LSTM": (lambda: nn.LSTM(4, 5, num_layers=2, bidirectional=True, batch_first=True),
+             [normal(2, 6, 4)], xfail(RNN_REASON)),
+    "GRU": (lambda: nn.GRU(4, 5), [normal(6, 2, 4)], xfail(RNN_REASON)),
+    "MaxPool2d": (lambda: nn.MaxPool2d(2), [normal(2, 3, 6, 6)]),
+    "MaxPool1d": (lambda: nn.MaxPool1d(3, stride=2, padding=1), [normal(2, 3, 9)]),
+    "AvgPool2d": (lambda: nn.AvgPool2d(3, stride=2, padding=1), [normal(2, 3, 6, 6)]),
+    "AdaptiveAvgPool2d": (lambda: nn.AdaptiveAvgPool2d((2, 3)), [normal(2, 3, 6, 7)]),
+    "AdaptiveMaxPool1d": (lambda: nn.AdaptiveMaxPool1d(3), [normal(2, 3, 7)]),
+    "Upsample_nearest": (lambda: nn.Upsample(scale_factor=2), [normal(2, 3, 4, 4)]),
+    "Upsample_nearest_exact": (lambda: nn.Upsample(scale_factor=1.5, mode="nearest-exact"),
+                               [normal(1, 2, 4, 4)]),
+    "Upsample_linear": (lambda: nn.Upsample(size=7, mode="linear", align_corners=True),
+                        [normal(1, 2, 4)]),
+    "Upsample_bilinear": (lambda: nn.Upsample(scale_factor=2, mode="bilinear"),
+                          [normal(2, 3, 4, 4)]),
+    "Upsample_trilinear": (lambda: nn.Upsample(size=(3, 5, 4), mode="trilinear"),
+                           [normal(1, 2, 2, 3, 2)]),
+    "Upsample_bicubic": (lambda: nn.Upsample(scale_factor=2, mode="bicubic"),
+                         [normal(2, 3, 4, 4)], xfail("F.interpolate bicubic is not implemented")),
+    "PixelShuffle": (lambda: nn.PixelShuffle(2), [normal(2, 8, 3, 3)]),
+    "Dropout": (lambda: nn.Dropout(0.5), [normal(3, 4)]),
+}
+ACTIVATIONS = ["ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softplus", "ELU", "LeakyReLU",
+               "Hardswish", "Mish", "PReLU", "Hardtanh", "ReLU6", "SELU", "CELU", "GLU",
+               "Softsign", "Tanhshrink", "LogSigmoid", "Hardsigmoid"]
+for _name in ACTIVATIONS:
+    MODULES[_name] = (getattr(nn, _name), [normal(3, 6)])
+MODULES["Softmax"] = (lambda: nn.Softmax(dim=1), [normal(3, 6)])
+MODULES["LogSoftmax"] = (lambda: nn.LogSoftmax(dim=1), [normal(3, 6)])
+MODULES["Threshold"] = (lambda: nn.Threshold(0.1, 20.0), [normal(3, 6)])
+
+
+def from_checkpoint(make):
+    """A module whose weights come from another instance's state_dict (torch tensors)."""
+    torch.manual_seed(0)
+    trained = make()
+    torch.manual_seed(1)
+    module = make()
+    module.load_state_dict(trained.state_dict())
+    return module.eval()
+
+
+def as_interop(x, backend):
+    if backend == "dask":
+        # two chunks along the batch: the graph stays small and the operations cross chunks
+        return interop.tensor(x, backend="dask", chunks=(max(1, x.shape[0] // 2), *x.shape[1:]))
+    return interop.tensor(x, backend=backend)
+
+
+class ComputeCounter(dask_callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.computes = 0
+
+    def _start(self, dsk):
+        self.computes += 1
+
+
+DASK_XFAIL = {"GroupNorm": "F.group_norm reshapes with Dask's own reshape, which refuses "
+                            "this chunking (issue: rechunk first)"}
+PARAMS = [pytest.param(name, make, inputs, id=name, marks=marks)
+          for name, (make, inputs, *marks) in MODULES.items()]
+
+
+@pytest.mark.parametrize("name,make,inputs", PARAMS)
+def test_module_matches_torch(name, make, inputs, backend):
+    if backend == "dask" and name in DASK_XFAIL:
+        pytest.xfail(DASK_XFAIL[name])
+    module = from_checkpoint(make)
+    with torch.no_grad():
+        expected = module(*[torch.from_numpy(x) for x in inputs])
+        with ComputeCounter() as counter:
+            got = module(*[as_interop(x, backend) for x in inputs])
+    assert counter.computes == 0, f"{name} computed {counter.computes} Dask graph(s) in forward"
+    assert_like_torch(got, expected, backend)
+
+
+def assert_like_torch(got, expected, backend):
+    """Tensors (or the tuples MultiheadAttention returns) equal to torch's, on ``backend``."""
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_like_torch(g, e, backend)
+        return
+    assert isinstance(got, interop.Tensor) and got.backend == backend
+    res = to_numpy(got)
+    assert res.dtype == expected.numpy().dtype
+    np.testing.assert_allclose(res, expected.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_attention_masks_match_torch(backend):
+    """Key padding (a bool interop tensor) and a causal mask (torch's float mask, as
+    nn.Transformer makes it): torch's mask handling compares and converts t.dtype."""
+    mha = from_checkpoint(lambda: nn.MultiheadAttention(8, 2, batch_first=True))
+    x = normal(2, 5, 8)
+    padding = np.zeros((2, 5), bool)
+    padding[1, 3:] = True
+    causal = nn.Transformer.generate_square_subsequent_mask(5)
+    with torch.no_grad():
+        expected = mha(*[torch.from_numpy(x)] * 3, key_padding_mask=torch.from_numpy(padding),
+                       attn_mask=causal)
+        with ComputeCounter() as counter:
+            got = mha(*[as_interop(x, backend)] * 3,
+                      key_padding_mask=as_interop(padding, backend), attn_mask=causal)
+    assert counter.computes == 0
+    assert_like_torch(got, expected, backend)
+
+
+def test_transformer_encoder_causal_matches_torch(backend):
+    layer = from_checkpoint(lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True))
+    x = normal(2, 5, 8)
+    causal = nn.Transformer.generate_square_subsequent_mask(5)
+    with torch.no_grad():
+        expected = layer(torch.from_numpy(x), src_mask=causal, is_causal=True)
+        got = layer(as_interop(x, backend), src_mask=causal, is_causal=True)
+    assert_like_torch(got, expected, backend)
