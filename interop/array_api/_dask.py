@@ -158,7 +158,7 @@ def _from_numpy_dask(qualname: str) -> Any:
     apply_gufunc, take_along_axis on blocks whole along the axis): the standard's semantics
     here are NumPy 2's."""
     def run(*args: Any, **kwargs: Any) -> Any:
-        from ..protocols import numpy_dask
+        from ..backends import dask_numpy as numpy_dask
         fn = np
         for part in qualname.split("."):
             fn = getattr(fn, part)

@@ -30,12 +30,36 @@ from .base import (Backend, DaskComputeError, DaskComputeWarning, Device, Unknow
                    user_stacklevel)
 
 
+class _WithLazyExtras:
+    """A Dask module (``dask.array``, ``dask.array.linalg``) with the NumPy functions it lacks
+    added, built lazily from its blocks (``dask_numpy``): sort along an axis, batched det,
+    eigh, pinv, ... so operations written against ``be.np`` run on Dask unchanged."""
+
+    def __init__(self, module: Any, extras: dict[str, Any]) -> None:
+        self._module = module
+        self.__dict__.update({k: v for k, v in extras.items() if not hasattr(module, k)})
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+
+def _namespace() -> _WithLazyExtras:
+    from . import dask_numpy
+    plain, linalg = {}, {}
+    for func, lazy in dask_numpy.lazy_functions().items():
+        if func not in dask_numpy.VALUE_ANSWERS:  # those read values: the NumPy surface's own
+            (linalg if func.__module__ == "numpy.linalg" else plain)[func.__name__] = lazy
+    namespace = _WithLazyExtras(da, plain)
+    namespace.linalg = _WithLazyExtras(da.linalg, linalg)  # replaces Dask's: a superset of it
+    return namespace
+
+
 class DaskBackend(Backend):
     name = "dask"
     lazy = True
     array_type = da.Array
     xp = compat_dask
-    np = da
+    np = _namespace()
 
     def chunk_backend(self, raw: da.Array) -> Backend:
         return registry.backend_of(raw._meta) or self._host()

@@ -35,7 +35,6 @@ def cop(name: str | None = None, **options: Any) -> Any:
 _MINMAX = namedtuple("aminmax", ["min", "max"])
 
 # What Dask's array library cannot express (declared on the records, read by the tests and docs).
-NO_DASK_SORT = {"dask": "dask.array has no sort or argsort along an axis"}
 NO_DASK_ACCUMULATE = {"dask": "dask.array has no ufunc.accumulate"}
 
 
@@ -382,7 +381,7 @@ def argwhere(be: Any, input: Any) -> Any:
     return be.np.argwhere(input).astype(dtypes.int64)
 
 
-@cop(method=False, torch=_names("msort"), family="composite", lacks=NO_DASK_SORT)
+@cop(method=False, torch=_names("msort"), family="composite")
 def msort(be: Any, input: Any) -> Any:
     """Sort along dim 0."""
     return be.np.sort(ordered("msort", input), axis=0)
@@ -504,7 +503,7 @@ def _median(name: str, skip_nan: bool) -> None:
         return values_indices["median"](values, indices.astype(dtypes.int64))
     impl.__name__ = name
     impl.__doc__ = "The lower median (torch's), with indices when ``dim`` is given."
-    cop(name, method=False, torch=_names(name), family="composite", lacks=NO_DASK_SORT)(impl)
+    cop(name, method=False, torch=_names(name), family="composite")(impl)
 
 
 _median("median", False)

@@ -77,7 +77,7 @@ def inv_ex(be: Any, A: Any, *, check_errors: bool = False) -> Any:
 
 
 @op("linalg_det", method="det", torch=_names("det", "torch.det", "torch.Tensor.det"),
-    family="linalg", lacks=_dask_lacks("det"))
+    family="linalg")
 def det(be: Any, A: Any) -> Any:
     """The determinant of each square matrix."""
     _square("det", A)
@@ -85,7 +85,7 @@ def det(be: Any, A: Any) -> Any:
 
 
 @op("linalg_slogdet", method="slogdet", torch=_names("slogdet", "torch.slogdet", "torch.Tensor.slogdet"),
-    family="linalg", lacks=_dask_lacks("slogdet"))
+    family="linalg")
 def slogdet(be: Any, A: Any) -> Any:
     """(sign, log|det|), stable for large determinants."""
     _square("slogdet", A)
@@ -93,8 +93,7 @@ def slogdet(be: Any, A: Any) -> Any:
     return RESULTS["linalg_slogdet"](sign, logabs)
 
 
-@op("logdet", method="logdet", torch=("torch.logdet", "torch.Tensor.logdet"), family="linalg",
-    lacks=_dask_lacks("slogdet"))
+@op("logdet", method="logdet", torch=("torch.logdet", "torch.Tensor.logdet"), family="linalg")
 def logdet(be: Any, A: Any) -> Any:
     """log(det(A)): nan for a negative determinant, -inf for zero."""
     sign, logabs = slogdet(be, A)
@@ -159,8 +158,7 @@ def svdvals(be: Any, A: Any, *, driver: Any = None) -> Any:
     return be.svdvals(A)
 
 
-@op("linalg_eigh", method=False, torch=_names("eigh"), family="linalg",
-    lacks=_dask_lacks("eigh"))
+@op("linalg_eigh", method=False, torch=_names("eigh"), family="linalg")
 def eigh(be: Any, A: Any, UPLO: str = "L") -> Any:
     """(eigenvalues ascending, eigenvectors) of a Hermitian matrix."""
     _square("eigh", A)
@@ -168,8 +166,7 @@ def eigh(be: Any, A: Any, UPLO: str = "L") -> Any:
     return RESULTS["linalg_eigh"](w, v)
 
 
-@op("linalg_eigvalsh", method=False, torch=_names("eigvalsh"), family="linalg",
-    lacks=_dask_lacks("eigvalsh"))
+@op("linalg_eigvalsh", method=False, torch=_names("eigvalsh"), family="linalg")
 def eigvalsh(be: Any, A: Any, UPLO: str = "L") -> Any:
     """Eigenvalues of a Hermitian matrix, ascending."""
     _square("eigvalsh", A)
@@ -248,8 +245,7 @@ def matrix_norm(be: Any, A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim:
 
 
 @op("linalg_matrix_power", method="matrix_power",
-    torch=_names("matrix_power", "torch.matrix_power", "torch.Tensor.matrix_power"), family="linalg",
-    lacks=_dask_lacks("matrix_power"))
+    torch=_names("matrix_power", "torch.matrix_power", "torch.Tensor.matrix_power"), family="linalg")
 def matrix_power(be: Any, A: Any, n: int) -> Any:
     """A^n for integer n (negative: powers of the inverse)."""
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
@@ -258,7 +254,7 @@ def matrix_power(be: Any, A: Any, n: int) -> Any:
 
 
 @op("linalg_pinv", method="pinverse", torch=_names("pinv", "torch.pinverse", "torch.Tensor.pinverse"),
-    family="linalg", lacks=_dask_lacks("pinv"))
+    family="linalg")
 def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
          rtol: Any = None) -> Any:
     """The Moore-Penrose pseudo-inverse (singular values below rtol * max are dropped)."""
@@ -341,8 +337,7 @@ def solve_triangular(be: Any, A: Any, B: Any, *, upper: bool, left: bool = True,
     return solve(be, T, B, left=left)
 
 
-@op("linalg_cond", method=False, torch=_names("cond"), family="linalg",
-    lacks=_dask_lacks("cond"))
+@op("linalg_cond", method=False, torch=_names("cond"), family="linalg")
 def cond(be: Any, A: Any, p: Any = None) -> Any:
     """The condition number in the ``p`` norm (2-norm by default)."""
     _float("cond", A)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import dispatch
 from ..backends import registry, views
-from . import numpy_dask
+from ..backends import dask_numpy as numpy_dask
 from ..backends.base import Backend
 from ..tensor import Tensor
 

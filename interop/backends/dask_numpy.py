@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import views
+from . import views
 
 _NO_VALUE = np._NoValue
 
