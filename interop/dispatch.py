@@ -23,27 +23,17 @@ from . import dtypes, errors
 from .backends import registry, views
 from .backends.base import Backend
 from .protocols import torch_function as tf
-from .tensor import Tensor
+from .tensor import Tensor, convert, make
 
 _new = object.__new__
 _raw_backends = registry._by_type  # type -> Backend, grows as backends load
 _active = tf.active  # the per-context gate: falsy when no mode or guard is active here
 _NEUTRAL = frozenset({int, float, bool, complex, str, type(None), slice, type(Ellipsis),
                       np.ndarray, np.dtype, range})
-_DEFAULT_TF = Tensor.__dict__["__torch_function__"].__func__
 _SEQ = (list, tuple)
 
 
 # ------------------------------------------------------------------ wrapping
-def make(cls: type, raw: Any, source: Any = None) -> Tensor:
-    """A ``cls`` handle on ``raw`` (no copy), finalized from ``source`` for subclasses."""
-    obj = _new(cls)
-    obj._raw = raw
-    if cls is not Tensor:
-        obj.__tensor_finalize__(source)
-    return obj
-
-
 def _source(cls: type, args: tuple) -> Any:
     """The first argument (or list element) that is an instance of ``cls``."""
     for a in args:
@@ -71,18 +61,6 @@ def wrap(ret: Any, cls: type, args: tuple = ()) -> Any:
         return make(cls, np.asarray(ret), None if cls is Tensor else _source(cls, args))
     if registry.backend_of(ret) is not None:
         return make(cls, ret, None if cls is Tensor else _source(cls, args))
-    return ret
-
-
-def convert(ret: Any, cls: type) -> Any:
-    """torch's ``_convert``: Tensors in ``ret`` become ``cls`` (tuples and lists rebuilt)."""
-    if cls is Tensor:
-        return ret
-    if isinstance(ret, Tensor) and not isinstance(ret, cls):
-        return ret.as_subclass(cls)
-    if isinstance(ret, (tuple, list)):
-        items = [convert(r, cls) for r in ret]
-        return type(ret)(*items) if hasattr(ret, "_fields") else type(ret)(items)
     return ret
 
 
@@ -661,3 +639,31 @@ class DispatchedProperty:
 
     def __set__(self, obj: Any, value: Any) -> None:
         raise AttributeError(f"can't set attribute '{self.__name__}' of an interop tensor")
+
+
+# ------------------------------------------------------------------ the default handler
+def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+    """The default handler (RFC 0001): run ``func`` and return results as ``cls``.
+
+    Returns NotImplemented unless ``cls`` is a subclass of every type in
+    ``types`` that is not torch's own ``torch.Tensor`` (or ``nn.Parameter``):
+    those are data, taken in by DLPack like an ndarray, as torch's Python
+    functions (einsum, layer_norm, ...) list them in ``types`` beside ours.
+    ``func`` may come from any surface: an interop function or method, a
+    torch callable, a NumPy function or ufunc.
+    """
+    if kwargs is None:
+        kwargs = {}
+    for t in types:
+        if not issubclass(cls, t) and not tf.is_plain_value_type(t):
+            return NotImplemented
+    run = implementation_for(func)
+    if run is not None:
+        return run(cls, args, kwargs)
+    with tf.DisableTorchFunctionSubclass():
+        return convert(func(*args, **kwargs), cls)
+
+
+Tensor.__torch_function__ = classmethod(default_torch_function)  # the core installs it: one hook
+_DEFAULT_TF = default_torch_function

@@ -190,29 +190,6 @@ class Tensor:
         if isinstance(handler, classmethod):
             cls.__torch_function__ = classmethod(_tf.loop_checked(handler.__func__))
 
-    @classmethod
-    def __torch_function__(cls, func: Any, types: tuple, args: tuple = (),
-                           kwargs: dict | None = None) -> Any:
-        """The default handler (RFC 0001): run ``func`` and return results as ``cls``.
-
-        Returns NotImplemented unless ``cls`` is a subclass of every type in
-        ``types`` that is not torch's own ``torch.Tensor`` (or ``nn.Parameter``):
-        those are data, taken in by DLPack like an ndarray, as torch's Python
-        functions (einsum, layer_norm, ...) list them in ``types`` beside ours.
-        ``func`` may come from any surface: an interop function or method, a
-        torch callable, a NumPy function or ufunc.
-        """
-        if kwargs is None:
-            kwargs = {}
-        for t in types:
-            if not issubclass(cls, t) and not _tf.is_plain_value_type(t):
-                return NotImplemented
-        run = _dispatch.implementation_for(func)
-        if run is not None:
-            return run(cls, args, kwargs)
-        with _tf.DisableTorchFunctionSubclass():
-            return _dispatch.convert(func(*args, **kwargs), cls)
-
     def __tensor_finalize__(self, source: Any) -> None:
         """Called on each new result of a subclass; ``source`` is the argument it came from.
 
@@ -231,7 +208,7 @@ class Tensor:
         """The same data as a ``cls`` handle (no copy), attributes carried over."""
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError(f"as_subclass: expected a subclass of interop.Tensor, got {cls!r}")
-        return _dispatch.make(cls, self._raw, self)
+        return make(cls, self._raw, self)
 
     # ------------------------------------------------------------ the handle
     @property
@@ -279,13 +256,13 @@ class Tensor:
                 (type(self), self._raw, attrs))
 
     def __copy__(self) -> Tensor:
-        new = _dispatch.make(type(self), self._raw, None)
+        new = make(type(self), self._raw, None)
         new.__dict__.update(self.__dict__)
         _set_slots(new, _slots_of(self, self._interop_slots))
         return new
 
     def __deepcopy__(self, memo: dict) -> Tensor:
-        new = _dispatch.make(type(self), self._raw.copy(), None)
+        new = make(type(self), self._raw.copy(), None)
         memo[id(self)] = new
         new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
         _set_slots(new, _copy.deepcopy(_slots_of(self, self._interop_slots), memo))
@@ -354,4 +331,22 @@ def _rebuild(cls: type, raw: Any, attrs: dict | None, slots: dict | None = None)
     return obj
 
 
-from . import dispatch as _dispatch  # noqa: E402  (the core needs the class defined first)
+def make(cls: type, raw: Any, source: Any = None) -> Tensor:
+    """A ``cls`` handle on ``raw`` (no copy), finalized from ``source`` for subclasses."""
+    obj = object.__new__(cls)
+    obj._raw = raw
+    if cls is not Tensor:
+        obj.__tensor_finalize__(source)
+    return obj
+
+
+def convert(ret: Any, cls: type) -> Any:
+    """torch's ``_convert``: Tensors in ``ret`` become ``cls`` (tuples and lists rebuilt)."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [convert(r, cls) for r in ret]
+        return type(ret)(*items) if hasattr(ret, "_fields") else type(ret)(items)
+    return ret

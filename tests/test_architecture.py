@@ -23,3 +23,69 @@ def test_operations_do_not_branch_on_the_backend_name() -> None:
     found = [f"{path.name}:{node.lineno}" for path in sorted(OPS.glob("*.py"))
              for node in ast.walk(ast.parse(path.read_text())) if _compares_backend_name(node)]
     assert not found, f"branch on be.name (make it a Backend method instead): {found}"
+
+
+PACKAGE = OPS.parent
+# Imports of interop's own modules placed inside functions, to step around cycles; the
+# cleanup lowers this number, and it may never grow (optional libraries do not count).
+FUNCTION_LEVEL_LIMIT = 39
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(node: ast.ImportFrom | ast.Import, module: str, is_package: bool,
+              modules: dict) -> list[str]:
+    """The interop modules an import statement names (``from . import x`` names ``pkg.x``)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.startswith("interop")]
+    if node.level:
+        base = module.split(".")[: len(module.split(".")) - node.level + (1 if is_package else 0)]
+        stem = ".".join(base + ([node.module] if node.module else []))
+    else:
+        stem = node.module or ""
+    return [f"{stem}.{a.name}" if f"{stem}.{a.name}" in modules else stem for a in node.names]
+
+
+def _imports() -> tuple[dict[str, set[str]], int]:
+    """Module-level import graph of interop, and the count of function-level own imports."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    inside_functions = 0
+    for module, path in modules.items():
+        tree = ast.parse(path.read_text())
+        nested = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  for n in ast.walk(f)}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [n for n in _imported(node, module, path.name == "__init__.py", modules)
+                         if n in modules]
+                if id(node) in nested:
+                    inside_functions += bool(names)
+                else:
+                    graph[module].update(n for n in names if n != module)
+    return graph, inside_functions
+
+
+def test_module_imports_have_no_cycle() -> None:
+    graph, _ = _imports()
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        if module in path:
+            raise AssertionError(f"import cycle: {' -> '.join(path[path.index(module):] + (module,))}")
+        if module not in done:
+            for dep in sorted(graph[module]):
+                visit(dep, (*path, module))
+            done.add(module)
+    for module in sorted(graph):
+        visit(module, ())
+
+
+def test_function_level_imports_of_interop_do_not_grow() -> None:
+    _, inside_functions = _imports()
+    assert inside_functions <= FUNCTION_LEVEL_LIMIT, (
+        f"{inside_functions} imports of interop modules inside functions (limit "
+        f"{FUNCTION_LEVEL_LIMIT}): import at module level, downward")
