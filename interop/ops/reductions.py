@@ -7,6 +7,8 @@ products are int64, ``mean`` refuses integers, ``std``/``var`` default to
 
 from __future__ import annotations
 
+import functools
+
 import math
 from collections import namedtuple
 from typing import Any
@@ -29,10 +31,12 @@ def _acc_dtype(input: Any, dtype: Any) -> Any:
     return dtypes.int64 if input.dtype.kind in "biu" else input.dtype
 
 
-def _wide(acc: np.dtype) -> np.dtype:
-    """The dtype to accumulate ``acc`` results in: float16 in float32, as torch does (4096
-    ones sum to 4096, where half precision stops counting at 2048)."""
-    return dtypes.float32 if acc == np.float16 else acc
+def _accumulated(reduce: Any, acc: np.dtype, **how: Any) -> Any:
+    """``reduce(dtype=...)`` accumulating ``acc`` results as torch does: float16 in float32
+    (4096 ones sum to 4096, where half precision stops counting at 2048), then back."""
+    if acc != np.float16:
+        return reduce(dtype=acc, **how)  # no cast after: the common call stays one call
+    return reduce(dtype=dtypes.float32, **how).astype(acc, copy=False)
 
 
 def _reduce_args(name: str, input: Any, dim: Any, axis: Any, keepdim: bool,
@@ -46,7 +50,7 @@ def sum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: A
     """Sum over ``dim`` (all by default); integers and bools accumulate in int64."""
     d, k = _reduce_args("sum", input, dim, axis, keepdim, keepdims)
     acc = _acc_dtype(input, dtype)
-    return input.sum(axis=d, keepdims=k, dtype=_wide(acc)).astype(acc, copy=False)
+    return _accumulated(input.sum, acc, axis=d, keepdims=k)
 
 
 @op(out=True, family="reduction")
@@ -78,7 +82,7 @@ def mean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: 
     """Mean over ``dim``; integer tensors need ``dtype=`` (as in torch)."""
     input = _floating("mean", input, dtype)  # torch checks the dtype before the dim
     d, k = _reduce_args("mean", input, dim, axis, keepdim, keepdims)
-    return input.mean(axis=d, keepdims=k, dtype=_wide(input.dtype)).astype(input.dtype, copy=False)
+    return _accumulated(input.mean, input.dtype, axis=d, keepdims=k)
 
 
 def _correction(unbiased: bool | None, correction: Any) -> float:
@@ -266,7 +270,7 @@ def _scan(name: str, fn: str) -> Any:
         # run); blelloch does not
         how = {"method": "blelloch"} if be.lazy and math.isnan(x.size) else {}
         acc = _acc_dtype(input, dtype)
-        out = getattr(be.np, fn)(x, axis=d, dtype=_wide(acc), **how).astype(acc, copy=False)
+        out = _accumulated(functools.partial(getattr(be.np, fn), x), acc, axis=d, **how)
         return out if input.ndim else be.np.reshape(out, ())
     impl.__name__ = name
     impl.__doc__ = f"Running {name[3:]} along ``dim`` (integers accumulate in int64)."
