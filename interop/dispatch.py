@@ -296,7 +296,12 @@ def write_into(target: Tensor, result: Any, name: str) -> None:
     if not _same_shape(shape, tuple(dest.shape)):
         raise RuntimeError(f"{name}: output with shape {list(dest.shape)} doesn't match the "
                            f"broadcast shape {list(shape)}")
-    views.assign(dest, onto_target(dest, result, name))
+    try:
+        views.assign(dest, onto_target(dest, result, name))
+    except ValueError as exc:  # NumPy refuses read-only targets before writing anything
+        if "read-only" not in str(exc):
+            raise
+        raise backend_error(name, exc) from exc
 
 
 def _same_shape(a: tuple, b: tuple) -> bool:

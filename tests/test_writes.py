@@ -302,3 +302,16 @@ def test_writes_stay_in_their_thread() -> None:
         list(pool.map(write, range(len(targets))))
     for i, t in enumerate(targets):
         np.testing.assert_array_equal(to_numpy(t), np.arange(4.0) + i)
+
+
+@pytest.mark.parametrize("write", [lambda t: t.add_(1), lambda t: t.fill_(2.0),
+                                   lambda t: interop.add(t, 1, out=t), lambda t: t.__setitem__(0, 5.0)],
+                         ids=["add_", "fill_", "out=", "setitem"])
+def test_a_read_only_target_raises_torchs_class_and_keeps_its_values(write) -> None:
+    data = np.arange(3.0)
+    data.flags.writeable = False
+    t = interop.as_tensor(data)  # shares the read-only buffer
+    with pytest.raises(interop.errors.ReadOnlyError, match="read-only") as info:
+        write(t)
+    assert isinstance(info.value, RuntimeError) and isinstance(info.value, ValueError)
+    np.testing.assert_array_equal(data, np.arange(3.0))
