@@ -19,24 +19,13 @@ from tests.conftest import to_numpy
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 from dask.base import is_dask_collection, tokenize  # noqa: E402
-from dask.callbacks import Callback  # noqa: E402
+from tests.dask_counting import ComputeCounter  # noqa: E402
 
 HOST = np.arange(24.0).reshape(4, 6) - 7.0
 
 
 class Meters(interop.Tensor):
     """A subclass with an attribute, as users write them."""
-
-
-class Computes(Callback):
-    """Counts the graphs Dask runs (one per dask.compute / persist / .compute())."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def _start(self, dsk) -> None:
-        self.count += 1
 
 
 def meters(data=HOST, chunks=(2, 3)) -> Meters:
@@ -52,7 +41,7 @@ def assert_meters(t, backend: str, expected) -> None:
 
 # ------------------------------------------------------------------ compute, persist, optimize
 def test_compute_several_in_one_graph_keeps_class_and_attributes():
-    with Computes() as seen:
+    with ComputeCounter() as seen:
         t = meters()
         total, scaled = t.sum(dim=0), t * 2 + 1  # building: no compute
         assert seen.count == 0
@@ -65,7 +54,7 @@ def test_compute_several_in_one_graph_keeps_class_and_attributes():
 
 def test_persist_stays_dask_and_holds_the_values():
     t = meters()
-    with Computes() as seen:
+    with ComputeCounter() as seen:
         (p,) = dask.persist(t * 3)
         assert seen.count == 1
         assert_meters(p, "dask", HOST * 3)
@@ -73,7 +62,7 @@ def test_persist_stays_dask_and_holds_the_values():
 
 
 def test_optimize_returns_tensors_of_the_class():
-    with Computes() as seen:
+    with ComputeCounter() as seen:
         (o,) = dask.optimize(meters() + 1)
         assert seen.count == 0
     assert type(o) is Meters and o.backend == "dask" and o.unit == "m"
@@ -107,7 +96,7 @@ def test_delayed_function_receives_computed_tensor():
         seen.update(cls=type(x), backend=x.backend, unit=x.unit)
         return float(x.sum())
 
-    with Computes() as count:
+    with ComputeCounter() as count:
         result = dask.delayed(inspect)(meters() * 2)
         assert count.count == 0
         assert result.compute() == pytest.approx(2 * HOST.sum())
@@ -236,7 +225,7 @@ def test_plain_cpu_device_keeps_the_default_backend():
 def test_masked_write_of_selected_values_is_lazy(shape, chunks):
     host = np.random.default_rng(3).normal(size=shape)
     x = interop.tensor(host, backend="dask", chunks=chunks or None)
-    with Computes() as seen, interop.config(dask_compute="raise"):
+    with ComputeCounter() as seen, interop.config(dask_compute="raise"):
         out = interop.zeros_like(x)
         mask = x > 0
         out[mask] = (x[mask] * 3).exp()  # values of unknown (NaN) size, as apply_where writes

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("dask.array")
-from dask.callbacks import Callback  # noqa: E402
+from tests.dask_counting import ComputeCounter  # noqa: E402
 
 import interop  # noqa: E402
 from tests.conftest import to_numpy  # noqa: E402
@@ -255,17 +255,6 @@ def _torch() -> object:
     return pytest.importorskip("torch")
 
 
-class _Computes(Callback):
-    """Counts graph computations (the laziness check)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def _start(self, dsk: object) -> None:
-        self.count += 1
-
-
 def _host(out: object) -> object:
     if isinstance(out, (tuple, list)):
         return [_host(o) for o in out]
@@ -295,7 +284,7 @@ def test_unknown_sizes_proceed_or_say_compute_chunk_sizes(name, source):
     ref = _host(call(interop.tensor(values)))  # the same call on NumPy's known sizes
     m = make(interop.tensor(HOST, backend="dask", chunks=(2, 3)))
     assert any(np.isnan(s) for s in m.shape)
-    counter = _Computes()
+    counter = ComputeCounter()
     if source in needs:
         with counter, pytest.raises(interop.UnknownShapeError) as info:
             call(m)

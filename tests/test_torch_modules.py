@@ -16,7 +16,8 @@ import interop
 from tests.conftest import to_numpy
 
 torch = pytest.importorskip("torch")
-dask_callbacks = pytest.importorskip("dask.callbacks")
+pytest.importorskip("dask")
+from tests.dask_counting import ComputeCounter  # noqa: E402
 nn = torch.nn
 
 RNG = np.random.default_rng(0)
@@ -112,15 +113,6 @@ def as_interop(x, backend):
     return interop.tensor(x, backend=backend)
 
 
-class ComputeCounter(dask_callbacks.Callback):
-    def __init__(self):
-        super().__init__()
-        self.computes = 0
-
-    def _start(self, dsk):
-        self.computes += 1
-
-
 DASK_XFAIL = {"GroupNorm": "F.group_norm reshapes with Dask's own reshape, which refuses "
                             "this chunking (issue: rechunk first)"}
 PARAMS = [pytest.param(name, make, inputs, id=name, marks=marks)
@@ -136,7 +128,7 @@ def test_module_matches_torch(name, make, inputs, backend):
         expected = module(*[torch.from_numpy(x) for x in inputs])
         with ComputeCounter() as counter:
             got = module(*[as_interop(x, backend) for x in inputs])
-    assert counter.computes == 0, f"{name} computed {counter.computes} Dask graph(s) in forward"
+    assert counter.count == 0, f"{name} computed {counter.count} Dask graph(s) in forward"
     assert_like_torch(got, expected, backend)
 
 
@@ -167,7 +159,7 @@ def test_attention_masks_match_torch(backend):
         with ComputeCounter() as counter:
             got = mha(*[as_interop(x, backend)] * 3,
                       key_padding_mask=as_interop(padding, backend), attn_mask=causal)
-    assert counter.computes == 0
+    assert counter.count == 0
     assert_like_torch(got, expected, backend)
 
 

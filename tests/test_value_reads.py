@@ -24,7 +24,7 @@ from tests import test_ops_table, test_torch_composite, test_torch_linalg, test_
 
 torch = pytest.importorskip("torch")
 dask = pytest.importorskip("dask")
-from dask.callbacks import Callback  # noqa: E402
+from tests.dask_counting import ComputeCounter  # noqa: E402
 
 F = torch.nn.functional
 M = np.arange(12, dtype=np.float32).reshape(3, 4) / 3 - 1
@@ -49,17 +49,6 @@ EXPLICIT = {
 }
 # GPU-only entries: without a GPU they raise before touching the graph (tests/test_devices.py).
 GPU_ONLY = {"cuda": "moves to a GPU", "__cuda_array_interface__": "CuPy tensors only"}
-
-
-class ComputeCounter(Callback):
-    """Counts Dask graph computations (the local schedulers call ``_start`` once per graph)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.computes = 0
-
-    def _start(self, dsk) -> None:
-        self.computes += 1
 
 
 def lazy(x):
@@ -205,7 +194,7 @@ def run_counting(thunk):
             outcome = thunk()
         except Exception as exc:  # noqa: BLE001 - refusing is an outcome; computing is not
             outcome = exc
-    return outcome, counter.computes
+    return outcome, counter.count
 
 
 def test_no_operation_computes_under_raise(monkeypatch):
