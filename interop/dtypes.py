@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import unknown_name
+
 _pybool, _pyint, _pyfloat, _pycomplex = _builtins.bool, _builtins.int, _builtins.float, _builtins.complex
 PY_SCALARS = (_pybool, _pyint, _pyfloat, _pycomplex)
 
@@ -47,6 +49,16 @@ _TORCH_NAMES = {"float": "float32", "double": "float64", "half": "float16",
 
 _default_float = [float32]
 
+# torch's legacy tensor type names (t.type()), and the dtype names accepted as strings
+TENSOR_TYPES = {np.dtype(k): v for k, v in {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+    "uint8": "ByteTensor", "uint16": "UInt16Tensor", "uint32": "UInt32Tensor",
+    "uint64": "UInt64Tensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor"}.items()}
+_BY_TENSOR_TYPE = {f"torch.{v}": k for k, v in TENSOR_TYPES.items()}
+_DTYPE_NAMES = sorted({str(d) for d in TENSOR_TYPES} | set(_TORCH_NAMES))
+
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 _CATEGORY = {"b": BOOL, "i": INT, "u": INT, "f": FLOAT, "c": COMPLEX}
 
@@ -77,10 +89,14 @@ def as_dtype(dtype: Any) -> np.dtype | None:
         name = str(dtype).removeprefix("torch.")
         dtype = _TORCH_NAMES.get(name, name)
     elif isinstance(dtype, str):
-        dtype = _TORCH_NAMES.get(dtype, dtype)
+        dtype = _TORCH_NAMES.get(dtype) or _BY_TENSOR_TYPE.get(dtype.removeprefix("torch.cuda."),
+                                                                dtype)
     try:
         result = np.dtype(dtype)
     except TypeError as exc:
+        if isinstance(dtype, str):
+            raise unknown_name("dtype", dtype, _DTYPE_NAMES, fix="or pass an interop dtype such "
+                               "as interop.float32, a NumPy dtype, or a torch dtype") from None
         raise TypeError(f"unknown dtype {dtype!r}: pass an interop dtype such as interop.float32, "
                         "a NumPy dtype, or a torch dtype") from exc
     if result.kind not in _CATEGORY:

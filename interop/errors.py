@@ -9,6 +9,9 @@ or from NumPy keeps catching interop's errors.  docs/errors.md has the table.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 import numpy as np
 
 
@@ -59,6 +62,21 @@ class BackendLacksError(TypeError, NotImplementedError):
     (``lacks=``); torch code catches NotImplementedError, NumPy-style code TypeError."""
 
 
+class UnknownNameError(ValueError, TypeError):
+    """A backend, device or dtype name that does not exist.  A ValueError listing the valid
+    names, with a suggestion; also a TypeError, which torch raises for a bad dtype."""
+
+
+def unknown_name(what: str, name: str, valid: Iterable[str], hint: str = "",
+                 fix: str = "") -> UnknownNameError:
+    """The error for ``name``, which is not one of ``valid``: a suggestion, the list, the fix."""
+    valid = list(valid)
+    close = difflib.get_close_matches(str(name), valid, n=1, cutoff=0.6)
+    suggestion = f"{hint}; " if hint else (f"did you mean {close[0]!r}? " if close else "")
+    return UnknownNameError(f"unknown {what} {name!r}: {suggestion}expected one of "
+                            f"{', '.join(map(repr, valid))}{'; ' + fix if fix else ''}")
+
+
 class NoImaginaryPartError(RuntimeError, AttributeError):
     """``t.imag`` of a real tensor (torch: RuntimeError).  Also an AttributeError, so that
     ``hasattr(t, "imag")`` is False: duck-array checks such as xarray's protocols use it."""
@@ -75,5 +93,6 @@ __all__ = [
     "OutOfMemoryError",
     "ReadOnlyError",
     "ShapeError",
+    "UnknownNameError",
     "UnsupportedDtypeError",
 ]

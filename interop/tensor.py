@@ -146,6 +146,8 @@ def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarr
                                   "64 bits cannot become a tensor; use floats (float(x)) or "
                                   "smaller numbers")
     _check_numeric(arr.dtype)
+    if dtype is None and isinstance(data, (list, tuple)) and _holds_numpy_scalars(data):
+        return arr.astype(_torch_list_dtype(data), copy=False)
     if dtype is None and isinstance(data, (list, tuple, float, complex)) \
             and not isinstance(data, np.generic):
         if arr.dtype.kind == "f":
@@ -153,6 +155,30 @@ def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarr
         elif arr.dtype.kind == "c":
             arr = arr.astype(dtypes.default_complex())
     return arr
+
+
+def _leaves(data: Any) -> Iterator[Any]:
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            yield from _leaves(x)
+        else:
+            yield x
+
+
+def _holds_numpy_scalars(data: Any) -> bool:
+    return any(isinstance(x, np.generic) for x in _leaves(data))
+
+
+def _torch_list_dtype(data: Any) -> np.dtype:
+    """torch's dtype for a list mixing NumPy scalars and Python numbers: each NumPy scalar
+    counts with its own dtype, each Python number with torch's (int64, the default float),
+    combined by torch's promotion ([np.float64(1), 2.0] is float64; [np.int32(1), 2.0]
+    is the default float)."""
+    result = None
+    for x in _leaves(data):
+        dt = x.dtype if isinstance(x, np.generic) else dtypes.scalar_dtype(x)
+        result = dt if result is None else dtypes.promote_types(result, dt)
+    return result
 
 
 class Tensor:

@@ -239,9 +239,9 @@ CASES = [
          ("t[index]", "too many indices", "at most 0")),
     # --- unknown backend, devices, missing backends
     Case("unknown-backend", lambda b: interop.tensor([1.0], backend="jaxx"), None,
-         ("unknown backend", "jaxx", "numpy, cupy, dask"), expected=ValueError, backends=("numpy",)),
+         ("unknown backend", "jaxx", "'numpy', 'cupy', 'dask'"), expected=ValueError, backends=("numpy",)),
     Case("unknown-default-backend", lambda b: interop.set_default_backend("jaxx"), None,
-         ("unknown backend", "jaxx", "numpy, cupy, dask"), expected=ValueError, backends=("numpy",)),
+         ("unknown backend", "jaxx", "'numpy', 'cupy', 'dask'"), expected=ValueError, backends=("numpy",)),
     Case("unknown-device", lambda b: interop.tensor([1.0], device="tpu"),
          lambda: np.asarray([1.0], device="tpu"), ("device", "tpu", "'cpu', 'cuda'"),
          backends=("numpy",)),

@@ -396,7 +396,7 @@ def test_conversions(backend):
     assert x.float() is x or x.float().dtype == np.float32
     assert x.to(interop.float64).dtype == np.float64 and x.to(torch.int64).dtype == np.int64
     assert x.to("float16").dtype == np.float16 and x.type(interop.int32).dtype == np.int32
-    assert x.type() == "float32" and x.type_as(to_interop(I64, backend)).dtype == np.int64
+    assert x.type() == "torch.FloatTensor" and x.type_as(to_interop(I64, backend)).dtype == np.int64
     assert interop.astype(x, interop.int8).dtype == np.int8
     assert x.to("cpu").backend == backend and x.cpu().device == "cpu"
     assert x.to(backend="numpy").backend == "numpy" and x.to(backend="dask").backend == "dask"

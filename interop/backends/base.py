@@ -14,10 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import unknown_name
+
 
 # Device types, the backend that holds data there, and the index a bare type means.
 # "strict:N" is array-api-strict's Device("deviceN"): a second device without a GPU,
 # so the device logic below is exercised on every CI run (tests/test_devices_strict.py).
+BACKEND_NAMES = ("numpy", "cupy", "dask", "strict")
 DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
     "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1)}
 
@@ -41,12 +44,15 @@ class Device:
         if isinstance(type, Device):
             backend = backend or type.backend
             type, index = type.type, type.index if index is None else index
+        elif not isinstance(type, str) and hasattr(type, "type") and hasattr(type, "index"):
+            type, index = type.type, type.index if index is None else index  # a torch.device
         elif ":" in type:
             type, _, idx = type.partition(":")
             index = int(idx)
         if type not in DEVICE_TYPES:
-            raise ValueError(f"unknown device type {type!r}: expected 'cpu', 'cuda' or 'cuda:N' "
-                             "(or 'strict:N', array-api-strict's test devices)")
+            hint = (f"{type!r} is a backend: pass backend={type!r}" if type in BACKEND_NAMES
+                    else "did you mean 'cuda'" if type == "gpu" else "")
+            raise unknown_name("device type", type, ("cpu", "cuda", "cuda:N", "strict:N"), hint)
         default = DEVICE_TYPES[type][1]
         self.type = type
         self.index = None if default is None else default if index is None else index

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from ..config import setting
-from .base import CPU, DEVICE_TYPES, Backend, Device, DeviceMismatchError
+from ..errors import unknown_name
+from .base import BACKEND_NAMES, CPU, DEVICE_TYPES, Backend, Device, DeviceMismatchError
 
-BACKEND_NAMES = ("numpy", "cupy", "dask", "strict")
 _MODULE_OF_LIBRARY = {"numpy": "numpy", "cupy": "cupy", "cupyx": "cupy", "dask": "dask",
                       "array_api_strict": "strict"}
 _loaded: dict[str, Backend] = {}
@@ -41,7 +41,7 @@ def get_backend(name: str | Backend) -> Backend:
     if be is not None:
         return be
     if name not in BACKEND_NAMES:
-        raise ValueError(f"unknown backend {name!r}: expected one of {', '.join(BACKEND_NAMES)}")
+        raise unknown_name("backend", name, BACKEND_NAMES)
     try:
         module = importlib.import_module(f"interop.backends.{name}")
     except ImportError as exc:

@@ -211,11 +211,16 @@ def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
     for a in args:  # torch accepts a dtype, a device or a tensor positionally
         if isinstance(a, bool):
             continue
-        if getattr(a, "shape", None) is not None and getattr(a, "dtype", None) is not None:
-            owner = registry.backend_of(a)
-            dtype, device = owner.dtype_of(a), owner.device_of(a)
-        elif isinstance(a, (str, Device)) and not _is_dtype_name(a):
+        if isinstance(a, type):  # np.float64, float: types (which have .shape and .dtype too)
+            dtype = a
+        elif _is_device(a):
             device = a
+        elif getattr(a, "shape", None) is not None and getattr(a, "dtype", None) is not None:
+            owner = registry.backend_of(a)
+            if owner is None:
+                raise TypeError(f"to(): cannot take the dtype and device of a "
+                                f"{type(a).__name__}; pass a tensor, a dtype or a device")
+            dtype, device = owner.dtype_of(a), owner.device_of(a)
         else:
             dtype = a
     from ..tensor import to_raw
@@ -227,14 +232,17 @@ def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
                   **options)
 
 
-def _is_dtype_name(a: Any) -> bool:
-    if isinstance(a, Device):
+def _is_device(a: Any) -> bool:
+    """An interop or torch device, or a string naming a device rather than a dtype."""
+    if isinstance(a, Device) or type(a).__name__ == "device" and hasattr(a, "index"):
+        return True
+    if not isinstance(a, str):
         return False
     try:
         dtypes.as_dtype(a)
-        return True
-    except TypeError:
         return False
+    except TypeError:  # an unknown dtype name (UnknownNameError) is taken for a device name
+        return True
 
 
 @op(function=False, family="attributes")
@@ -268,9 +276,10 @@ for _name, _dt in (("float", dtypes.float32), ("double", dtypes.float64),
 
 @op(function=False, family="attributes", method="type")
 def type_(be: Any, input: Any, dtype: Any = None) -> Any:
-    """Convert to ``dtype``; with no argument, the dtype's name."""
+    """Convert to ``dtype``; with no argument, torch's tensor type name ('torch.FloatTensor')."""
     if dtype is None:
-        return str(input.dtype)
+        prefix = "torch.cuda." if be.device_of(input).type == "cuda" else "torch."
+        return prefix + dtypes.TENSOR_TYPES.get(np.dtype(input.dtype), str(input.dtype))
     return input.astype(dtypes.as_dtype(dtype))
 
 
