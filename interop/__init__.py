@@ -11,6 +11,7 @@ Importing interop imports neither torch, CuPy nor Dask; each loads when used.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from . import dtypes, overrides
@@ -30,6 +31,7 @@ from .ops.dask_api import persist_all as persist
 from .protocols import numpy_protocols as _numpy_protocols
 from .protocols import dask_collection as _dask_collection
 from .protocols import dlpack as _dlpack
+from .protocols import einops_backend as _einops_backend
 from .protocols import torch_participant as _torch_participant
 from .protocols.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
                                        TorchFunctionMode)
@@ -43,6 +45,7 @@ _dispatch.RESOLVERS.append(_torch_participant.resolve_torch_callable)
 _numpy_protocols.install(Tensor)
 _dlpack.install(Tensor)
 _dask_collection.install(Tensor)
+_einops_backend.install(sys.modules[__name__])
 from . import array_api  # noqa: E402  (interop.array_api: the standard's namespace)
 
 device = Device

@@ -60,3 +60,57 @@ def test_wrong_names_list_the_valid_ones(call, match) -> None:
     with pytest.raises(UnknownNameError, match=match) as info:
         call(t)
     assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+
+
+EINOPS_CASES = [("rearrange", "b h w -> b (h w)", {}), ("rearrange", "b h w -> w b h", {}),
+                ("reduce", "b h w -> b", {"reduction": "max"}),
+                ("reduce", "b h w -> h", {"reduction": "prod"}),
+                ("reduce", "b (h h2) w -> b h w", {"reduction": "mean", "h2": 3}),
+                ("repeat", "b h w -> b h w c", {"c": 2}), ("repeat", "b h w -> (b 2) h w", {})]
+
+
+@pytest.mark.parametrize("name, pattern, options", EINOPS_CASES, ids=[c[1] for c in EINOPS_CASES])
+def test_einops_main_api(name, pattern, options, backend) -> None:
+    einops = pytest.importorskip("einops")
+    a = np.arange(2 * 3 * 4, dtype=np.float64).reshape(2, 3, 4)
+    t = interop.tensor(a, backend=backend)
+    got = getattr(einops, name)(t, pattern, **options)
+    assert isinstance(got, interop.Tensor) and got.backend == backend
+    np.testing.assert_array_equal(got.numpy(), getattr(einops, name)(a, pattern, **options))
+
+
+def test_einops_found_whichever_is_imported_first() -> None:
+    pytest.importorskip("einops")
+    import subprocess
+    import sys
+    program = ("import sys, einops, numpy as np; assert 'interop' not in sys.modules; import interop; "
+               "assert einops.rearrange(interop.tensor(np.ones((2, 3))), 'a b -> b a').shape == (3, 2); "
+               "print('ok')")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr
+    lazy = subprocess.run([sys.executable, "-c", "import sys, interop; print('einops' in sys.modules)"],
+                          capture_output=True, text=True, timeout=120)
+    assert lazy.stdout.strip() == "False", lazy.stderr  # importing interop does not import einops
+
+
+def test_ndarray_spellings_scipy_reads(backend) -> None:
+    scipy_linalg = pytest.importorskip("scipy.linalg")
+    a = np.arange(24.0).reshape(2, 3, 4)
+    t = interop.tensor(a, backend=backend)
+    if backend == "numpy":  # views keep NumPy's layout
+        assert (t.strides, t[:, 1].strides, t.T.strides) == (a.strides, a[:, 1].strides, a.T.strides)
+    else:  # Dask: the C-contiguous strides its chunks will have
+        assert (t.strides, t.T.strides) == (a.strides, np.ascontiguousarray(a.T).strides)
+    z = interop.tensor(np.array([1 + 2j, 3 - 1j]), backend=backend)
+    np.testing.assert_array_equal(z.conjugate().numpy(), np.conjugate(z.numpy()))
+    v = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(scipy_linalg.toeplitz(interop.tensor(v)), scipy_linalg.toeplitz(v))
+    np.testing.assert_array_equal(scipy_linalg.circulant(interop.tensor(v)), scipy_linalg.circulant(v))
+
+
+def test_strides_of_unknown_sizes_say_so() -> None:
+    pytest.importorskip("dask")
+    d = interop.tensor(np.arange(6.0), backend="dask")
+    assert d.strides == (8,)
+    with pytest.raises(interop.UnknownShapeError, match="compute_chunk_sizes"):
+        d[d > 2].strides

@@ -321,6 +321,23 @@ def nbytes(be: Any, input: Any) -> int:
     return int(math.prod(input.shape) * input.dtype.itemsize)
 
 
+@op(function=False, family="attributes", method="strides", property=True, torch=())
+def strides(be: Any, input: Any) -> tuple:
+    """NumPy's strides in bytes (``t.stride()`` is torch's, in elements); a lazy tensor's
+    are those its chunks will have, C-contiguous."""
+    own = getattr(input, "strides", None)
+    if own is not None:
+        return tuple(own)
+    if any(size != size for size in input.shape):
+        raise UnknownShapeError("strides: a lazy tensor of unknown (NaN) size has no strides yet; "
+                                "call t.compute_chunk_sizes() first")
+    step, out = input.dtype.itemsize, []
+    for size in reversed(input.shape):
+        out.append(step)
+        step *= int(size)
+    return tuple(reversed(out))
+
+
 @op(function=False, family="attributes", method="itemsize", property=True,
     torch=("torch.Tensor.itemsize.__get__",))
 def itemsize(be: Any, input: Any) -> int:

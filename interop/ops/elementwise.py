@@ -353,7 +353,7 @@ def imag(be: Any, input: Any) -> Any:
     return views.merged(input.imag, input, lambda base, raw: base.real + 1j * raw)
 
 
-@op(family="elementwise")
+@op(family="elementwise", aliases=("conjugate",))  # NumPy's name, which SciPy calls
 def conj(be: Any, input: Any) -> Any:
     """Complex conjugate (the input itself for real tensors, as torch)."""
     return be.np.conj(input) if input.dtype.kind == "c" else input
