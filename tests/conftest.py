@@ -12,10 +12,25 @@ from hypothesis import HealthCheck, settings
 # The `backend` fixture only names a backend, so reusing it across examples is safe.
 _QUIET = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
           HealthCheck.differing_executors]
-settings.register_profile("ci", max_examples=40, deadline=None, suppress_health_check=_QUIET)
-settings.register_profile("dev", max_examples=15, deadline=None, suppress_health_check=_QUIET)
-settings.register_profile("long", max_examples=2000, deadline=None, suppress_health_check=_QUIET)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+_EXAMPLES = {"ci": 40, "dev": 15, "long": 2000}  # HYPOTHESIS_PROFILE picks one
+
+
+def use_our_hypothesis_profile() -> None:
+    """Register and load interop's profile.  torch's test utilities (imported with op_db)
+    register a "dev" profile of their own and load theirs on import, and ``@given`` keeps the
+    profile in force when a test is defined: so ours has names of its own and is loaded again
+    right after that import (tests/test_torch_opdb.py) and after collection."""
+    for name, examples in _EXAMPLES.items():
+        settings.register_profile(f"interop-{name}", max_examples=examples, deadline=None,
+                                  suppress_health_check=_QUIET)
+    settings.load_profile(f"interop-{os.environ.get('HYPOTHESIS_PROFILE', 'dev')}")
+
+
+use_our_hypothesis_profile()
+
+
+def pytest_collection_finish(session) -> None:
+    use_our_hypothesis_profile()
 
 
 def gpu_available() -> bool:

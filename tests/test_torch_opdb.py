@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import to_numpy, use_our_hypothesis_profile
 from tests.opdb_xfail import XFAIL
 
 torch = pytest.importorskip("torch")
@@ -172,6 +172,7 @@ def summary(results) -> str:
 def float32_operators() -> dict:
     """Every op_db operator that takes float32, by name (op_db loads once per process)."""
     from torch.testing._internal.common_methods_invocations import op_db
+    use_our_hypothesis_profile()  # torch's test utilities just loaded their own
     return {full_name(o): o for o in op_db if o.supports_dtype(torch.float32, "cpu")}
 
 

@@ -138,8 +138,8 @@ def _repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     NumPy's repeat runs on blocks whole along the axis, with the counts in every task (the
     result's size along it is unknown, NaN, until computed, as the standard allows)."""
     import dask.array as da
-    if axis is None:
-        x, axis = x.reshape(-1), 0
+    if axis is None:  # flattened; Dask's reshape fails on empty arrays of several chunks
+        x, axis = (x.rechunk(-1) if x.size == 0 else x).reshape(-1), 0
     axis %= max(x.ndim, 1)
     if isinstance(repeats, int) and x.size:
         return da.repeat(x, repeats, axis=axis)
