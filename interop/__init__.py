@@ -47,6 +47,9 @@ _dlpack.install(Tensor)
 _dask_collection.install(Tensor)
 _einops_backend.install(sys.modules[__name__])
 from . import array_api  # noqa: E402  (interop.array_api: the standard's namespace)
+from .backends.registry import default_backend as _default  # noqa: E402
+
+array_api.install(Tensor)
 
 device = Device
 
@@ -101,7 +104,6 @@ def make_subclass(t: Tensor, cls: type) -> Tensor:
 
 def default_backend() -> str:
     """The name of the backend new tensors use."""
-    from .backends.registry import default_backend as _default
     return _default().name
 
 

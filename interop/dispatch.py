@@ -23,6 +23,7 @@ from . import dtypes, errors
 from .backends import registry, views
 from .backends.base import Backend
 from .protocols import torch_function as tf
+from .protocols.dlpack import from_torch
 from .tensor import Tensor, convert, make
 
 _new = object.__new__
@@ -71,7 +72,6 @@ def _foreign(x: Any) -> tuple[Backend, Any] | None:
     if be is not None:
         return be, x
     if type(x).__module__.startswith("torch") and hasattr(x, "__dlpack__"):
-        from .protocols.dlpack import from_torch
         raw = from_torch(x)
         return registry.backend_of(raw), raw
     return None
@@ -371,6 +371,7 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
     if not entry.out:
         def run_plain(cls: type, args: tuple, kwargs: dict) -> Any:
             return run_op(impl, creation, cls, args, kwargs)
+        run_plain.direct = impl
         return run_plain
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
@@ -384,6 +385,7 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
         be, rargs, rkwargs = unwrap_call((*args, out), kwargs)
         write_into(out, call_impl(impl, be, rargs[:-1], rkwargs), name)
         return out
+    run.direct = impl
     return run
 
 
@@ -399,33 +401,82 @@ def make_inplace_run(entry: Any, name: str) -> Callable[[type, tuple, dict], Any
 
 
 # ------------------------------------------------------------------ the public callables
-def plain_result_class(args: tuple, kwargs: dict | None) -> type | None:
-    """The result class if no argument overrides (default handlers only), else None."""
-    cls = Tensor
-    for a in (*args, *kwargs.values()) if kwargs else args:
+_PLAIN_VALUES = frozenset({int, float, bool, complex, str, type(None), slice, type(Ellipsis),
+                           range, np.dtype})
+
+
+def plain_call(args: tuple, kwargs: dict | None) -> tuple[type, Backend | None, list | None] | None:
+    """The fast path's one check, for functions, methods, properties and NumPy's protocols.
+
+    ``(cls, backend, raws)`` when no argument can override (Tensors keeping the
+    default handler, plain values): ``cls`` is the result class (the lowest
+    subclass).  ``raws`` are the raw positional arguments when the call needs
+    no unwrapping besides (arrays of one backend and device; keyword options
+    that are plain values); else None, and the general path unwraps.  None
+    when something may override: the protocol decides, and raises torch's
+    TypeError for unrelated subclasses."""
+    cls, be, raws, device = Tensor, None, [], None
+    n_args = len(args)
+    for i, a in enumerate((*args, *kwargs.values()) if kwargs else args):
         t = type(a)
-        if t is Tensor or t in _NEUTRAL:
+        if t is Tensor:
+            raw = a._raw
+        elif t in _PLAIN_VALUES:
+            if raws is not None and i < n_args:
+                raws.append(a)
             continue
-        if t is list or t is tuple:
-            inner = plain_result_class(a, None)
-            if inner is None:
+        elif t is np.ndarray:
+            raw = a  # a host array: the NumPy backend's own
+        elif t is list or t is tuple:
+            inner = plain_call(a, None)
+            if inner is None or (cls := _lower(cls, inner[0])) is None:
                 return None
-            t = inner
-            if t is Tensor:
-                continue
-        handler = getattr(t, "__torch_function__", None)
-        if handler is None or handler is tf._disabled_torch_function_impl:
-            continue
-        if getattr(handler, "__func__", None) is _DEFAULT_TF:
-            if issubclass(t, cls):
-                cls = t
-            elif not issubclass(cls, t):
-                return None  # unrelated subclasses: let the protocol raise its TypeError
-        elif not tf._overrides(t):
+            raws = None
             continue
         else:
-            return None
-    return cls
+            handler = getattr(t, "__torch_function__", None)
+            if getattr(handler, "__func__", None) is not _DEFAULT_TF:
+                if handler is not None and tf._overrides(t):
+                    return None
+                if raws is not None and i < n_args and isinstance(a, np.generic):
+                    raws.append(a)  # NumPy scalars go in as they are
+                else:
+                    raws = None  # a dtype object, a torch tensor as data, ...: the general path
+                continue
+            if (cls := _lower(cls, t)) is None:
+                return None
+            raw = a._raw
+        if raws is None:
+            continue
+        b = _raw_backends.get(type(raw))
+        if i >= n_args or b is None or (be is not None and b is not be):
+            raws = None
+            continue
+        if b.multi_device:
+            if device is None:
+                device = raw.device
+            elif raw.device != device:
+                raws = None
+                continue
+        be = b
+        raws.append(raw)
+    return cls, be, raws
+
+
+def _lower(cls: type, t: type) -> type | None:
+    """The lower of two classes in one line of descent; None for unrelated subclasses."""
+    if issubclass(t, cls):
+        return t
+    return cls if issubclass(cls, t) else None
+
+
+def finish(ret: Any, cls: type, args: tuple) -> Any:
+    """An implementation's raw result as a ``cls`` tensor (the plain case made directly)."""
+    if cls is Tensor and type(ret) in _raw_backends:
+        obj = _new(Tensor)
+        obj._raw = ret
+        return obj
+    return wrap(ret, cls, args)
 
 
 def dispatch(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
@@ -439,19 +490,29 @@ def dispatch(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
 def call(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
     """Run ``public``'s operation: directly if nothing can override, else via the protocol."""
     if not _active():
-        cls = plain_result_class(args, kwargs)
-        if cls is not None:
-            return run(cls, args, kwargs)
+        plain = plain_call(args, kwargs)
+        if plain is not None:
+            return run(plain[0], args, kwargs)
     return dispatch(public, run, args, kwargs)
 
 
 def make_public(run: Callable, name: str, qualname: str, doc: str = "",
                 signature: inspect.Signature | None = None) -> Callable:
-    """A function or method: the fast path, else the override protocol."""
+    """A function or method: the fast path, else the override protocol.
+
+    ``run.direct`` (an implementation taking the backend and raw arguments,
+    set for the entries whose run does nothing more) is called straight from
+    here when the plain-call check has already unwrapped the arguments."""
+    direct = getattr(run, "direct", None)
+
     def public(*args: Any, **kwargs: Any) -> Any:
         if not _active():
-            cls = plain_result_class(args, kwargs)
-            if cls is not None:
+            plain = plain_call(args, kwargs)
+            if plain is not None:
+                cls, be, raws = plain
+                if direct is not None and raws is not None and be is not None and (
+                        not kwargs or "out" not in kwargs):
+                    return finish(call_impl(direct, be, raws, kwargs), cls, args)
                 return run(cls, args, kwargs)
         return dispatch(public, run, args, kwargs)
     public.__name__, public.__qualname__, public.__module__ = name, qualname, "interop"
@@ -637,9 +698,9 @@ class DispatchedProperty:
         if obj is None:
             return self
         if not _active():
-            cls = plain_result_class((obj,), None)
-            if cls is not None:
-                return self._interop_run(cls, (obj,), {})
+            plain = plain_call((obj,), None)
+            if plain is not None:
+                return self._interop_run(plain[0], (obj,), {})
         return dispatch(self.__get__, self._interop_run, (obj,), {})
 
     def __set__(self, obj: Any, value: Any) -> None:

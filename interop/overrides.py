@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
+from .ops import TABLE
+from .ops.operators import BINARY, INPLACE, UNARY
 from .protocols.torch_function import (BaseTorchFunctionMode, DisableTorchFunction,
                                        DisableTorchFunctionSubclass, NoImplementationFound,
                                        TorchFunctionMode, _disabled_torch_function_impl,
@@ -13,13 +16,13 @@ from .protocols.torch_function import (BaseTorchFunctionMode, DisableTorchFuncti
                                        _is_torch_function_all_disabled,
                                        _is_torch_function_enabled,
                                        _is_torch_function_mode_enabled, handle_torch_function,
-                                       has_torch_function, is_tensor_like, wrap_torch_function)
+                                       has_torch_function, is_tensor_like, resolve_name,
+                                       wrap_torch_function)
 
 
 def get_overridable_functions() -> dict[Any, list[Callable]]:
     """Every interop callable that dispatches, keyed by namespace (interop, interop.Tensor)."""
-    import interop
-    from .ops import TABLE
+    interop = sys.modules[__package__]  # the package root, which imports this module
     functions, methods = [], []
     for entry in TABLE.values():
         if entry.function:
@@ -30,20 +33,8 @@ def get_overridable_functions() -> dict[Any, list[Callable]]:
                            not callable(attr) else attr)
         if entry.inplace:
             methods.append(getattr(interop.Tensor, entry.inplace))
-    from .ops.operators import BINARY, INPLACE, UNARY
     methods.extend(getattr(interop.Tensor, d) for d in (*BINARY, *INPLACE, *UNARY))
     return {interop: functions, interop.Tensor: methods}
-
-
-def resolve_name(func: Callable) -> str | None:
-    """'interop.add', 'interop.Tensor.add', 'interop.Tensor.shape.__get__'; None if unknown."""
-    if not hasattr(func, "_interop_run") and not hasattr(getattr(func, "__self__", None),
-                                                          "_interop_run"):
-        return None
-    owner = getattr(func, "__self__", None)
-    if owner is not None and hasattr(owner, "_interop_run"):
-        return f"interop.Tensor.{owner.__name__}.__get__"
-    return f"{func.__module__}.{func.__qualname__}"
 
 
 def is_tensor_method_or_property(func: Callable) -> bool:

@@ -16,14 +16,18 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
+from .backends import registry
 
 _THRESHOLD, _EDGEITEMS, _LINEWIDTH = 1000, 3, 80
 
 
 def display_name(cls: type) -> str:
-    """What a repr starts with: ``tensor`` for the base class, a subclass's own name (as torch)."""
-    from .tensor import Tensor
-    return "tensor" if cls is Tensor or not issubclass(cls, Tensor) else cls.__name__
+    """What a repr starts with: ``tensor`` for the base class, a subclass's own name (as torch).
+
+    The base class marks itself (``_base_of_tensors``) so that this module
+    needs no import of ``tensor``, which imports it."""
+    inherits = any(vars(c).get("_base_of_tensors") for c in cls.__mro__[1:])
+    return cls.__name__ if inherits else "tensor"
 
 
 def _implicit_dtype(dt: np.dtype) -> bool:
@@ -155,7 +159,6 @@ def html_card(tensor: Any) -> str:
     diagram Dask draws from its metadata, never its values: rendering runs no
     task.  A GPU tensor's preview copies only the printed corners.
     """
-    from .backends import registry
     raw = tensor._raw
     be = registry.backend_of(raw)
     rows = [("class", type(tensor).__name__), ("shape", tuple(raw.shape)),

@@ -22,6 +22,8 @@ from .backends import registry
 from .backends.base import Backend, Device
 from .errors import NonNumericError, NumberOverflowError
 from .protocols import torch_function as _tf
+from .protocols.dlpack import foreign_to_raw
+from .repr import html_card
 
 
 def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Backend | None = None,
@@ -124,7 +126,6 @@ def _check_byte_order(dtype: np.dtype) -> None:
 def _host_data(data: Any, dtype: np.dtype | None, copy: bool | None) -> np.ndarray:
     """Python scalars, nested lists and DLPack producers as a NumPy array, dtype as torch infers."""
     if hasattr(data, "__dlpack__") and not isinstance(data, (list, tuple)):
-        from .protocols.dlpack import foreign_to_raw
         return foreign_to_raw(data)
     if isinstance(data, Iterator):
         raise NonNumericError(f"interop.tensor: a {type(data).__name__} has no length or dtype "
@@ -193,6 +194,7 @@ class Tensor:
     """
 
     __slots__ = ("_raw", "__dict__", "__weakref__")
+    _base_of_tensors = True  # (how modules below this one tell the base class from subclasses)
 
     def __new__(cls, data: Any = (), *args: Any, **kwargs: Any) -> Tensor:
         if (args or kwargs) and cls.__init__ is object.__init__:
@@ -249,7 +251,6 @@ class Tensor:
 
     def _repr_html_(self) -> str:
         """Jupyter's card: class, shape, dtype, backend, device, size, a bounded preview."""
-        from .repr import html_card
         return html_card(self)
 
     __hash__ = object.__hash__  # identity, as torch (never dispatched)
@@ -262,10 +263,7 @@ class Tensor:
         return iter(self.unbind(0))
 
     # ------------------------------------------------------------ the Array API object
-    def __array_namespace__(self, /, *, api_version: str | None = None) -> Any:
-        """``interop.array_api``, the standard's namespace for tensors (versions 2021.12-2025.12)."""
-        from .array_api import namespace
-        return namespace(api_version)
+    # (``__array_namespace__`` is installed by ``interop.array_api``, which imports this module)
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Tensor:
         """The Array API's move, ``t.to(device)`` (the tensor itself when already there)."""

@@ -48,3 +48,13 @@ def namespace(api_version: str | None = None) -> object:
                          f"is not supported; supported: {', '.join(API_VERSIONS)} (or None for "
                          f"{API_VERSION})")
     return sys.modules[__name__]
+
+
+def __array_namespace__(self: object, /, *, api_version: str | None = None) -> object:
+    """``interop.array_api``, the standard's namespace for tensors (versions 2021.12-2025.12)."""
+    return namespace(api_version)
+
+
+def install(tensor_cls: type) -> None:
+    """Make ``tensor_cls`` an Array API array: give it ``__array_namespace__``."""
+    tensor_cls.__array_namespace__ = __array_namespace__

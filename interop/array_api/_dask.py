@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backends import dask_numpy as numpy_dask
 from ._standard import complex_result
 
 
@@ -158,7 +159,6 @@ def _from_numpy_dask(qualname: str) -> Any:
     apply_gufunc, take_along_axis on blocks whole along the axis): the standard's semantics
     here are NumPy 2's."""
     def run(*args: Any, **kwargs: Any) -> Any:
-        from ..backends import dask_numpy as numpy_dask
         fn = np
         for part in qualname.split("."):
             fn = getattr(fn, part)

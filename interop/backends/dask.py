@@ -25,7 +25,7 @@ import numpy as np
 
 from ..config import setting
 from ..errors import LinAlgError
-from . import registry, views
+from . import dask_numpy, registry, views
 from .base import (Backend, DaskComputeError, DaskComputeWarning, Device, UnknownShapeError,
                    user_stacklevel)
 
@@ -44,7 +44,6 @@ class _WithLazyExtras:
 
 
 def _namespace() -> _WithLazyExtras:
-    from . import dask_numpy
     plain, linalg = {}, {}
     for func, lazy in dask_numpy.lazy_functions().items():
         if func not in dask_numpy.VALUE_ANSWERS:  # those read values: the NumPy surface's own

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..dispatch import (DispatchedProperty, make_getitem, make_inplace_run, make_operator,
                         make_public, make_run)
+from ..repr import display_name
 from . import attributes, creation, dask_api, dtype_functions, interchange, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
 from . import composite, fft, nn_conv, nn_functional, nn_loss, nn_resize, special, torch_linalg  # noqa: F401  (torch.*)
 from . import nn_adaptive_max, nn_margin, nn_unpool, torch_checks  # noqa: F401  (more of torch)
@@ -34,7 +35,6 @@ def _swapped(run: Callable) -> Callable:
 
 def _named(run: Callable) -> Callable:
     """repr/format name the tensor's own class (``Meters([1.])``), as torch's do."""
-    from ..repr import display_name
     return lambda cls, args, kwargs: run(cls, args, {**kwargs, "name": display_name(type(args[0]))})
 
 

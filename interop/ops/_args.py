@@ -173,3 +173,12 @@ def whole_arrays(be: Any, impl: Any, shape: tuple, dtype: Any, *args: Any) -> An
     chunk_be = be.chunk_backend(first)
     task = dask.delayed(impl, pure=True)(chunk_be, *args)
     return da.from_delayed(task, shape=shape, dtype=dtype, meta=first._meta)
+
+
+def special_module(be: Any, name: str) -> Any:
+    """scipy.special for NumPy and Dask, cupyx.scipy.special for CuPy."""
+    try:
+        return be.special
+    except ImportError as exc:
+        raise TypeError(f"torch.special.{name} on the {be.name} backend needs {exc.name}, which "
+                        "is not installed (pip install scipy)") from exc

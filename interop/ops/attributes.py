@@ -16,7 +16,9 @@ from .. import dtypes
 from ..backends import registry
 from ..backends.base import Device, UnknownShapeError
 from ..errors import ShapeError
-from ._args import kept_scalars
+from ..repr import format_tensor
+from ..tensor import to_raw
+from ._args import check_dim, kept_scalars
 from .registry import op
 
 
@@ -61,7 +63,6 @@ def size(be: Any, input: Any, dim: int | None = None) -> Any:
     """The shape (a tuple), or the size of dimension ``dim``."""
     if dim is None:
         return tuple(input.shape)
-    from ._args import check_dim
     return input.shape[check_dim("size", dim, input.ndim)]
 
 
@@ -183,7 +184,6 @@ def contains_(be: Any, input: Any, element: Any) -> bool:
 @_dunder("__repr__")
 def repr_(be: Any, input: Any, *, tensor_contents: Any = None, name: str = "tensor") -> str:
     """torch's repr with the backend shown; ``name`` is the tensor's class (see ops.install)."""
-    from ..repr import format_tensor
     return format_tensor(be, input, name)
 
 
@@ -191,7 +191,6 @@ def repr_(be: Any, input: Any, *, tensor_contents: Any = None, name: str = "tens
 def format_(be: Any, input: Any, format_spec: str, *, name: str = "tensor") -> str:
     if input.ndim == 0 and format_spec:
         return format(_one_value("format", input), format_spec)
-    from ..repr import format_tensor
     return format(format_tensor(be, input, name), format_spec)
 
 
@@ -223,7 +222,6 @@ def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
             dtype, device = owner.dtype_of(a), owner.device_of(a)
         else:
             dtype = a
-    from ..tensor import to_raw
     if chunks is not None:
         options["chunks"] = chunks
     if device is not None and backend is None and be.lazy:

@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import dtypes
 from ..backends import registry
-from ..backends.base import Backend
+from ..backends.base import Backend, Device
 from ..errors import ShapeError
 from ._args import fits_dtype, int_arg, kept_scalars, size_arg
+from .attributes import to
 from .registry import op
 
 
@@ -25,7 +26,6 @@ def target(backend: Any, device: Any, like: Backend | None = None) -> Backend:
     if like is not None:
         return like
     if device is not None:
-        from ..backends.base import Device
         default = registry.default_backend()
         return default if default.serves(Device(device)) else registry.backend_for_device(device)
     return registry.default_backend()
@@ -231,7 +231,6 @@ def _on_device(be: Any, out: Any, device: Any) -> Any:
     """``out`` moved to ``device`` when one is asked for (an explicit move, as ``.to``)."""
     if device is None:
         return out
-    from .attributes import to
     return to(be, out, device=device)
 
 

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..backends import registry
+from ..dispatch import make
+from ..tensor import Tensor
 from .registry import op
 
 
@@ -86,8 +88,6 @@ def map_blocks(be: Any, input: Any, func: Callable, *args: Any, **kwargs: Any) -
 
 def _on_tensors(func: Callable) -> Callable:
     """``func`` lifted to raw chunks: arrays in become Tensors, Tensors out become arrays."""
-    from ..dispatch import make
-    from ..tensor import Tensor
 
     @functools.wraps(func)  # keeps the signature, so Dask sees block_id / block_info
     def on_chunks(*blocks: Any, **kwargs: Any) -> Any:
@@ -99,8 +99,6 @@ def _on_tensors(func: Callable) -> Callable:
 
 def _several(method: str, tensors: tuple, kwargs: dict) -> tuple:
     """Run ``compute``/``persist`` on all tensors in one graph; each keeps its class and attributes."""
-    from ..dispatch import make
-    from ..tensor import Tensor
 
     raws = [t._raw if isinstance(t, Tensor) else t for t in tensors]
     lazy = [registry.backend_of(r) for r in raws]

@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..backends import views
 from ..backends.registry import python_value
-from ..errors import UnsupportedDtypeError
+from ..errors import NoImaginaryPartError, UnsupportedDtypeError
 from ._args import cast, fits_dtype, float_input, kept_scalars, ordered, promote
 from .registry import op
 
@@ -348,7 +348,6 @@ def real(be: Any, input: Any) -> Any:
 def imag(be: Any, input: Any) -> Any:
     """Imaginary part; torch raises for real tensors."""
     if input.dtype.kind != "c":
-        from ..errors import NoImaginaryPartError
         raise NoImaginaryPartError("imag is not implemented for tensors with non-complex dtypes.")
     return views.merged(input.imag, input, lambda base, raw: base.real + 1j * raw)
 

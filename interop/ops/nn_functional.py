@@ -17,7 +17,8 @@ import numpy as np
 from .. import dtypes
 from ..backends import views
 from ..backends.registry import python_value
-from ._args import check_dim, float_input, int_arg, ordered
+from ._args import check_dim, float_input, int_arg, ordered, special_module
+from .creation import default_generator
 from .registry import op
 
 F = "torch.nn.functional."
@@ -44,7 +45,6 @@ def in_place(be: Any, input: Any, result: Any, inplace: bool) -> Any:
 
 def erf(be: Any, x: Any) -> Any:
     """The error function from the backend's scipy.special (torch's exact GELU needs it)."""
-    from .special import special_module
     return special_module(be, "erf").erf(x)
 
 
@@ -373,7 +373,6 @@ def dropout(be: Any, input: Any, p: float = 0.5, training: bool = True,
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
         return input
-    from .creation import default_generator
     rng = default_generator.for_backend(be)
     kwargs = {"chunks": input.chunks} if be.lazy else {}
     keep = rng.random(input.shape, **kwargs) >= p

@@ -18,6 +18,7 @@ import numpy as np
 from .. import dtypes
 from ._args import cast, check_dim, dim_arg, float_input, keepdim_arg, ordered
 from .registry import op
+from .torch_linalg import matrix_norm
 
 values_indices = {name: namedtuple(name, ["values", "indices"])
                   for name in ("max", "min", "sort", "topk", "kthvalue", "median", "mode",
@@ -301,7 +302,6 @@ def norm(be: Any, input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = F
                            f"input. Got {x.dtype}; convert with .float() first")
     d = check_dim("norm", dim_arg(dim), x.ndim)
     if p == "nuc":  # the sum of singular values of the matrices over ``dim`` (the last two)
-        from .torch_linalg import matrix_norm
         return matrix_norm(be, x, "nuc", dim=(-2, -1) if d is None else d, keepdim=keepdim)
     a = be.np.abs(x)
     if p in ("fro", 2, 2.0, None):

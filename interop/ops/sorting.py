@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import dtypes
 from ._args import check_dim, int_arg, ordered
+from .indexing import _take_along
 from .reductions import values_indices
 from .registry import op
 
@@ -25,7 +26,6 @@ def sort(be: Any, input: Any, dim: int = -1, descending: bool = False, stable: b
 
 
 def _along(be: Any, input: Any, indices: Any, d: int) -> Any:
-    from .indexing import _take_along
     return _take_along(be, input, indices, d)
 
 
@@ -79,7 +79,6 @@ def searchsorted(be: Any, sorted_sequence: Any, values: Any, *, out_int32: bool 
     (``sorter``: the indices that sort an unsorted sequence, as from argsort)."""
     side = side or ("right" if right else "left")
     if sorter is not None:
-        from .indexing import _take_along
         sorted_sequence = _take_along(be, sorted_sequence, sorter, sorted_sequence.ndim - 1)
     if sorted_sequence.ndim > 1:  # one sorted row per leading index: count what lies before
         out = be.np.sum(_before(be, sorted_sequence[..., None, :], values[..., :, None], side),

@@ -12,17 +12,8 @@ import math
 from typing import Any
 
 from .. import dtypes
-from ._args import promote
+from ._args import promote, special_module
 from .registry import op, torch_alias
-
-
-def special_module(be: Any, name: str) -> Any:
-    """scipy.special for NumPy and Dask, cupyx.scipy.special for CuPy."""
-    try:
-        return be.special
-    except ImportError as exc:
-        raise TypeError(f"torch.special.{name} on the {be.name} backend needs {exc.name}, which "
-                        "is not installed (pip install scipy)") from exc
 
 
 def _floating(be: Any, *xs: Any) -> tuple[Any, ...]:

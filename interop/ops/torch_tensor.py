@@ -12,6 +12,7 @@ from .. import dtypes
 from ..backends import views
 from ..errors import ShapeError
 from ._args import size_arg
+from .attributes import to
 from .reductions import _acc_dtype
 from .registry import op
 
@@ -49,7 +50,6 @@ def _new(be: Any, input: Any, fn: str, size: Any, *fill: Any, dtype: Any, device
     dt = dtypes.as_dtype(dtype) or be.dtype_of(input)
     out = be.create(fn, shape, *fill, dtype=dt, device=be.device_of(input))
     if device is not None:
-        from .attributes import to
         out = to(be, out, device=device)
     return out
 

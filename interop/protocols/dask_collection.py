@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from ..backends import registry
+from ..dispatch import make
+from ..tensor import _rebuild
 
 
 class OnDask:
@@ -80,7 +82,6 @@ def _attributes(t: Any) -> dict | None:
 
 def _computed(results: Any, finalize: Callable, args: tuple, cls: type, attrs: dict | None) -> Any:
     """The computed value as a ``cls`` tensor with ``attrs`` (0-d results stay arrays)."""
-    from ..tensor import _rebuild
     value = finalize(results, *args)
     return _rebuild(cls, np.asarray(value) if isinstance(value, np.generic) else value, attrs)
 
@@ -88,7 +89,6 @@ def _computed(results: Any, finalize: Callable, args: tuple, cls: type, attrs: d
 def _persisted(dsk: Any, rebuild: Callable, args: tuple, cls: type, attrs: dict | None,
                *, rename: Any = None) -> Any:
     """The persisted dask array (its graph now holds the values) as a ``cls`` tensor."""
-    from ..tensor import _rebuild
     return _rebuild(cls, rebuild(dsk, *args, rename=rename), attrs)
 
 
@@ -113,7 +113,6 @@ class Blocks:
         return self._view.shape
 
     def __getitem__(self, index: Any) -> Any:
-        from ..dispatch import make
         return make(type(self._tensor), self._view[index], self._tensor)
 
 

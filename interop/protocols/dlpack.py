@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from ..backends.base import DeviceMismatchError
+from ..errors import UnsupportedDtypeError
 
 _KDLCPU, _KDLCUDA, _KDLCUDAHOST, _KDLCUDAMANAGED = 1, 2, 3, 13
 
@@ -37,12 +39,10 @@ def _importable(obj: Any) -> Any:
     if not type(obj).__module__.startswith("torch"):
         return obj
     if obj.device.type == "meta":
-        from ..backends.base import DeviceMismatchError
         raise DeviceMismatchError("a torch tensor on the meta device has no data to bring in; "
                                   "make it on 'cpu' or 'cuda' (t.to_empty(device='cpu') for "
                                   "a module) first")
     if str(obj.dtype).removeprefix("torch.") not in _NUMPY_DTYPES:
-        from ..errors import UnsupportedDtypeError
         raise UnsupportedDtypeError(f"a torch tensor of dtype {obj.dtype} cannot come in: NumPy "
                                     "has no such dtype; convert first, e.g. t.float() (or "
                                     "t.to(torch.float32))")

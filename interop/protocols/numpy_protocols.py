@@ -32,8 +32,6 @@ from ..tensor import Tensor
 
 _active = dispatch._active
 _SCALARS = frozenset({int, float, bool, complex})
-_raw_backends = dispatch._raw_backends
-_new = object.__new__
 _DASK_COMPUTES = ".*is not implemented by Dask array"  # Dask warns, then computes: we refuse
 
 
@@ -190,61 +188,18 @@ def __array_ufunc__(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any,  #
                     **kwargs: Any) -> Any:
     """NEP 13: every ufunc and ufunc method, through the ``__torch_function__`` hook."""
     if not _active():
-        if method == "__call__" and not kwargs:
-            plain = _plain_raws(inputs)
-            if plain is not None:  # the common call: plain operands of one array type
-                cls, kind, raws = plain
-                try:
+        plain = dispatch.plain_call(inputs, kwargs)
+        if plain is not None:
+            cls, be, raws = plain
+            if raws is not None and be is not None and method == "__call__" and not kwargs:
+                try:  # the common call: plain operands of one array type
                     ret = ufunc(*raws)
                 except TypeError:  # run it again the general way, for the clear error
                     return run_ufunc(ufunc, method, cls, inputs, kwargs)
-                if type(ret) is kind and cls is Tensor:
-                    obj = _new(Tensor)
-                    obj._raw = ret
-                    return obj
-                return dispatch.wrap(ret, cls, inputs)
-        cls = dispatch.plain_result_class(inputs, kwargs)
-        if cls is not None:
+                return dispatch.finish(ret, cls, inputs)
             return run_ufunc(ufunc, method, cls, inputs, kwargs)
     func = ufunc if method == "__call__" else getattr(ufunc, method)
     return dispatch.dispatch(func, functools.partial(run_ufunc, ufunc, method), inputs, kwargs)
-
-
-def _plain_raws(inputs: tuple) -> tuple[type, type, list] | None:
-    """(result class, array type, raw inputs) when every input is a Tensor keeping the
-    default handler, an ndarray or a scalar, and the arrays are all of one type; else None.
-    Such a call needs no override check and no move between backends."""
-    raws = []
-    cls, kind = Tensor, None
-    for x in inputs:
-        t = type(x)
-        if t is Tensor or (isinstance(x, Tensor) and dispatch._default_handler(t)):
-            if t is not cls:
-                if issubclass(t, cls):
-                    cls = t
-                elif not issubclass(cls, t):
-                    return None
-            x = x._raw
-            t = type(x)
-            if t not in _raw_backends:
-                return None
-        elif t is not np.ndarray:
-            if t in _SCALARS or isinstance(x, np.generic):
-                raws.append(x)
-                continue
-            return None
-        if kind is not t:
-            if kind is not None:
-                return None
-            kind = t
-        raws.append(x)
-    if kind is None:
-        return None
-    if _raw_backends[kind].multi_device:  # two devices of one backend: the general path says so
-        first = next(r for r in raws if type(r) is kind)
-        if any(type(r) is kind and r.device != first.device for r in raws):
-            return None
-    return cls, kind, raws
 
 
 @functools.cache
@@ -267,8 +222,9 @@ def __array_function__(self: Tensor, func: Callable, types: tuple, args: tuple, 
     if _takes_like(func):
         kwargs = {**kwargs, "like": self}
     if not _active():
-        cls = dispatch.plain_result_class(args, kwargs)
-        if cls is not None:
+        plain = dispatch.plain_call(args, kwargs)
+        if plain is not None:
+            cls = plain[0]
             return run_function(func, cls, args, kwargs)
     return dispatch.dispatch(func, functools.partial(run_function, func), args, kwargs)
 

@@ -199,8 +199,19 @@ def _loop_error(exc: RecursionError, depth: int, func: Callable,
     return _recursion_error(*exc.interop_loop)
 
 
+def resolve_name(func: Callable) -> str | None:
+    """'interop.add', 'interop.Tensor.add', 'interop.Tensor.shape.__get__'; None if unknown."""
+    if not hasattr(func, "_interop_run") and not hasattr(getattr(func, "__self__", None),
+                                                          "_interop_run"):
+        return None
+    owner = getattr(func, "__self__", None)
+    if owner is not None and hasattr(owner, "_interop_run"):
+        return f"interop.Tensor.{owner.__name__}.__get__"
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+
 def _recursion_error(func: Callable, types: tuple) -> OverrideRecursionError:
-    from ..overrides import resolve_name  # (imports this module)
     name = resolve_name(func) or _torch_name(func) or _func_name(func)
     return OverrideRecursionError(
         f"{name}: the __torch_function__ of {[t.__name__ for t in types]} (or an "
@@ -261,14 +272,17 @@ def has_torch_function(relevant_args: Iterable[Any]) -> bool:
         return True
     if not _is_torch_function_enabled():
         return False
-    from ..tensor import Tensor
-    return any(type(a) is not Tensor and _overrides(type(a)) for a in relevant_args)
+    return any(not _is_base_tensor(type(a)) and _overrides(type(a)) for a in relevant_args)
 
 
 def is_tensor_like(inp: Any) -> bool:
     """An interop Tensor, or anything with a ``__torch_function__`` (the class object too)."""
-    from ..tensor import Tensor
-    return type(inp) is Tensor or hasattr(inp, "__torch_function__")
+    return _is_base_tensor(type(inp)) or hasattr(inp, "__torch_function__")
+
+
+def _is_base_tensor(cls: type) -> bool:
+    """``cls is interop.Tensor``, told by its mark (``tensor`` imports this module)."""
+    return "_base_of_tensors" in vars(cls)
 
 
 def wrap_torch_function(dispatcher: Callable) -> Callable[[Callable], Callable]:

@@ -13,6 +13,7 @@ import sys
 import types
 from collections.abc import Callable
 
+from ..dispatch import unwrap_call
 from ..ops import TORCH_NAMES
 
 _cache: dict[int, tuple[Callable, Callable | None]] = {}
@@ -111,7 +112,6 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
         run = _torch_python_body(func)
     if run is None:
         def missing(cls, args, kwargs, _name=name):
-            from ..dispatch import unwrap_call
             be = unwrap_call(args, kwargs)[0]
             raise TypeError(f"{_name} is not implemented by interop for the "
                             f"{be.name if be else 'numpy'} backend; call it on a torch tensor "
