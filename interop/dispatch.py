@@ -725,10 +725,15 @@ def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
         if not issubclass(cls, t) and not tf.is_plain_value_type(t):
             return NotImplemented
     run = implementation_for(func)
-    if run is not None:
-        return run(cls, args, kwargs)
-    with tf.DisableTorchFunctionSubclass():
-        return convert(func(*args, **kwargs), cls)
+    if run is None:
+        with tf.DisableTorchFunctionSubclass():
+            return convert(func(*args, **kwargs), cls)
+    direct = getattr(run, "direct", None)
+    if direct is not None and (not kwargs or "out" not in kwargs):
+        plain = plain_call(args, kwargs)  # torch.add(t, t): no unwrapping left to do
+        if plain is not None and plain[1] is not None and plain[2] is not None:
+            return finish(call_impl(direct, plain[1], plain[2], kwargs), cls, args)
+    return run(cls, args, kwargs)
 
 
 Tensor.__torch_function__ = classmethod(default_torch_function)  # the core installs it: one hook

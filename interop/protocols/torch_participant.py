@@ -68,6 +68,8 @@ def _drop_none_out(run: Callable) -> Callable:
         if kwargs and "out" in kwargs and kwargs["out"] is None:
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         return run(cls, args, kwargs)
+    if hasattr(run, "direct"):
+        run_torch.direct = run.direct
     return run_torch
 
 
