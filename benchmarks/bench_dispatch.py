@@ -5,7 +5,9 @@ Run: .venv/bin/python benchmarks/bench_dispatch.py [--quick]
 For each operation and shape, prints the best-of-N time per call of the raw
 NumPy expression and of the same expression on an interop ``Tensor``, a
 ``SubTensor`` (default ``__torch_function__``) and a ``HookedTensor`` (its own
-``__torch_function__`` calling ``super()``), with ratios to raw.  Ratios from
+``__torch_function__`` calling ``super()``), with ratios to raw; where torch is
+installed, also a ``torch.Tensor`` subclass with the same handler (the anchor
+for ``HookedTensor``: torch's own protocol cost).  Ratios from
 one run are what to compare: machines are noisy, so no test asserts on them.
 """
 
@@ -32,6 +34,20 @@ class HookedTensor(interop.Tensor):
         return super().__torch_function__(func, types, args, kwargs)
 
 
+def _torch_hooked() -> type | None:
+    """A torch.Tensor subclass with the same pass-through handler, if torch is installed."""
+    try:
+        import torch
+    except ImportError:
+        return None
+
+    class TorchHooked(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return super().__torch_function__(func, types, args, kwargs)
+    return TorchHooked
+
+
 def _calibrated(fn: Callable[[], object], budget_s: float) -> int:
     """A loop count that makes one timing take about a tenth of the budget."""
     number = 1
@@ -53,28 +69,31 @@ def best_ns(fns: list[Callable[[], object]], budget_s: float, repeat: int = 7) -
 
 def cases(shape: tuple[int, ...]) -> dict[str, tuple[Callable, Callable]]:
     """name -> (raw case factory, tensor case factory); factories take arrays/tensors."""
-    mm = len(shape) == 2
     return {
         "t + t": (lambda a, b: (lambda: a + b), lambda x, y: (lambda: x + y)),
         "t.sum()": (lambda a, b: (lambda: a.sum()), lambda x, y: (lambda: x.sum())),
         "t[1:3]": (lambda a, b: (lambda: a[1:3]), lambda x, y: (lambda: x[1:3])),
-        "matmul": ((lambda a, b: (lambda: np.matmul(a, b))) if mm else
-                   (lambda a, b: (lambda: np.matmul(a, b))),
-                   lambda x, y: (lambda: interop.matmul(x, y))),
+        "matmul": (lambda a, b: (lambda: np.matmul(a, b)),
+                   lambda x, y: (lambda: interop.matmul(x, y)),
+                   lambda x, y: (lambda: x.matmul(y))),  # torch's column: the method
     }
 
 
 def run(quick: bool) -> list[tuple]:
     rows = []
     budget = 0.05 if quick else 0.4
+    torch_hooked = _torch_hooked()
     for shape in [(8,), (64, 64), (1024, 1024)]:
         rng = np.random.default_rng(0)
         a, b = rng.standard_normal(shape), rng.standard_normal(shape)
-        tensors = {cls.__name__: (interop.as_tensor(a).as_subclass(cls),
-                                  interop.as_tensor(b).as_subclass(cls))
-                   for cls in (interop.Tensor, SubTensor, HookedTensor)}
-        for name, (raw_case, t_case) in cases(shape).items():
-            fns = [raw_case(a, b), *(t_case(x, y) for x, y in tensors.values())]
+        tensors = [(interop.as_tensor(a).as_subclass(cls), interop.as_tensor(b).as_subclass(cls))
+                   for cls in (interop.Tensor, SubTensor, HookedTensor)]
+        for name, (raw_case, t_case, *torch_case) in cases(shape).items():
+            fns = [raw_case(a, b), *(t_case(x, y) for x, y in tensors)]
+            if torch_hooked is not None:
+                import torch
+                x, y = (torch.from_numpy(v).as_subclass(torch_hooked) for v in (a, b))
+                fns.append((torch_case[0] if torch_case else t_case)(x, y))
             rows.append((name, shape, *best_ns(fns, budget)))
     return rows
 
@@ -92,7 +111,8 @@ def cli(run: Callable[[bool], list[tuple]], columns: list[str], doc: str, width:
 
 
 def main() -> None:
-    cli(run, ["Tensor", "SubTensor", "HookedTensor"], __doc__)
+    columns = ["Tensor", "SubTensor", "HookedTensor"]
+    cli(run, columns + (["torch hooked"] if _torch_hooked() is not None else []), __doc__)
 
 
 if __name__ == "__main__":

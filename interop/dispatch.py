@@ -371,7 +371,8 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
     if not entry.out:
         def run_plain(cls: type, args: tuple, kwargs: dict) -> Any:
             return run_op(impl, creation, cls, args, kwargs)
-        run_plain.direct = impl
+        if not creation:
+            run_plain.direct = impl
         return run_plain
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
@@ -385,7 +386,8 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
         be, rargs, rkwargs = unwrap_call((*args, out), kwargs)
         write_into(out, call_impl(impl, be, rargs[:-1], rkwargs), name)
         return out
-    run.direct = impl
+    if not creation:
+        run.direct = impl
     return run
 
 
@@ -472,11 +474,15 @@ def _lower(cls: type, t: type) -> type | None:
 
 def finish(ret: Any, cls: type, args: tuple) -> Any:
     """An implementation's raw result as a ``cls`` tensor (the plain case made directly)."""
-    if cls is Tensor and type(ret) in _raw_backends:
-        obj = _new(Tensor)
-        obj._raw = ret
-        return obj
-    return wrap(ret, cls, args)
+    if cls is not Tensor:
+        return wrap(ret, cls, args)
+    if type(ret) not in _raw_backends:
+        if not isinstance(ret, np.generic):
+            return wrap(ret, cls, args)
+        ret = np.asarray(ret)  # a NumPy reduction's scalar: a 0-d tensor, as torch's
+    obj = _new(Tensor)
+    obj._raw = ret
+    return obj
 
 
 def dispatch(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
@@ -501,8 +507,9 @@ def make_public(run: Callable, name: str, qualname: str, doc: str = "",
     """A function or method: the fast path, else the override protocol.
 
     ``run.direct`` (an implementation taking the backend and raw arguments,
-    set for the entries whose run does nothing more) is called straight from
-    here when the plain-call check has already unwrapped the arguments."""
+    set for the entries whose run does nothing more than unwrap, call it and
+    wrap) is called straight from here when the plain-call check has already
+    unwrapped the arguments."""
     direct = getattr(run, "direct", None)
 
     def public(*args: Any, **kwargs: Any) -> Any:
@@ -541,7 +548,7 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
     TypeError raised *by a handler* propagates unchanged (torch would swallow
     it, and ``==`` would silently be False: a known pitfall).
     """
-    def slow(self: Any, other: Any) -> Any:
+    def slow(self: Any, other: Any, hooked: bool = False) -> Any:
         if (type(other) is np.ndarray or isinstance(other, np.generic)) \
                 and dunder in NUMPY_OPERATORS:
             return NUMPY_OPERATORS[dunder](self, other)  # as `ndarray <op> t` would: NumPy's
@@ -549,8 +556,8 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
             if type(other) is not list:
                 return NotImplemented
             other = Tensor(other)
-        try:
-            return call(passed or public, run, (self, other), {})
+        try:  # a subclass with its own handler goes to the protocol at once
+            return (dispatch if hooked else call)(passed or public, run, (self, other), {})
         except tf.NoImplementationFound:
             return NotImplemented
 
@@ -561,7 +568,7 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
         to = type(other)
         if to is cls or to is Tensor:
             if cls is not Tensor and not _default_handler(cls):
-                return slow(self, other)
+                return slow(self, other, True)
             a, b = self._raw, other._raw
             dt = a.dtype
             # Non-NumPy dtypes (array-api-strict's) and two devices of one backend take the
@@ -576,7 +583,7 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
                 return slow(self, other)  # says it in torch's words (Dask: NaN sizes explained)
         elif to is float or to is int:
             if cls is not Tensor and not _default_handler(cls):
-                return slow(self, other)
+                return slow(self, other, True)
             a = self._raw
             kind = getattr(a.dtype, "kind", "?")
             if not a.ndim or kind not in kinds or not (kind in "fc" or to is int and kind != "b") \
@@ -636,7 +643,8 @@ def make_getitem(run: Callable) -> Callable:
                 if type(out) in views.WITHOUT_VIEWS:  # Dask: writes into out must reach self
                     views.remember(out, self._raw, index)
                 return make(cls, out, self)
-        return call(__getitem__, run, (self, index), {})
+            return call(__getitem__, run, (self, index), {})
+        return dispatch(__getitem__, run, (self, index), {})  # a mode, or cls's own handler
     __getitem__._interop_run = run
     __getitem__.__qualname__ = "Tensor.__getitem__"
     __getitem__.__module__ = "interop"
@@ -730,9 +738,7 @@ def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
             return convert(func(*args, **kwargs), cls)
     direct = getattr(run, "direct", None)
     if direct is not None and (not kwargs or "out" not in kwargs):
-        plain = plain_call(args, kwargs)  # torch.add(t, t): no unwrapping left to do
-        if plain is not None and plain[1] is not None and plain[2] is not None:
-            return finish(call_impl(direct, plain[1], plain[2], kwargs), cls, args)
+        return run_op(direct, False, cls, args, kwargs)  # what run does, one call sooner
     return run(cls, args, kwargs)
 
 

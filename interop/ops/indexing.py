@@ -39,10 +39,16 @@ def _check_index(input: Any, index: Any, name: str) -> None:
         dim += 1
 
 
+_BOUNDS = frozenset({int, type(None)})
+
+
 @op("__getitem__", function=False, method="__getitem__", family="indexing",
     torch=("torch.Tensor.__getitem__",))
 def getitem(be: Any, input: Any, index: Any) -> Any:
     """t[index]: basic (views), advanced (copies) and boolean indexing."""
+    if type(index) is slice and type(index.start) in _BOUNDS and type(index.stop) in _BOUNDS \
+            and type(index.step) in _BOUNDS and not be.lazy:
+        return input[index]  # t[1:3]: a view, nothing to check or convert
     index = _integer_items(index, "t[index]")
     _check_index(input, index, "t[index]")
     if be.lazy:

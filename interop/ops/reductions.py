@@ -32,12 +32,17 @@ def _acc_dtype(input: Any, dtype: Any) -> Any:
     return dtypes.int64 if input.dtype.kind in "biu" else input.dtype
 
 
-def _accumulated(reduce: Any, acc: np.dtype, **how: Any) -> Any:
-    """``reduce(dtype=...)`` accumulating ``acc`` results as torch does: float16 in float32
-    (4096 ones sum to 4096, where half precision stops counting at 2048), then back."""
-    if acc != np.float16:
-        return reduce(dtype=acc, **how)  # no cast after: the common call stays one call
-    return reduce(dtype=dtypes.float32, **how).astype(acc, copy=False)
+def _accumulated(reduce: Any, acc: np.dtype, axis: Any, keepdims: bool | None = None) -> Any:
+    """``reduce(axis=..., dtype=...)`` accumulating ``acc`` results as torch does: float16 in
+    float32 (4096 ones sum to 4096, where half precision stops counting at 2048), then back.
+    (Keywords are spelled out: a ``**`` pass-through costs more than NumPy's sum of 8 values.)"""
+    wide = dtypes.float32 if acc == _FLOAT16 else acc
+    out = reduce(axis=axis, dtype=wide) if keepdims is None else \
+        reduce(axis=axis, dtype=wide, keepdims=keepdims)
+    return out if wide is acc else out.astype(acc, copy=False)
+
+
+_FLOAT16 = np.dtype(np.float16)
 
 
 def _reduce_args(name: str, input: Any, dim: Any, axis: Any, keepdim: bool,
@@ -271,7 +276,7 @@ def _scan(name: str, fn: str) -> Any:
         # run); blelloch does not
         how = {"method": "blelloch"} if be.lazy and math.isnan(x.size) else {}
         acc = _acc_dtype(input, dtype)
-        out = _accumulated(functools.partial(getattr(be.np, fn), x), acc, axis=d, **how)
+        out = _accumulated(functools.partial(getattr(be.np, fn), x, **how), acc, axis=d)
         return out if input.ndim else be.np.reshape(out, ())
     impl.__name__ = name
     impl.__doc__ = f"Running {name[3:]} along ``dim`` (integers accumulate in int64)."
