@@ -536,8 +536,13 @@ def _default_handler(cls: type) -> bool:
 
 
 def make_operator(run: Callable, passed: Callable | None, dunder: str,
-                  fast: Callable | None = None, kinds: str = "", swap: bool = False) -> Callable:
+                  fast: Callable | None = None, kinds: str = "", swap: bool = False,
+                  numpy: Callable | None = None) -> Callable:
     """``t + x`` and friends; ``passed`` is the callable handlers see (torch's choice, A13).
+
+    ``numpy(t, operand)``: with a NumPy array or scalar operand, the ufunc that
+    ``operand <op> t`` would call (NumPy's binop rule sends ``ndarray + t`` to
+    ``np.add(a, t)``), so both orders give NumPy's values and dtype.
 
     ``fast(a, b)`` computes on raw arrays directly when both operands are plain
     tensors (or a Python number) of one backend and one dtype of a kind in
@@ -549,9 +554,8 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
     it, and ``==`` would silently be False: a known pitfall).
     """
     def slow(self: Any, other: Any, hooked: bool = False) -> Any:
-        if (type(other) is np.ndarray or isinstance(other, np.generic)) \
-                and dunder in NUMPY_OPERATORS:
-            return NUMPY_OPERATORS[dunder](self, other)  # as `ndarray <op> t` would: NumPy's
+        if numpy is not None and (type(other) is np.ndarray or isinstance(other, np.generic)):
+            return numpy(self, other)  # as `ndarray <op> t` would: NumPy's
         if not operand_ok(other):
             if type(other) is not list:
                 return NotImplemented
@@ -688,10 +692,6 @@ _implementations: dict[int, tuple[Callable, Callable]] = {}
 
 RESOLVERS: list[Callable[[Callable], Callable | None]] = []
 """Lookups for callables of other surfaces (torch callables by name, NumPy functions)."""
-
-NUMPY_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {}
-"""dunder -> ufunc call for a NumPy operand (protocols/numpy_protocols), so that
-``t + ndarray`` and ``ndarray + t`` (which NumPy sends to ``np.add``) agree."""
 
 
 class DispatchedProperty:

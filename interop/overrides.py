@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .ops import TABLE
-from .ops.operators import BINARY, INPLACE, UNARY
+from .ops.operators import UNARY_OPERATORS, binary_dunders, inplace_dunders
 from .protocols.torch_function import (BaseTorchFunctionMode, DisableTorchFunction,
                                        DisableTorchFunctionSubclass, NoImplementationFound,
                                        TorchFunctionMode, _disabled_torch_function_impl,
@@ -33,7 +33,9 @@ def get_overridable_functions() -> dict[Any, list[Callable]]:
                            not callable(attr) else attr)
         if entry.inplace:
             methods.append(getattr(interop.Tensor, entry.inplace))
-    methods.extend(getattr(interop.Tensor, d) for d in (*BINARY, *INPLACE, *UNARY))
+    dunders = [*(d.name for d in binary_dunders()), *(n for n, _ in inplace_dunders()),
+               *UNARY_OPERATORS]
+    methods.extend(getattr(interop.Tensor, d) for d in dunders)
     return {interop: functions, interop.Tensor: methods}
 
 

@@ -67,23 +67,22 @@ def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> No
 
 
 def _install_operators(tensor_cls: type) -> None:
-    for dunder, (name, passed, swap) in operators.BINARY.items():
-        run = make_run(TABLE[name])
-        run = _swapped(run) if swap else run
+    for dunder in operators.binary_dunders():
+        run = make_run(TABLE[dunder.entry])
+        run = _swapped(run) if dunder.swap else run
+        func = getattr(tensor_cls, dunder.passed) if dunder.passed else None
+        setattr(tensor_cls, dunder.name, make_operator(run, func, dunder.name, dunder.fast,
+                                                       dunder.kinds, dunder.swap, dunder.numpy))
+        TORCH_NAMES[f"torch.Tensor.{dunder.name}"] = run
+    for name, entry in operators.inplace_dunders():
+        method = getattr(tensor_cls, TABLE[entry].inplace)
+        setattr(tensor_cls, name, make_operator(method._interop_run, method, name))
+        TORCH_NAMES[f"torch.Tensor.{name}"] = method._interop_run
+    for name, (entry, passed) in operators.UNARY_OPERATORS.items():
+        run = make_run(TABLE[entry])
         func = getattr(tensor_cls, passed) if passed else None
-        fast, kinds = operators.FAST.get(dunder, (None, ""))
-        setattr(tensor_cls, dunder, make_operator(run, func, dunder, fast, kinds, swap))
-        TORCH_NAMES[f"torch.Tensor.{dunder}"] = run
-    for dunder, inplace in operators.INPLACE.items():
-        method = getattr(tensor_cls, inplace)
-        setattr(tensor_cls, dunder, make_operator(method._interop_run, method, dunder))
-        TORCH_NAMES[f"torch.Tensor.{dunder}"] = method._interop_run
-    for dunder, (name, passed) in operators.UNARY.items():
-        run = make_run(TABLE[name])
-        func = getattr(tensor_cls, passed) if passed else None
-        fast, kinds = operators.FAST.get(dunder, (None, ""))
-        setattr(tensor_cls, dunder, make_operator(run, func, dunder, fast, kinds, swap))
-        TORCH_NAMES[f"torch.Tensor.{dunder}"] = run
+        setattr(tensor_cls, name, make_operator(run, func, name))
+        TORCH_NAMES[f"torch.Tensor.{name}"] = run
 
 
 def install(tensor_cls: type, namespace: dict[str, Any]) -> None:

@@ -1,60 +1,94 @@
-"""Python operators, mapped onto table entries (the NumPy mixin idea, torch's func choices).
+"""Python's operators, one row each: ``t + x``, ``x + t``, ``t += x``, the shortcut for plain
+operands and the NumPy-operand rule are all generated from this table (see ``ops.install``).
 
-Each row: dunder -> (operation, the callable handlers receive as ``func``,
-operands swapped).  The ``func`` follows torch 2.13 (PROTOCOLS.md A13):
-``t + 1`` passes ``Tensor.add``, ``1 - t`` passes ``Tensor.__rsub__``,
-``t < 1`` passes ``Tensor.lt``, ``t += 1`` passes ``Tensor.add_``.  None
-means the dunder itself is passed.
+The callable handlers receive as ``func`` follows torch 2.13 (PROTOCOLS.md A13):
+``t + 1`` passes ``Tensor.add``, ``1 - t`` passes ``Tensor.__rsub__``, ``t < 1``
+passes ``Tensor.lt``, ``t += 1`` passes ``Tensor.add_``; where a row names no
+method, the dunder itself is passed.
 """
 
 from __future__ import annotations
 
+import functools
 import operator as _op
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
-# Shortcuts for operands of one backend and one dtype (see dispatch.make_operator):
-# dunder -> (raw function, dtype kinds where NumPy's result equals torch's).
-FAST = {
-    "__add__": (_op.add, "biufc"), "__radd__": (_op.add, "biufc"),
-    "__sub__": (_op.sub, "iufc"), "__rsub__": (_op.sub, "iufc"),
-    "__mul__": (_op.mul, "biufc"), "__rmul__": (_op.mul, "biufc"),
-    "__truediv__": (_op.truediv, "fc"), "__rtruediv__": (_op.truediv, "fc"),
-    # integer // and % go to the table entry, which raises on division by zero as torch does
-    "__floordiv__": (_op.floordiv, "f"), "__rfloordiv__": (_op.floordiv, "f"),
-    "__mod__": (_op.mod, "f"), "__rmod__": (_op.mod, "f"),
-    "__pow__": (_op.pow, "fc"), "__rpow__": (_op.pow, "fc"),
-    "__eq__": (_op.eq, "biufc"), "__ne__": (_op.ne, "biufc"),
-    "__lt__": (_op.lt, "biuf"), "__le__": (_op.le, "biuf"),
-    "__gt__": (_op.gt, "biuf"), "__ge__": (_op.ge, "biuf"),
-    "__and__": (_op.and_, "biu"), "__or__": (_op.or_, "biu"), "__xor__": (_op.xor, "biu"),
+import numpy as np
+
+
+class Operator(NamedTuple):
+    """One binary operator and every form Python gives it."""
+
+    entry: str  # the table entry it runs
+    passed: str | None  # the Tensor method handlers see for ``t <op> x`` (None: the dunder)
+    reflected_passed: str | None  # ... for ``x <op> t``
+    fast: Callable | None  # the raw function for the shortcut (see dispatch.make_operator)
+    kinds: str  # dtype kinds where NumPy's result equals torch's, so the shortcut is exact
+    ufunc: np.ufunc  # what ``ndarray <op> t`` calls: ``t <op> ndarray`` calls it too
+    reflected: bool = True  # has ``__r<op>__``
+    inplace: bool = True  # has ``__i<op>__`` (the entry's in-place method)
+
+
+# integer // and % skip the shortcut: the table entry raises on division by zero as torch does
+BINARY_OPERATORS = {
+    "add": Operator("add", "add", "add", _op.add, "biufc", np.add),
+    "sub": Operator("sub", "sub", None, _op.sub, "iufc", np.subtract),
+    "mul": Operator("mul", "mul", "mul", _op.mul, "biufc", np.multiply),
+    "truediv": Operator("div", "div", None, _op.truediv, "fc", np.true_divide),
+    "floordiv": Operator("floor_divide", None, None, _op.floordiv, "f", np.floor_divide),
+    "mod": Operator("remainder", "remainder", None, _op.mod, "f", np.remainder),
+    "pow": Operator("pow", None, None, _op.pow, "fc", np.power),
+    "matmul": Operator("matmul", "matmul", None, None, "", np.matmul, inplace=False),
+    "and": Operator("bitwise_and", None, None, _op.and_, "biu", np.bitwise_and),
+    "or": Operator("bitwise_or", None, None, _op.or_, "biu", np.bitwise_or),
+    "xor": Operator("bitwise_xor", None, None, _op.xor, "biu", np.bitwise_xor),
+    "lshift": Operator("bitwise_left_shift", None, None, None, "", np.left_shift),
+    "rshift": Operator("bitwise_right_shift", None, None, None, "", np.right_shift),
+    "eq": Operator("eq", None, None, _op.eq, "biufc", np.equal, reflected=False, inplace=False),
+    "ne": Operator("ne", None, None, _op.ne, "biufc", np.not_equal, reflected=False,
+                   inplace=False),
+    "lt": Operator("lt", "lt", None, _op.lt, "biuf", np.less, reflected=False, inplace=False),
+    "le": Operator("le", "le", None, _op.le, "biuf", np.less_equal, reflected=False,
+                   inplace=False),
+    "gt": Operator("gt", "gt", None, _op.gt, "biuf", np.greater, reflected=False, inplace=False),
+    "ge": Operator("ge", "ge", None, _op.ge, "biuf", np.greater_equal, reflected=False,
+                   inplace=False),
 }
 
-BINARY = {
-    "__add__": ("add", "add", False), "__radd__": ("add", "add", False),
-    "__sub__": ("sub", "sub", False), "__rsub__": ("sub", None, True),
-    "__mul__": ("mul", "mul", False), "__rmul__": ("mul", "mul", False),
-    "__truediv__": ("div", "div", False), "__rtruediv__": ("div", None, True),
-    "__floordiv__": ("floor_divide", None, False), "__rfloordiv__": ("floor_divide", None, True),
-    "__mod__": ("remainder", "remainder", False), "__rmod__": ("remainder", None, True),
-    "__pow__": ("pow", None, False), "__rpow__": ("pow", None, True),
-    "__matmul__": ("matmul", "matmul", False), "__rmatmul__": ("matmul", None, True),
-    "__and__": ("bitwise_and", None, False), "__rand__": ("bitwise_and", None, True),
-    "__or__": ("bitwise_or", None, False), "__ror__": ("bitwise_or", None, True),
-    "__xor__": ("bitwise_xor", None, False), "__rxor__": ("bitwise_xor", None, True),
-    "__lshift__": ("bitwise_left_shift", None, False),
-    "__rlshift__": ("bitwise_left_shift", None, True),
-    "__rshift__": ("bitwise_right_shift", None, False),
-    "__rrshift__": ("bitwise_right_shift", None, True),
-    "__eq__": ("eq", None, False), "__ne__": ("ne", None, False),
-    "__lt__": ("lt", "lt", False), "__le__": ("le", "le", False),
-    "__gt__": ("gt", "gt", False), "__ge__": ("ge", "ge", False),
-}
+UNARY_OPERATORS = {"__neg__": ("neg", "neg"), "__pos__": ("positive", None),
+                   "__abs__": ("abs", "abs"), "__invert__": ("bitwise_not", None)}
+"""dunder -> (table entry, the Tensor method handlers see; None: the dunder)."""
 
-INPLACE = {
-    "__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_",
-    "__ifloordiv__": "floor_divide_", "__imod__": "remainder_", "__ipow__": "pow_",
-    "__iand__": "bitwise_and_", "__ior__": "bitwise_or_", "__ixor__": "bitwise_xor_",
-    "__ilshift__": "bitwise_left_shift_", "__irshift__": "bitwise_right_shift_",
-}
 
-UNARY = {"__neg__": ("neg", "neg"), "__pos__": ("positive", None), "__abs__": ("abs", "abs"),
-         "__invert__": ("bitwise_not", None)}
+class BinaryDunder(NamedTuple):
+    """One generated dunder: ``__add__`` or ``__radd__``."""
+
+    name: str
+    entry: str
+    passed: str | None
+    swap: bool  # operands swapped: ``x <op> t`` runs ``entry(x, t)``
+    fast: Callable | None
+    kinds: str
+    numpy: Callable  # f(tensor, numpy operand): the ufunc ``operand <op> tensor`` would call
+
+
+def binary_dunders() -> Iterator[BinaryDunder]:
+    """``__<op>__`` and ``__r<op>__`` of every binary operator."""
+    for name, row in BINARY_OPERATORS.items():
+        yield BinaryDunder(f"__{name}__", row.entry, row.passed, False, row.fast, row.kinds,
+                           row.ufunc)
+        if row.reflected:
+            yield BinaryDunder(f"__r{name}__", row.entry, row.reflected_passed, True, row.fast,
+                               row.kinds, functools.partial(_reflected, row.ufunc))
+
+
+def inplace_dunders() -> Iterator[tuple[str, str]]:
+    """(``__i<op>__``, the table entry whose in-place method it calls)."""
+    for name, row in BINARY_OPERATORS.items():
+        if row.inplace:
+            yield f"__i{name}__", row.entry
+
+
+def _reflected(ufunc: np.ufunc, self: Any, other: Any) -> Any:
+    return ufunc(other, self)

@@ -250,41 +250,9 @@ def __array__(self: Tensor, dtype: Any = None, copy: bool | None = None) -> np.n
     return np.asarray(raw, dtype=dtype, copy=copy)
 
 
-# ------------------------------------------------------------------ operators with NumPy operands
-_OPERATOR_UFUNCS = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "matmul": np.matmul,
-    "truediv": np.true_divide, "floordiv": np.floor_divide, "mod": np.remainder,
-    "pow": np.power, "lshift": np.left_shift, "rshift": np.right_shift,
-    "and": np.bitwise_and, "xor": np.bitwise_xor, "or": np.bitwise_or,
-}
-_COMPARISON_UFUNCS = {"lt": np.less, "le": np.less_equal, "eq": np.equal, "ne": np.not_equal,
-                      "gt": np.greater, "ge": np.greater_equal}
-
-
-def numpy_operators() -> dict[str, Callable[[Any, Any], Any]]:
-    """dunder -> ``f(tensor, numpy_operand)``: the ufunc that ``operand <op> tensor`` would call.
-
-    ``ndarray + t`` can only reach us as ``np.add(a, t)`` (NumPy's binop rule,
-    PROTOCOLS.md B10), so ``t + ndarray`` calls ``np.add(t, a)`` too: both
-    orders give the same values and dtype (NumPy's promotion).
-    """
-    table: dict[str, Callable[[Any, Any], Any]] = {}
-    for name, ufunc in _OPERATOR_UFUNCS.items():
-        table[f"__{name}__"] = ufunc
-        table[f"__r{name}__"] = functools.partial(_reflected, ufunc)
-    for name, ufunc in _COMPARISON_UFUNCS.items():
-        table[f"__{name}__"] = ufunc
-    return table
-
-
-def _reflected(ufunc: np.ufunc, self: Any, other: Any) -> Any:
-    return ufunc(other, self)
-
-
 def install(tensor_cls: type) -> None:
     """Put the NumPy protocols on ``tensor_cls`` and teach the dispatch core NumPy callables."""
     tensor_cls.__array_ufunc__ = __array_ufunc__
     tensor_cls.__array_function__ = __array_function__
     tensor_cls.__array__ = __array__
     dispatch.RESOLVERS.append(resolve_numpy_callable)
-    dispatch.NUMPY_OPERATORS.update(numpy_operators())
