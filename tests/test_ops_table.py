@@ -8,6 +8,8 @@ the table and this file in step: an operation without samples fails it.
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -292,6 +294,12 @@ SAMPLES = {
     "allclose": [((M, M + 1e-9), {}, False)],
     "imag": [((M,), {}, False)],
     "astype": [],  # the Array API name; checked in test_conversions
+    "adaptive_max_pool1d_with_indices": [((X, 2), {}, False)],
+    "adaptive_max_pool2d_with_indices": [((X, (2, 2)), {}, False)],
+    "adaptive_max_pool3d_with_indices": [((X[None], (1, 2, 2)), {}, False)],
+    "max_pool1d_with_indices": [((X, 2), {}, False)],
+    "max_pool3d_with_indices": [((X[None], (1, 2, 2)), {}, False)],
+    "dropout1d": [((X, 0.5), {"training": False}, False)],
 }
 
 
@@ -445,22 +453,44 @@ def test_views_share_memory():
         t.permute(2, 0, 1).view(-1)
 
 
+def test_tensor_unfold(backend):
+    check("unfold", (X, 2, 2, 1), backend=backend, method=True)
+
+
+# Entries whose samples live in a named test of their own (checked: the name is there).
+NAMED_TESTS = {
+    "gcd": "test_torch_composite.py", "lcm": "test_torch_composite.py",
+    "H": "test_views.py", "mH": "test_views.py", "max_pool2d_with_indices": "test_torch_opdb_ops.py",
+    "new_empty": "test_torch_opdb_ops.py", "new_empty_strided": "test_torch_opdb_ops.py",
+    "new_full": "test_torch_opdb_ops.py", "new_ones": "test_torch_opdb_ops.py",
+    "new_zeros": "test_torch_opdb_ops.py", "one_hot": "test_torch_nn.py",
+    "sum_to_size": "test_torch_opdb_ops.py", "unravel_index": "test_torch_opdb_ops.py",
+}
+
+
 def test_every_operation_has_samples():
-    """New table entries must come with samples here (or in a named test above)."""
+    """Every table entry is run against torch or NumPy somewhere: samples in this file,
+    torch's op_db (tests/test_torch_opdb.py on the torch surface, and
+    tests/test_table_surfaces.py on the function and method surfaces on both backends),
+    the attribute, Dask and interchange tests, or a named test listed above."""
+    pytest.importorskip("expecttest")
+    from tests import test_table_surfaces as surfaces
     covered = set(UNARY) | set(BINARY) | set(EXTRA_UNARY) | set(REDUCTIONS) | set(SAMPLES)
     covered |= {"add", "sub", "div", "clamp", "isclose", "diff", "zeros", "ones", "empty",
-                "full", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like",
-                "full_like", "rand_like", "randn_like", "randint_like", "rand", "randn", "randint",
-                "meshgrid",
-                "__getitem__", "__setitem__", "T", "mT"}
-    covered |= {e.name for e in TABLE.values() if e.family == "attributes"}
-    # the Dask API (chunks, compute, ...): tests/test_dask_api.py; interchange: tests/test_devices.py
-    covered |= {e.name for e in TABLE.values() if e.family in ("dask", "interchange")}
-    # torch.nn.functional, torch.fft, torch.special, torch.linalg: in tests/test_torch_*.py
-    covered |= {e.name for e in TABLE.values() if e.impl.__module__.rsplit(".", 1)[-1] in
-                ("composite", "nn_functional", "nn_conv", "nn_loss", "nn_resize", "fft", "special",
-                 "nn_adaptive_max", "nn_margin", "nn_unpool",
-                 "torch_linalg", "torch_aten", "torch_build", "torch_linalg_legacy",
-                 "torch_scatter", "torch_stats", "torch_tensor")}  # torch_*: tests/test_torch_opdb_ops.py
+                "full", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like",
+                "empty_like", "full_like", "rand_like", "randn_like", "randint_like", "rand",
+                "randn", "randint", "meshgrid", "__getitem__", "__setitem__", "T", "mT"}
+    # attributes: test_attributes above; the Dask API: test_dask_api.py; interchange:
+    # test_devices.py
+    covered |= {e.name for e in TABLE.values()
+                if e.family in ("attributes", "dask", "interchange")}
+    operators = surfaces.float32_operators().values()
+    opdb_names = {torch.overrides.resolve_name(o.op) for o in operators}
+    opdb_names |= {f"torch.{o.name}" for o in operators}
+    covered |= {e.name for e in TABLE.values() if set(e.torch) & opdb_names}
+    tests_dir = Path(__file__).parent
+    for name, file in NAMED_TESTS.items():
+        assert re.search(rf"\b{re.escape(name)}\b", (tests_dir / file).read_text()), (name, file)
+    covered |= set(NAMED_TESTS) | {"tensor_unfold"}  # test_tensor_unfold above
     missing = sorted(set(TABLE) - covered)
-    assert not missing, f"operations without samples in tests/test_ops_table.py: {missing}"
+    assert not missing, f"operations run against no reference: {missing}"
