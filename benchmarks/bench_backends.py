@@ -10,6 +10,9 @@ Rows, each with the raw library's time, interop's, and the ratio interop / raw:
 - Dask end to end (build and compute with the threaded scheduler): elementwise
   ``x * y + x`` on (4096, 4096) float32 and ``x @ y`` on (2048, 2048) float32
   (1024-square chunks).
+- Dask distributed: the same pipeline (standardise the columns, take the
+  Gram matrix of the result, sum it) on a 2-worker ``dask.distributed``
+  ``LocalCluster`` (processes), computed through the cluster's client.
 - CuPy: ``a + b`` on (8,) float32 per call (the small-op overhead), and
   (4096, 4096) float32 elementwise and matmul, synchronised after each call.
 
@@ -82,6 +85,30 @@ def dask_rows(quick: bool) -> list[tuple]:
     return rows
 
 
+def distributed_rows(quick: bool) -> list[tuple]:
+    """One pipeline computed on a 2-process LocalCluster, raw Dask against interop."""
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    n, chunk = (1024, 256) if quick else (4096, 1024)
+    host = np.random.default_rng(0).standard_normal((n, 256), dtype=np.float32)
+    a = da.from_array(host, chunks=(chunk, 256))
+    x = interop.as_tensor(a)
+
+    def raw() -> object:
+        z = (a - a.mean(axis=0)) / a.std(axis=0)
+        return (z.T @ z).sum().compute()
+
+    def ours() -> object:
+        z = (x - x.mean(dim=0)) / x.std(dim=0, correction=0)
+        return (z.T @ z).sum().compute()
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster):
+        best = best_pair_s(raw, ours, 3 if quick else 7)
+    return [("distributed", "pipeline", (n, 256), *best, "")]
+
+
 def _same_graph(raw: object, ours: interop.Tensor) -> str:
     """'yes' when interop built exactly Dask's graph (same deterministic task names)."""
     return "yes" if ours.raw.name == raw.name else "no"
@@ -127,7 +154,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes, short budget")
     quick = parser.parse_args().quick
-    rows = dask_rows(quick)
+    rows = dask_rows(quick) + distributed_rows(quick)
     if has_gpu():
         rows += cupy_rows(quick)
     else:
