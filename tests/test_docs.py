@@ -6,6 +6,8 @@ real calls; these tests check a few of its cells against what the calls do.
 
 from __future__ import annotations
 
+import html
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -70,3 +72,31 @@ def test_matrix_marks_values_that_differ_between_backends():
     assert support_matrix._cell(fn, (support_matrix.M, 1), "numpy", entry, reference) == "✓"
     reference[0] = reference[0] + 1  # as if NumPy had computed another value
     assert support_matrix._cell(fn, (support_matrix.M, 1), "dask", entry, reference) == "≠"
+
+
+import api_reference  # noqa: E402
+
+
+def test_reference_documents_the_function_interop_tensor_not_the_module():
+    entry = api_reference.function_entry("tensor")
+    assert "interop.tensor(data, dtype=None, device=None, backend=None, *, chunks=None, " \
+           "requires_grad=False)" in entry
+    assert "A new tensor holding a copy" in entry and "Size" not in entry
+
+
+def test_operations_page_shows_every_operation_with_its_real_signature():
+    page = api_reference.render()
+    assert "`sum(input, dim=None, keepdim=False, *, dtype=None" in page
+    assert "`matmul(input, other, *, out=None)`" in page
+    assert not re.search(r"\w\(\*args, \*\*kwargs\)`", page)  # no bare pass-through
+    for entry in TABLE.values():
+        assert f"Names: {api_reference._names(entry)}." in page, entry.name
+
+
+@pytest.mark.slow
+def test_built_reference_pages_show_signatures(site):
+    def text(page: str) -> str:
+        raw = (site / page / "index.html").read_text(encoding="utf-8")
+        return html.unescape(re.sub(r"<[^>]+>", "", raw))
+    assert "interop.tensor(data, dtype=None, device=None" in text("api")
+    assert "sum(input, dim=None, keepdim=False" in text("operations")
