@@ -239,3 +239,28 @@ def test_dask_linspace_ends_exactly_on_stop(default_backend):
         assert got.backend == default_backend
         np.testing.assert_array_equal(to_numpy(got), np.linspace(10.0, 1.0000000028834277, num))
     assert to_numpy(xp.linspace(0.0, 1.0, 4, endpoint=False)).tolist() == [0.0, 0.25, 0.5, 0.75]
+
+
+def test_floor_divide_takes_the_standards_special_cases(backend):
+    """floor(x1 / x2) where an operand is infinite (NumPy and torch give NaN and -1 there);
+    the Tensor's own ``//`` stays torch's."""
+    inf = np.inf
+    x1 = _t([inf, inf, -inf, -inf, 1.0, -1.0, 1.0, -1.0, 7.0, 7.0, inf], backend)
+    x2 = _t([2.0, -2.0, 2.0, -2.0, -inf, inf, inf, -inf, 2.0, 0.0, inf], backend)
+    got = np.asarray(xp.floor_divide(x1, x2).to(backend="numpy").raw)
+    want = np.array([inf, -inf, -inf, inf, -0.0, -0.0, 0.0, 0.0, 3.0, inf, np.nan])
+    np.testing.assert_array_equal(got, want)
+    assert list(np.signbit(got[4:8])) == [True, True, False, False]
+    assert np.isnan(np.asarray((x1 // x2).to(backend="numpy").raw)[0])  # torch's operator
+    ints = xp.floor_divide(_t([7, -7], backend), _t([2, 2], backend))
+    assert np.asarray(ints.to(backend="numpy").raw).tolist() == [3, -4]
+
+
+def test_complex_expm1_takes_the_standards_special_cases(backend):
+    inf, nan = np.inf, np.nan
+    z = _t(np.array([complex(inf, 0), complex(-inf, inf), complex(-inf, nan), complex(nan, 0),
+                     complex(1, 1)]), backend)
+    got = np.asarray(xp.expm1(z).to(backend="numpy").raw)
+    assert got[0] == complex(inf, 0) and got[1] == complex(-1, 0) and got[2] == complex(-1, 0)
+    assert np.isnan(got[3].real) and got[3].imag == 0
+    np.testing.assert_allclose(got[4], np.expm1(complex(1, 1)))

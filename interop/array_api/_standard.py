@@ -79,5 +79,33 @@ def eigvals(x: Any, /) -> Any:
     return complex_result(array_api_compat.array_namespace(x).linalg.eigvals(x))
 
 
-RULES = {"can_cast": can_cast, "finfo": finfo, "repeat": repeat,
+def floor_divide(x1: Any, x2: Any, /) -> Any:
+    """NumPy (and torch) floor-divide an infinity into NaN and a finite number by the
+    opposite infinity into -1; the standard takes ``floor(x1 / x2)`` there: +-infinity and
+    -0. (The Tensor's ``//`` stays torch's: see the conformance notes.)"""
+    import array_api_compat
+    xp = array_api_compat.array_namespace(x1, x2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        quotient = xp.floor_divide(x1, x2)
+        if not xp.isdtype(quotient.dtype, "real floating"):
+            return quotient
+        x1, x2 = (x if hasattr(x, "dtype") else xp.asarray(x, dtype=quotient.dtype)
+                  for x in (x1, x2))
+        return xp.where(xp.isfinite(x1) & xp.isfinite(x2), quotient, xp.floor(x1 / x2))
+
+
+def expm1(x: Any, /) -> Any:
+    """NumPy's complex ``expm1`` gives NaN for infinite parts where ``exp(x) - 1`` gives the
+    standard's values (``expm1(+inf + 0j)`` is ``+inf + 0j``); finite values keep expm1's
+    precision."""
+    import array_api_compat
+    xp = array_api_compat.array_namespace(x)
+    if not xp.isdtype(x.dtype, "complex floating"):
+        return xp.expm1(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return xp.where(xp.isfinite(x), xp.expm1(x), xp.exp(x) - 1)
+
+
+RULES = {"can_cast": can_cast, "finfo": finfo, "repeat": repeat, "floor_divide": floor_divide,
+         "expm1": expm1,
          "broadcast_shapes": broadcast_shapes, "linalg.eig": eig, "linalg.eigvals": eigvals}
