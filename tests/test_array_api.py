@@ -264,3 +264,10 @@ def test_complex_expm1_takes_the_standards_special_cases(backend):
     assert got[0] == complex(inf, 0) and got[1] == complex(-1, 0) and got[2] == complex(-1, 0)
     assert np.isnan(got[3].real) and got[3].imag == 0
     np.testing.assert_allclose(got[4], np.expm1(complex(1, 1)))
+
+
+def test_complex_tanh_at_positive_infinity_is_one_plus_zero_j(backend):
+    z = _t(np.array([complex(np.inf, 2.0), complex(np.inf, 3.5), complex(0.5, 0.5)]), backend)
+    got = np.asarray(xp.tanh(z).to(backend="numpy").raw)
+    assert got[0] == 1 and not np.signbit(got[0].imag) and not np.signbit(got[1].imag)
+    np.testing.assert_allclose(got[2], np.tanh(complex(0.5, 0.5)))

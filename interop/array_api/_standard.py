@@ -96,16 +96,30 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
 
 def expm1(x: Any, /) -> Any:
     """NumPy's complex ``expm1`` gives NaN for infinite parts where ``exp(x) - 1`` gives the
-    standard's values (``expm1(+inf + 0j)`` is ``+inf + 0j``); finite values keep expm1's
-    precision."""
+    standard's values (``expm1(+inf + 0j)`` is ``+inf + 0j``), and a real part of -0 for
+    ``-0 + 0j``; finite values keep expm1's precision."""
     import array_api_compat
     xp = array_api_compat.array_namespace(x)
     if not xp.isdtype(x.dtype, "complex floating"):
         return xp.expm1(x)
     with np.errstate(invalid="ignore", over="ignore"):
-        return xp.where(xp.isfinite(x), xp.expm1(x), xp.exp(x) - 1)
+        out = xp.where(xp.isfinite(x), xp.expm1(x), xp.exp(x) - 1)
+    zero = (x == 0) & ~xp.signbit(xp.imag(x))  # expm1(-0 + 0j) is +0 + 0j, not NumPy's -0
+    return xp.where(zero, xp.zeros_like(out), out)
+
+
+def tanh(x: Any, /) -> Any:
+    """NumPy's complex ``tanh(+inf + yj)`` is ``1 - 0j`` for some finite ``y``; the
+    standard's is ``1 + 0j``."""
+    import array_api_compat
+    xp = array_api_compat.array_namespace(x)
+    out = xp.tanh(x)
+    if not xp.isdtype(x.dtype, "complex floating"):
+        return out
+    limit = (xp.real(x) == np.inf) & xp.isfinite(xp.imag(x)) & (xp.imag(x) > 0)
+    return xp.where(limit, xp.ones_like(out), out)
 
 
 RULES = {"can_cast": can_cast, "finfo": finfo, "repeat": repeat, "floor_divide": floor_divide,
-         "expm1": expm1,
+         "expm1": expm1, "tanh": tanh,
          "broadcast_shapes": broadcast_shapes, "linalg.eig": eig, "linalg.eigvals": eigvals}
