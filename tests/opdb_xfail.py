@@ -93,13 +93,12 @@ XFAIL: dict[str, str] = {
     'masked.var': "'Tensor' object has no attribute 'layout'",
     'resize_': "'Tensor' object has no attribute 'resize_'",
     'to_sparse': "'Tensor' object has no attribute 'to_sparse'",
-    # ---- NotImplementedError (9)
+    # ---- NotImplementedError (8)
     'nn.functional.alpha_dropout': 'alpha_dropout(training=True) is not implemented by interop; models run in eval mode (model.eval()) use the ide',
     'nn.functional.dropout2d': 'dropout2d(training=True) is not implemented by interop; models run in eval mode (model.eval()) use the identit',
     'nn.functional.dropout3d': 'dropout3d(training=True) is not implemented by interop; models run in eval mode (model.eval()) use the identit',
     'nn.functional.embedding': 'embedding: max_norm renormalises the weight in place; interop does not implement it (renormalise the weight fi',
     'nn.functional.feature_alpha_dropout.with_train': 'feature_alpha_dropout(training=True) is not implemented by interop; models run in eval mode (model.eval()) use',
-    'nn.functional.interpolate.bicubic': "interpolate: mode 'bicubic' is not implemented by interop (nearest, nearest-exact, linear, bilinear, trilinear",
     'nn.functional.rrelu': 'rrelu(training=True) draws random slopes; interop implements the eval form only (training=False)',
     'nn.functional.scaled_dot_product_attention': 'scaled_dot_product_attention: dropout_p > 0 is not implemented by interop (pass 0.0 at inference)',
     'unique': 'unique(dim=...) is not supported yet: flatten or loop over slices instead',

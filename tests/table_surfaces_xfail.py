@@ -48,9 +48,7 @@ XFAIL: dict[tuple[str, str, str], str] = {
     ('fft.rfft', 'function', 'dask'): 'fft_rfft: Dask array only supports taking an FFT along an axis that',
     ('fft.rfft2', 'function', 'dask'): 'fft_rfft2: Dask array only supports taking an FFT along an axis that',
     ('fft.rfftn', 'function', 'dask'): 'fft_rfftn: Dask array only supports taking an FFT along an axis that',
-    # ---- not implemented (2)
-    ('nn.functional.interpolate.bicubic', 'function', 'dask'): "interpolate: mode 'bicubic' is not implemented by interop (nearest, nearest-exact, linear, bilinear, trilinear",
-    ('nn.functional.interpolate.bicubic', 'function', 'numpy'): "interpolate: mode 'bicubic' is not implemented by interop (nearest, nearest-exact, linear, bilinear, trilinear",
+    # ---- not implemented (1)
     # ---- other (12)
     ('bucketize', 'function', 'dask'): "'numpy.int64' object does not support item assignment",
     ('gradient', 'function', 'dask'): 'gradient: Chunk size must be larger than edge_order + 1. Minimum chunk for axis 0 is 2. Rechunk to proceed. ar',

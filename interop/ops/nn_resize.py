@@ -1,9 +1,11 @@
 """torch.nn.functional.interpolate on backend arrays: 'nearest', 'nearest-exact',
 'linear'/'bilinear'/'trilinear' (separable, one spatial dim at a time, with torch's
-``align_corners`` rule) and 'area' (adaptive average pooling).
+``align_corners`` rule), 'bicubic' (torch's cubic convolution, A = -0.75, edge taps
+clamped), 'area' (adaptive average pooling), and ``antialias=True`` for bilinear and
+bicubic (torch's separable filters widened by the downscale factor, as PIL's).
 
-Each dim gathers with host-computed integer indices (``take``), so NumPy, CuPy and
-Dask (lazily) all run it.
+Each dim gathers with host-computed integer indices (``take``) or contracts with a
+host-computed (out, in) weight matrix, so NumPy, CuPy and Dask (lazily) all run it.
 """
 
 from __future__ import annotations
@@ -49,28 +51,94 @@ def _linear_weights(length: int, out: int, scale: float | None,
     return i0, i1, src - i0
 
 
+def _cubic(x: np.ndarray, a: float) -> np.ndarray:
+    """The cubic convolution kernel (Keys) with parameter ``a``, zero beyond |x| = 2."""
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
+
+
+def _area_scale(length: int, out: int, scale: float | None, align_corners: bool) -> float:
+    """torch's area_pixel_compute_scale: input pixels per output pixel."""
+    if align_corners:
+        return (length - 1) / (out - 1) if out > 1 else 0.0
+    return length / out if scale is None else scale
+
+
+def _bicubic_matrix(length: int, out: int, scale: float | None,
+                    align_corners: bool) -> np.ndarray:
+    """(out, length) weights of torch's bicubic upsampling along one dim: four taps around
+    the source coordinate (not clamped at 0, unlike linear), their indices clamped."""
+    s = _area_scale(length, out, scale, align_corners)
+    src = np.arange(out) * s if align_corners else (np.arange(out) + 0.5) * s - 0.5
+    x0 = np.floor(src).astype(np.int64)
+    t = src - x0
+    weights = np.zeros((out, length))
+    for k in range(-1, 3):
+        np.add.at(weights, (np.arange(out), np.clip(x0 + k, 0, length - 1)), _cubic(t - k, -0.75))
+    return weights
+
+
+_AA_FILTERS = {"bilinear": (2, lambda x: np.maximum(0.0, 1.0 - np.abs(x))),
+               "bicubic": (4, lambda x: _cubic(x, -0.5))}
+
+
+def _antialias_matrix(length: int, out: int, scale: float | None, align_corners: bool,
+                      mode: str) -> np.ndarray:
+    """(out, length) weights of torch's antialiased resampling along one dim: the filter is
+    stretched by the downscale factor (so every input pixel contributes) and normalised."""
+    size, kernel = _AA_FILTERS[mode]
+    s = _area_scale(length, out, scale, align_corners)
+    support, inv = (size / 2 * s, 1 / s) if s >= 1 else (size / 2, 1.0)
+    weights = np.zeros((out, length))
+    for i in range(out):
+        center = s * (i + 0.5)
+        lo = max(math.trunc(center - support + 0.5), 0)
+        hi = min(math.trunc(center + support + 0.5), length)
+        w = kernel((np.arange(lo, hi) - center + 0.5) * inv)
+        total = w.sum()
+        weights[i, lo:hi] = w / total if total else w
+    return weights
+
+
+def _contracted(be: Any, x: Any, axis: int, weights: np.ndarray) -> Any:
+    """``x`` with dim ``axis`` replaced by ``weights @ x`` along it (lazily on Dask)."""
+    w = be.np.asarray(weights.T.astype(x.dtype))
+    return be.np.moveaxis(be.np.moveaxis(x, axis, -1) @ w, -1, axis)
+
+
 @op(method=False, torch=names("interpolate"), family="nn")
 def interpolate(be: Any, input: Any, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: Any = None,
                 recompute_scale_factor: Any = None, antialias: bool = False) -> Any:
     """Resize the spatial dims (all dims after N, C) to ``size`` or by ``scale_factor``."""
     n = input.ndim - 2
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not implemented by interop")
+    if antialias and mode not in _AA_FILTERS:
+        raise ValueError(f"interpolate: anti-alias option is restricted to bilinear and "
+                         f"bicubic modes and requires a 4-D tensor as input (got {mode!r})")
     if mode == "area":
         sizes, _ = _sizes(input, n, size, scale_factor, True)
         return TABLE[f"adaptive_avg_pool{n}d"].impl(be, input, sizes)
-    if mode in _LINEAR and _LINEAR[mode] != n:
+    expected = {**_LINEAR, "bicubic": 2}.get(mode)
+    if expected is not None and expected != n:
         raise NotImplementedError(f"interpolate: got {input.ndim}D input, but {mode} mode "
-                                  f"needs {_LINEAR[mode] + 2}D input")
-    if mode not in (*_LINEAR, "nearest", "nearest-exact"):
+                                  f"needs {expected + 2}D input")
+    if mode not in (*_LINEAR, "bicubic", "nearest", "nearest-exact"):
         raise NotImplementedError(f"interpolate: mode {mode!r} is not implemented by interop "
-                                  "(nearest, nearest-exact, linear, bilinear, trilinear, area)")
+                                  "(nearest, nearest-exact, linear, bilinear, bicubic, "
+                                  "trilinear, area)")
     sizes, scales = _sizes(input, n, size, scale_factor, recompute_scale_factor)
     x = input
     for i in range(n):
         axis, length = 2 + i, input.shape[2 + i]
-        if mode in _LINEAR:
+        if antialias:
+            x = _contracted(be, x, axis, _antialias_matrix(length, sizes[i], scales[i],
+                                                           bool(align_corners), mode))
+        elif mode == "bicubic":
+            x = _contracted(be, x, axis, _bicubic_matrix(length, sizes[i], scales[i],
+                                                         bool(align_corners)))
+        elif mode in _LINEAR:
             i0, i1, lam = _linear_weights(length, sizes[i], scales[i], bool(align_corners))
             shape = (sizes[i],) + (1,) * (n - 1 - i)
             w = be.np.asarray(lam.reshape(shape).astype(x.dtype))
