@@ -31,9 +31,6 @@ def xfail(reason):
     return pytest.mark.xfail(reason=reason, raises=(TypeError, NotImplementedError), strict=True)
 
 
-RNN_REASON = ("nn.RNN/LSTM/GRU.forward calls torch.zeros(..., device=input.device): torch's "
-              "parser accepts no interop device, and the _VF kernels are not implemented")
-
 MODULES = {
     "Linear": (lambda: nn.Linear(6, 4), [normal(3, 6)]),
     "Bilinear": (lambda: nn.Bilinear(6, 5, 4), [normal(3, 6), normal(3, 5)]),
@@ -63,10 +60,18 @@ MODULES = {
                                 [normal(2, 5, 8), normal(2, 4, 8)]),
     "Transformer": (lambda: nn.Transformer(8, 2, 1, 1, 16, batch_first=True),
                     [normal(2, 5, 8), normal(2, 4, 8)]),
-    "RNN": (lambda: nn.RNN(4, 5), [normal(6, 2, 4)], xfail(RNN_REASON)),
+    "RNN": (lambda: nn.RNN(4, 5), [normal(6, 2, 4)]),
+    "RNN_relu_2layers_bidirectional": (
+        lambda: nn.RNN(4, 5, num_layers=2, nonlinearity="relu", bidirectional=True),
+        [normal(6, 2, 4)]),
+    "RNN_unbatched": (lambda: nn.RNN(4, 5, batch_first=True), [normal(6, 4)]),
     "LSTM": (lambda: nn.LSTM(4, 5, num_layers=2, bidirectional=True, batch_first=True),
-             [normal(2, 6, 4)], xfail(RNN_REASON)),
-    "GRU": (lambda: nn.GRU(4, 5), [normal(6, 2, 4)], xfail(RNN_REASON)),
+             [normal(2, 6, 4)]),
+    "LSTM_proj_no_bias": (lambda: nn.LSTM(4, 5, proj_size=3, bias=False), [normal(6, 2, 4)]),
+    "GRU": (lambda: nn.GRU(4, 5), [normal(6, 2, 4)]),
+    "GRU_2layers_bidirectional_batch_first": (
+        lambda: nn.GRU(4, 5, num_layers=2, bidirectional=True, batch_first=True),
+        [normal(2, 6, 4)]),
     "MaxPool2d": (lambda: nn.MaxPool2d(2), [normal(2, 3, 6, 6)]),
     "MaxPool1d": (lambda: nn.MaxPool1d(3, stride=2, padding=1), [normal(2, 3, 9)]),
     "AvgPool2d": (lambda: nn.AvgPool2d(3, stride=2, padding=1), [normal(2, 3, 6, 6)]),
@@ -171,3 +176,55 @@ def test_transformer_encoder_causal_matches_torch(backend):
         expected = layer(torch.from_numpy(x), src_mask=causal, is_causal=True)
         got = layer(as_interop(x, backend), src_mask=causal, is_causal=True)
     assert_like_torch(got, expected, backend)
+
+
+RECURRENT = {"RNN": lambda: nn.RNN(4, 5, num_layers=2, bidirectional=True),
+             "LSTM": lambda: nn.LSTM(4, 5, num_layers=2, bidirectional=True, batch_first=True),
+             "GRU": lambda: nn.GRU(4, 5, bidirectional=True, batch_first=True)}
+
+
+@pytest.mark.parametrize("enforce_sorted", [True, False], ids=["sorted", "unsorted"])
+@pytest.mark.parametrize("kind", list(RECURRENT))
+def test_packed_sequence_matches_torch(kind, enforce_sorted, backend):
+    """pack_padded_sequence -> module -> pad_packed_sequence, as a user runs variable-length
+    batches; the final hidden state of each sequence is the one at its own length."""
+    module = from_checkpoint(RECURRENT[kind])
+    lengths = [5, 4, 2] if enforce_sorted else [2, 5, 4]
+    x = normal(3, 5, 4) if module.batch_first else normal(5, 3, 4)
+    pack = nn.utils.rnn.pack_padded_sequence
+    pad = nn.utils.rnn.pad_packed_sequence
+    with torch.no_grad():
+        packed, expected_hidden = module(pack(torch.from_numpy(x), lengths, module.batch_first,
+                                              enforce_sorted=enforce_sorted))
+        expected, expected_lengths = pad(packed, module.batch_first, padding_value=-1.0)
+        with ComputeCounter() as counter:
+            packed, hidden = module(pack(as_interop(x, backend), lengths, module.batch_first,
+                                         enforce_sorted=enforce_sorted))
+            got, got_lengths = pad(packed, module.batch_first, padding_value=-1.0)
+    assert counter.count == 0
+    assert_like_torch((got, hidden), (expected, expected_hidden), backend)
+    np.testing.assert_array_equal(to_numpy(got_lengths), expected_lengths.numpy())
+
+
+def test_recurrent_initial_state_as_interop_tensor(backend):
+    """hx given by the caller (an interop tensor, here on the input's backend)."""
+    module = from_checkpoint(lambda: nn.LSTM(4, 5, num_layers=2))
+    x, h, c = normal(6, 2, 4), normal(2, 2, 5), normal(2, 2, 5)
+    with torch.no_grad():
+        expected = module(torch.from_numpy(x), (torch.from_numpy(h), torch.from_numpy(c)))
+        got = module(as_interop(x, backend), (as_interop(h, backend), as_interop(c, backend)))
+    assert_like_torch((got[0], *got[1]), (expected[0], *expected[1]), backend)
+
+
+def test_recurrent_refuses_other_dtype(backend):
+    """A float64 input to float32 weights: torch's own check in forward raises first."""
+    module = nn.GRU(4, 5)
+    with pytest.raises((RuntimeError, ValueError), match="dtype"):
+        module(as_interop(normal(6, 2, 4).astype(np.float64), backend))
+
+
+def test_device_is_taken_by_torch_factories(backend):
+    """``torch.zeros(n, device=x.device)`` (torch's modules make their initial states so)."""
+    x = as_interop(normal(2, 3), backend)
+    assert torch.zeros(2, dtype=x.dtype, device=x.device).device == torch.device("cpu")
+    assert np.zeros(2, device=x.device).shape == (2,)

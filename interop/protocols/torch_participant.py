@@ -14,6 +14,7 @@ import types
 from collections.abc import Callable
 
 from ..ops import TORCH_NAMES
+from ..ops.nn_rnn import HOST_SIZE_ARGUMENTS
 
 _cache: dict[int, tuple[Callable, Callable | None]] = {}
 
@@ -70,6 +71,18 @@ def _drop_none_out(run: Callable) -> Callable:
     return run_torch
 
 
+def _sizes_on_host(run: Callable) -> Callable:
+    """A packed sequence's ``batch_sizes``/``lengths`` (a CPU int64 torch tensor, the second
+    argument) read as ints, before the operands are brought onto a Dask input's backend."""
+    def run_sizes(cls: type, args: tuple, kwargs: dict) -> object:
+        sizes = args[1] if len(args) > 1 else None
+        if type(sizes).__module__.startswith("torch") and getattr(sizes, "dtype", None) is \
+                sys.modules["torch"].int64 and sizes.device.type == "cpu":
+            args = (args[0], tuple(sizes.tolist()), *args[2:])
+        return run(cls, args, kwargs)
+    return run_sizes
+
+
 _DISPATCH_CHECKS = ("has_torch_function", "has_torch_function_unary",
                     "has_torch_function_variadic")
 
@@ -107,6 +120,8 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
     run = lookup(name)
     if run is not None:
         run = _drop_none_out(run)
+        if name in HOST_SIZE_ARGUMENTS:
+            run = _sizes_on_host(run)
     if run is None:
         run = _torch_python_body(func)
     if run is None:
