@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from ..ops import TORCH_NAMES
 from ..ops.nn_rnn import HOST_SIZE_ARGUMENTS
+from .after_import import when_imported
 
 _cache: dict[int, tuple[Callable, Callable | None]] = {}
 
@@ -134,3 +135,20 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
         run = missing
     _cache[id(func)] = (func, run)
     return run
+
+
+COLLATE_MODULE = "torch.utils.data._utils.collate"
+
+
+def _collate_tensors(batch: list, *, collate_fn_map: dict | None = None) -> object:
+    """A DataLoader batch of interop tensors: stacked along a new first dimension (torch's
+    default collation of tensors), on their backend (Dask: lazily)."""
+    return TORCH_NAMES["torch.stack"](type(batch[0]), (batch, 0), {})
+
+
+def register_collate(tensor_cls: type) -> None:
+    """torch's ``default_collate`` batches ``tensor_cls`` (and subclasses), once torch's
+    collation module loads: ``import interop`` imports no torch."""
+    def register(collate: object) -> None:
+        collate.default_collate_fn_map.setdefault(tensor_cls, _collate_tensors)
+    when_imported(COLLATE_MODULE, register)
