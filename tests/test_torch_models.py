@@ -190,3 +190,107 @@ def test_sampling_refuses_like_torch(backend):
             torch.normal(t(np.zeros(3, np.float32)), t(-np.ones(3, np.float32)))
         with pytest.raises(RuntimeError, match="element < 0"):
             torch.multinomial(t(-np.ones(3, np.float32)), 1)
+
+
+# ---------------------------------------------------------------- models
+class BasicBlock(nn.Module):
+    """ResNet's basic block: two 3x3 convolutions with BatchNorm, and a projected shortcut."""
+
+    def __init__(self, cin: int, cout: int, stride: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut = nn.Sequential()
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                          nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        out = torch.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return torch.relu(out + self.shortcut(x))
+
+
+class SmallResNet(nn.Module):
+    def __init__(self, classes: int = 5) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8),
+                                  nn.ReLU(inplace=True))
+        self.layers = nn.Sequential(BasicBlock(8, 8, 1), BasicBlock(8, 16, 2))
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(16, classes)
+
+    def forward(self, x):
+        x = self.pool(self.layers(self.stem(x)))
+        return self.fc(torch.flatten(x, 1))
+
+
+class TextClassifier(nn.Module):
+    """Token ids -> embedding + learned positions -> TransformerEncoder -> masked mean -> logits."""
+
+    def __init__(self, vocab: int = 20, d_model: int = 16, classes: int = 3) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d_model, padding_idx=0)
+        self.position = nn.Parameter(torch.randn(1, 12, d_model) * 0.1)
+        layer = nn.TransformerEncoderLayer(d_model, 4, 32, dropout=0.1, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2)
+        self.head = nn.Linear(d_model, classes)
+
+    def forward(self, tokens):
+        padding = tokens == 0
+        x = self.embed(tokens) + self.position[:, :tokens.shape[1]]
+        x = self.encoder(x, src_key_padding_mask=padding)
+        keep = (~padding).unsqueeze(-1).to(x.dtype)
+        pooled = (x * keep).sum(1) / keep.sum(1).clamp(min=1)
+        return self.head(pooled)
+
+
+class LSTMTagger(nn.Module):
+    """The PyTorch tutorial's sequence tagger, bidirectional: word ids -> tag log-probabilities."""
+
+    def __init__(self, vocab: int = 20, embedding: int = 8, hidden: int = 6, tags: int = 4) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab, embedding)
+        self.lstm = nn.LSTM(embedding, hidden, batch_first=True, bidirectional=True)
+        self.tag = nn.Linear(2 * hidden, tags)
+
+    def forward(self, sentences):
+        out, _ = self.lstm(self.embed(sentences))
+        return nn.functional.log_softmax(self.tag(out), dim=-1)
+
+
+def token_ids(batch: int, length: int, pad_from: list[int]) -> np.ndarray:
+    ids = RNG.integers(1, 20, (batch, length))
+    for row, start in enumerate(pad_from):
+        ids[row, start:] = 0
+    return ids
+
+
+MODELS = {"resnet": (SmallResNet, lambda: normal(4, 3, 8, 8)),
+          "transformer_classifier": (TextClassifier, lambda: token_ids(4, 7, [7, 4, 6, 2])),
+          "lstm_tagger": (LSTMTagger, lambda: RNG.integers(0, 20, (4, 9)))}
+
+
+def trained(make):
+    """The model from a checkpoint, with BatchNorm statistics that are not the defaults."""
+    model = from_checkpoint(make)
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+    return model
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_model_matches_torch(name, backend):
+    make, data = MODELS[name]
+    model = trained(make)
+    x = data()
+    with torch.no_grad():
+        expected = model(torch.from_numpy(x))
+        with ComputeCounter() as counter:
+            got = model(as_interop(x, backend))
+    assert counter.count == 0, f"{name} computed {counter.count} Dask graph(s) before the read"
+    assert_like_torch(got, expected, backend)
