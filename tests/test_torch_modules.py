@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import interop
 from tests.conftest import to_numpy
@@ -228,3 +230,32 @@ def test_device_is_taken_by_torch_factories(backend):
     x = as_interop(normal(2, 3), backend)
     assert torch.zeros(2, dtype=x.dtype, device=x.device).device == torch.device("cpu")
     assert np.zeros(2, device=x.device).shape == (2,)
+
+
+KINDS = {"RNN_TANH": lambda **kw: nn.RNN(nonlinearity="tanh", **kw),
+         "RNN_RELU": lambda **kw: nn.RNN(nonlinearity="relu", **kw),
+         "LSTM": nn.LSTM, "GRU": nn.GRU}
+
+
+@given(kind=st.sampled_from(sorted(KINDS)), layers=st.integers(1, 2), bidirectional=st.booleans(),
+       batch_first=st.booleans(), bias=st.booleans(),
+       lengths=st.lists(st.integers(1, 4), min_size=1, max_size=3), packed=st.booleans())
+def test_recurrent_configurations_match_torch(kind, layers, bidirectional, batch_first, bias,
+                                              lengths, packed):
+    """Any configuration and batch (padded, or packed with unsorted lengths) on NumPy."""
+    torch.manual_seed(len(lengths))
+    module = KINDS[kind](input_size=3, hidden_size=2, num_layers=layers, bias=bias,
+                         bidirectional=bidirectional, batch_first=batch_first).eval()
+    steps = max(lengths)
+    x = normal(len(lengths), steps, 3) if batch_first else normal(steps, len(lengths), 3)
+
+    def run(data):
+        if not packed:
+            return module(data)
+        out, hidden = module(nn.utils.rnn.pack_padded_sequence(data, lengths, batch_first,
+                                                               enforce_sorted=False))
+        return nn.utils.rnn.pad_packed_sequence(out, batch_first)[0], hidden
+    with torch.no_grad():
+        expected, got = run(torch.from_numpy(x)), run(interop.tensor(x))
+    flatten = lambda r: (r[0], *(r[1] if isinstance(r[1], tuple) else (r[1],)))  # noqa: E731
+    assert_like_torch(flatten(got), flatten(expected), "numpy")
