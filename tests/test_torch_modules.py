@@ -51,9 +51,9 @@ MODULES = {
     "InstanceNorm1d_tracked": (lambda: nn.InstanceNorm1d(3, track_running_stats=True),
                                [normal(2, 3, 8)]),
     "Embedding": (lambda: nn.Embedding(10, 4), [RNG.integers(0, 10, (3, 5))]),
-    "EmbeddingBag": (lambda: nn.EmbeddingBag(10, 4, mode="mean"), [RNG.integers(0, 10, (3, 5))],
-                     xfail("torch.embedding_bag (the kernel F.embedding_bag calls) is not "
-                           "implemented")),
+    "EmbeddingBag": (lambda: nn.EmbeddingBag(10, 4, mode="mean"), [RNG.integers(0, 10, (3, 5))]),
+    "EmbeddingBag_max_padding": (lambda: nn.EmbeddingBag(10, 4, mode="max", padding_idx=0),
+                                 [np.array([[0, 3, 3], [0, 0, 0], [5, 1, 0]])]),
     "MultiheadAttention": (lambda: nn.MultiheadAttention(8, 2, batch_first=True),
                            [normal(2, 5, 8)] * 3),
     "TransformerEncoderLayer": (lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True),
@@ -259,3 +259,30 @@ def test_recurrent_configurations_match_torch(kind, layers, bidirectional, batch
         expected, got = run(torch.from_numpy(x)), run(interop.tensor(x))
     flatten = lambda r: (r[0], *(r[1] if isinstance(r[1], tuple) else (r[1],)))  # noqa: E731
     assert_like_torch(flatten(got), flatten(expected), "numpy")
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_offsets_match_torch(mode, backend):
+    """1-D indices cut by offsets (torch CPU tensors): an empty bag, padding, per-sample
+    weights (sum), include_last_offset; the kernel's other outputs too."""
+    weight = torch.from_numpy(normal(10, 3))
+    indices, offsets = np.array([1, 2, 0, 4, 4, 3, 0]), torch.tensor([0, 2, 2, 5])
+    weights = normal(7) if mode == "sum" else None
+    for padding_idx, include_last in [(None, False), (0, False), (-6, False), (0, True)]:
+        def call(i, w, padding_idx=padding_idx, include_last=include_last):
+            cuts = torch.tensor([0, 2, 2, 7]) if include_last else offsets  # the last: the end
+            return nn.functional.embedding_bag(i, weight, cuts, mode=mode, per_sample_weights=w,
+                                               padding_idx=padding_idx,
+                                               include_last_offset=include_last)
+        expected = call(torch.from_numpy(indices),
+                        None if weights is None else torch.from_numpy(weights))
+        with ComputeCounter() as counter:
+            got = call(as_interop(indices, backend),
+                       None if weights is None else as_interop(weights, backend))
+        assert counter.count == 0
+        assert_like_torch(got, expected, backend)
+    kernel = [torch.embedding_bag(weight, i, offsets, False, ["sum", "mean", "max"].index(mode),
+                                  False, None, False, 0)
+              for i in (torch.from_numpy(indices), as_interop(indices, backend))]
+    for got, expected in zip(kernel[1][1:], kernel[0][1:]):
+        np.testing.assert_array_equal(to_numpy(got), expected.numpy())

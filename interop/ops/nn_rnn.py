@@ -21,11 +21,13 @@ from typing import Any
 from ..backends.registry import host_values
 from .registry import op
 
-HOST_SIZE_ARGUMENTS = ("torch.lstm", "torch.gru", "torch.rnn_tanh", "torch.rnn_relu",
-                       "torch._pack_padded_sequence", "torch._pad_packed_sequence")
-"""torch functions whose second argument, when an int64 tensor, is sizes on the host (a packed
-sequence's ``batch_sizes`` or ``lengths``, a CPU tensor in torch): read as ints before the
-operands are brought onto the input's backend, so a Dask input computes nothing for them."""
+HOST_SIZES = {"torch.lstm": 1, "torch.gru": 1, "torch.rnn_tanh": 1, "torch.rnn_relu": 1,
+              "torch._pack_padded_sequence": 1, "torch._pad_packed_sequence": 1,
+              "torch.embedding_bag": 2}
+"""torch functions and the position of their argument that, when an integer CPU torch tensor,
+is sizes on the host (a packed sequence's ``batch_sizes`` or ``lengths``, embedding_bag's
+``offsets``): read as ints before the operands are brought onto the input's backend, so a
+Dask input computes nothing for them."""
 
 
 def _sigmoid(be: Any, x: Any) -> Any:
@@ -143,10 +145,11 @@ def _check_dtypes(kind: str, x: Any, params: list) -> None:
                            "(x.to(weight.dtype)) or the module (module.to(x.dtype))")
 
 
-def _host_sizes(sizes: Any) -> list[int]:
+def host_sizes(sizes: Any, why: str) -> list[int]:
+    """Sizes as ints: given so (HOST_SIZES), or read from a tensor (a value read)."""
     if isinstance(sizes, (list, tuple)):
         return [int(s) for s in sizes]
-    return [int(s) for s in host_values(sizes, "a packed sequence's batch_sizes")]
+    return [int(s) for s in host_values(sizes, why)]
 
 
 def _kernel(kind: str):
@@ -156,7 +159,7 @@ def _kernel(kind: str):
         packed = isinstance(args[3], (list, tuple))
         if packed:
             data, batch_sizes, hx, params, *options = args
-            sizes, batch_first = _host_sizes(batch_sizes), False
+            sizes, batch_first = host_sizes(batch_sizes, "a packed sequence's batch_sizes"), False
         else:
             data, hx, params, *options, batch_first = args
             sizes = None
@@ -183,7 +186,7 @@ def _host_int64(values: list[int]) -> Any:
 @op(function=False, method=False, family="nn", torch=("torch._pack_padded_sequence",))
 def _pack_padded_sequence(be: Any, input: Any, lengths: Any, batch_first: bool) -> tuple:
     """(data, batch_sizes) of sequences sorted by decreasing length: time-major rows."""
-    lengths = _host_sizes(lengths)
+    lengths = host_sizes(lengths, "pack_padded_sequence's lengths")
     if any(a < b for a, b in zip(lengths, lengths[1:])):
         raise RuntimeError("_pack_padded_sequence: `lengths` array must be sorted in decreasing "
                            "order when `enforce_sorted` is True; pass enforce_sorted=False")
@@ -201,7 +204,7 @@ def _pad_packed_sequence(be: Any, data: Any, batch_sizes: Any, batch_first: bool
                          padding_value: float, total_length: int) -> tuple:
     """(padded, lengths): the packed rows back in a (T, B, *) tensor, ``padding_value`` past
     each sequence's end, T = ``total_length``."""
-    sizes = _host_sizes(batch_sizes)
+    sizes = host_sizes(batch_sizes, "a packed sequence's batch_sizes")
     batch = sizes[0]
     starts = [sum(sizes[:t]) for t in range(len(sizes))]
     fill = be.np.full((batch, *data.shape[1:]), padding_value, dtype=data.dtype)

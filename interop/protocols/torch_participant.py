@@ -14,7 +14,7 @@ import types
 from collections.abc import Callable
 
 from ..ops import TORCH_NAMES
-from ..ops.nn_rnn import HOST_SIZE_ARGUMENTS
+from ..ops.nn_rnn import HOST_SIZES
 from .after_import import when_imported
 
 _cache: dict[int, tuple[Callable, Callable | None]] = {}
@@ -72,14 +72,17 @@ def _drop_none_out(run: Callable) -> Callable:
     return run_torch
 
 
-def _sizes_on_host(run: Callable) -> Callable:
-    """A packed sequence's ``batch_sizes``/``lengths`` (a CPU int64 torch tensor, the second
-    argument) read as ints, before the operands are brought onto a Dask input's backend."""
+def _sizes_on_host(run: Callable, position: int) -> Callable:
+    """Sizes torch keeps on the host (a CPU integer torch tensor at ``position``: a packed
+    sequence's ``batch_sizes``, embedding_bag's ``offsets``) read as ints, before the operands
+    are brought onto a Dask input's backend."""
+    torch = sys.modules["torch"]
+
     def run_sizes(cls: type, args: tuple, kwargs: dict) -> object:
-        sizes = args[1] if len(args) > 1 else None
-        if type(sizes).__module__.startswith("torch") and getattr(sizes, "dtype", None) is \
-                sys.modules["torch"].int64 and sizes.device.type == "cpu":
-            args = (args[0], tuple(sizes.tolist()), *args[2:])
+        sizes = args[position] if len(args) > position else None
+        if isinstance(sizes, torch.Tensor) and sizes.dtype in (torch.int64, torch.int32) \
+                and sizes.device.type == "cpu":
+            args = (*args[:position], tuple(sizes.tolist()), *args[position + 1:])
         return run(cls, args, kwargs)
     return run_sizes
 
@@ -121,8 +124,8 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
     run = lookup(name)
     if run is not None:
         run = _drop_none_out(run)
-        if name in HOST_SIZE_ARGUMENTS:
-            run = _sizes_on_host(run)
+        if name in HOST_SIZES:
+            run = _sizes_on_host(run, HOST_SIZES[name])
     if run is None:
         run = _torch_python_body(func)
     if run is None:
