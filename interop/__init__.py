@@ -46,6 +46,7 @@ _numpy_protocols.install(Tensor)
 _dlpack.install(Tensor)
 _dask_collection.install(Tensor)
 _einops_backend.install(sys.modules[__name__])
+_torch_participant.register_collate(Tensor)
 from . import array_api  # noqa: E402  (interop.array_api: the standard's namespace)
 from .backends.registry import default_backend as _default  # noqa: E402
 

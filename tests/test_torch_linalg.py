@@ -91,3 +91,53 @@ def test_dask_reduced_factorisations_refuse_complete_modes() -> None:
     q, r = interop.linalg_qr(t)
     assert tuple(q.shape) == (6, 3) and tuple(r.shape) == (3, 3)
     np.testing.assert_allclose((q @ r).numpy(), a, atol=1e-12)
+
+
+MATRIX_EXP = {"small_norm": (np.float32, (3, 3), 1e-3),
+              "batched_mixed_norms": (np.float64, (3, 4, 4), np.array([1e-2, 1.0, 6.0])[:, None, None]),
+              "large_norm": (np.float32, (5, 5), 8.0), "complex": (np.complex128, (2, 3, 3), 2.0),
+              "empty_batch": (np.float32, (0, 3, 3), 1.0), "zero_by_zero": (np.float64, (2, 0, 0), 1.0)}
+
+
+@pytest.mark.parametrize("case", list(MATRIX_EXP))
+def test_matrix_exp_matches_torch(case, backend):
+    """Scaling and squaring (each matrix of a batch its own scaling), against torch's own."""
+    dtype, shape, scale = MATRIX_EXP[case]
+    a = (RNG.standard_normal(shape) * scale).astype(dtype)
+    if np.iscomplexobj(a):
+        a = a + 1j * np.swapaxes(a, -1, -2)
+    expected = torch.linalg.matrix_exp(torch.from_numpy(a)).numpy()
+    with interop.config(dask_compute="raise"):
+        got = torch.linalg.matrix_exp(interop.tensor(a, backend=backend))
+        method = interop.tensor(a, backend=backend).matrix_exp()
+    for g in (got, method):
+        assert g.backend == backend
+        res = to_numpy(g)
+        assert res.dtype == expected.dtype and res.shape == expected.shape
+        np.testing.assert_allclose(res, expected, rtol=2e-5 if dtype == np.float32 else 1e-10,
+                                   atol=1e-6 * max(1.0, np.abs(expected).max(initial=0)))
+
+
+def test_matrix_exp_refuses_like_torch(backend):
+    for bad in (np.ones((2, 3), np.float32), np.ones((3, 3), np.int64)):
+        with pytest.raises(RuntimeError):
+            torch.linalg.matrix_exp(torch.from_numpy(bad))
+        with pytest.raises(RuntimeError, match="matrix_exp"):
+            torch.linalg.matrix_exp(interop.tensor(bad, backend=backend))
+
+
+def test_einsum_sublists_and_tensordot_dims_forms(backend):
+    """The forms opt_einsum and other libraries use: einsum(a, [0, 1], b, [1, 2], [2, 0]) and
+    tensordot with dims as an int, a pair of lists, or nested lists."""
+    a, b = M, B
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    ia, ib = interop.tensor(a, backend=backend), interop.tensor(b, backend=backend)
+    calls = [lambda x, y: torch.einsum(x, [0, 1], y, [1, 2]),
+             lambda x, y: torch.einsum(x, [0, 1], y, [1, 2], [2, 0]),
+             lambda x, y: torch.einsum(x, [Ellipsis, 1], y, [1, 2], [Ellipsis, 2]),
+             lambda x, y: torch.tensordot(x, y, dims=1),
+             lambda x, y: torch.tensordot(x, y, dims=([1], [0])),
+             lambda x, y: torch.tensordot(x, y, dims=[[1], [0]]),
+             lambda x, y: torch.tensordot(x, x, dims=0)]
+    for call in calls:
+        np.testing.assert_allclose(to_numpy(call(ia, ib)), call(ta, tb).numpy(), rtol=1e-5)

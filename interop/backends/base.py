@@ -25,11 +25,14 @@ DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
     "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1)}
 
 
-class Device:
+class Device(str):
     """Where data lives: ``Device("cpu")``, ``Device("cuda", 0)`` (or ``Device("strict", 1)``).
 
-    Compares equal to the strings torch uses (``"cpu"``, ``"cuda"``,
-    ``"cuda:0"``), so code written for torch devices keeps working.
+    A ``str`` whose value is the torch spelling (``"cpu"``, ``"cuda:0"``): torch's argument
+    parser takes it where it takes a device string, so torch code such as
+    ``torch.zeros(n, device=x.device)`` (in ``nn.LSTM.forward``) runs, and NumPy's
+    ``device="cpu"`` takes a CPU one.  Compares equal to the strings torch uses (``"cpu"``,
+    ``"cuda"``, ``"cuda:0"``), so code written for torch devices keeps working.
 
     ``backend`` names the backend of the arrays there when it is not the one
     the device type means: a Dask tensor's device is its chunks' device
@@ -37,10 +40,12 @@ class Device:
     makes a Dask array, as Array API consumers expect of ``x.device``.
     """
 
-    __slots__ = ("type", "index", "backend")
+    type: str
+    index: int | None
+    backend: str | None
 
-    def __init__(self, type: str | Device, index: int | None = None, *,  # noqa: A002
-                 backend: str | None = None) -> None:
+    def __new__(cls, type: str | Device, index: int | None = None, *,  # noqa: A002
+                backend: str | None = None) -> Device:
         if isinstance(type, Device):
             backend = backend or type.backend
             type, index = type.type, type.index if index is None else index
@@ -54,9 +59,13 @@ class Device:
                     else "did you mean 'cuda'" if type == "gpu" else "")
             raise unknown_name("device type", type, ("cpu", "cuda", "cuda:N", "strict:N"), hint)
         default = DEVICE_TYPES[type][1]
-        self.type = type
-        self.index = None if default is None else default if index is None else index
-        self.backend = backend
+        index = None if default is None else default if index is None else index
+        self = super().__new__(cls, type if index is None else f"{type}:{index}")
+        self.type, self.index, self.backend = type, index, backend
+        return self
+
+    def __reduce__(self) -> tuple:
+        return _device, (self.type, self.index, self.backend)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
@@ -68,11 +77,15 @@ class Device:
             return NotImplemented
         return self.type == other.type and self.index == other.index
 
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
     def __str__(self) -> str:
-        return self.type if self.index is None else f"{self.type}:{self.index}"
+        return str.__str__(self)
 
     def __repr__(self) -> str:
         index = "" if self.index is None else f", index={self.index}"
@@ -83,6 +96,11 @@ class Device:
     def memory(self) -> Device:
         """The device itself, without a backend: where the (chunks') memory is."""
         return self if self.backend is None else Device(self.type, self.index)
+
+
+def _device(type: str, index: int | None, backend: str | None) -> Device:  # noqa: A002
+    """Device from its parts (unpickling)."""
+    return Device(type, index, backend=backend)
 
 
 CPU = Device("cpu")

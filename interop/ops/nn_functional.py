@@ -573,3 +573,18 @@ def scaled_dot_product_attention(be: Any, query: Any, key: Any, value: Any, attn
     weights = softmax(be, scores, -1)
     masked_out = be.np.all(scores == t(-np.inf), axis=-1, keepdims=True)  # torch: rows of 0
     return be.np.matmul(be.np.where(masked_out, t(0), weights), value)
+
+
+@op(function=False, method=False, family="nn", wrap=False,
+    torch=("torch._nested_tensor_from_mask_left_aligned",))
+def _nested_tensor_from_mask_left_aligned(be: Any, input: Any, mask: Any) -> bool:
+    """Whether each row of ``mask`` keeps a prefix (True... then False...): nn.TransformerEncoder
+    asks before its nested-tensor fast path, which interop tensors never take.  A lazy mask
+    answers False unread: the general path that answer selects gives the same result, and
+    reading the mask would compute it."""
+    if mask.ndim != 2:
+        raise RuntimeError(f"_nested_tensor_from_mask_left_aligned: expected a 2-D mask, got "
+                           f"{mask.ndim}-D")
+    if be.lazy:
+        return False
+    return bool((mask[:, :-1] | ~mask[:, 1:]).all())

@@ -2,16 +2,14 @@
 
 einops finds a backend for a tensor among the subclasses of its ``AbstractBackend``
 whose framework is imported.  The backend class is defined once ``einops._backends``
-is imported, so that ``import interop`` never imports einops: at once if einops is
-already loaded, else by a one-shot import hook that runs after that module loads.
+is imported (``after_import.when_imported``), so that ``import interop`` never imports einops.
 """
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.util
-import sys
 from typing import Any
+
+from .after_import import when_imported
 
 _EINOPS_BACKENDS = "einops._backends"
 _defined: list[type] = []  # einops finds backends by __subclasses__(), which holds weak references
@@ -84,29 +82,6 @@ def _define_backend(interop: Any) -> None:
     _defined.append(InteropBackend)
 
 
-class _AfterEinopsImport(importlib.abc.MetaPathFinder):
-    """Defines the backend right after ``einops._backends`` loads, then steps aside."""
-
-    def __init__(self, interop: Any) -> None:
-        self.interop = interop
-
-    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
-        if name != _EINOPS_BACKENDS:
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        load = spec.loader.exec_module
-
-        def exec_module(module: Any) -> None:
-            load(module)
-            _define_backend(self.interop)
-        spec.loader.exec_module = exec_module
-        return spec
-
-
 def install(interop: Any) -> None:
     """Make ``interop`` (the package) known to einops, now or when einops loads."""
-    if _EINOPS_BACKENDS in sys.modules:
-        _define_backend(interop)
-    else:
-        sys.meta_path.insert(0, _AfterEinopsImport(interop))
+    when_imported(_EINOPS_BACKENDS, lambda module: _define_backend(interop))

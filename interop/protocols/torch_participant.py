@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 from ..dispatch import unwrap_call
 from ..ops import TORCH_NAMES
+from ..ops.nn_rnn import HOST_SIZES
+from .after_import import when_imported
 
 _cache: dict[int, tuple[Callable, Callable | None]] = {}
 
@@ -73,6 +75,21 @@ def _drop_none_out(run: Callable) -> Callable:
     return run_torch
 
 
+def _sizes_on_host(run: Callable, position: int) -> Callable:
+    """Sizes torch keeps on the host (a CPU integer torch tensor at ``position``: a packed
+    sequence's ``batch_sizes``, embedding_bag's ``offsets``) read as ints, before the operands
+    are brought onto a Dask input's backend."""
+    torch = sys.modules["torch"]
+
+    def run_sizes(cls: type, args: tuple, kwargs: dict) -> object:
+        sizes = args[position] if len(args) > position else None
+        if isinstance(sizes, torch.Tensor) and sizes.dtype in (torch.int64, torch.int32) \
+                and sizes.device.type == "cpu":
+            args = (*args[:position], tuple(sizes.tolist()), *args[position + 1:])
+        return run(cls, args, kwargs)
+    return run_sizes
+
+
 _DISPATCH_CHECKS = ("has_torch_function", "has_torch_function_unary",
                     "has_torch_function_variadic")
 
@@ -110,6 +127,8 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
     run = lookup(name)
     if run is not None:
         run = _drop_none_out(run)
+        if name in HOST_SIZES:
+            run = _sizes_on_host(run, HOST_SIZES[name])
     if run is None:
         run = _torch_python_body(func)
     if run is None:
@@ -121,3 +140,20 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
         run = missing
     _cache[id(func)] = (func, run)
     return run
+
+
+COLLATE_MODULE = "torch.utils.data._utils.collate"
+
+
+def _collate_tensors(batch: list, *, collate_fn_map: dict | None = None) -> object:
+    """A DataLoader batch of interop tensors: stacked along a new first dimension (torch's
+    default collation of tensors), on their backend (Dask: lazily)."""
+    return TORCH_NAMES["torch.stack"](type(batch[0]), (batch, 0), {})
+
+
+def register_collate(tensor_cls: type) -> None:
+    """torch's ``default_collate`` batches ``tensor_cls`` (and subclasses), once torch's
+    collation module loads: ``import interop`` imports no torch."""
+    def register(collate: object) -> None:
+        collate.default_collate_fn_map.setdefault(tensor_cls, _collate_tensors)
+    when_imported(COLLATE_MODULE, register)
