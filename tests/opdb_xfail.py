@@ -7,7 +7,7 @@ Each reason is the first failing sample's error, as measured by
 """
 
 XFAIL: dict[str, str] = {
-    # ---- TypeError (61)
+    # ---- TypeError (57)
     '__getitem__': "descriptor '__getitem__' requires a 'torch._C.TensorBase' object but received a 'Tensor'",
     '__radd__': "descriptor '__radd__' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     '__rmul__': "descriptor '__rmul__' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
@@ -22,7 +22,6 @@ XFAIL: dict[str, str] = {
     'as_strided.partial_views': 'torch.as_strided is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dl',
     'as_strided_copy': 'torch.as_strided_copy is not implemented by interop for the numpy backend; call it on a torch tensor (torch.fr',
     'as_strided_scatter': 'torch.as_strided_scatter is not implemented by interop for the numpy backend; call it on a torch tensor (torch',
-    'bernoulli': 'torch.bernoulli is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dlp',
     'cauchy': "descriptor 'cauchy_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     'cdouble': "descriptor 'cdouble' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     'cfloat': "descriptor 'cfloat' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
@@ -47,7 +46,6 @@ XFAIL: dict[str, str] = {
     'lu_unpack': 'torch.lu_unpack is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dlp',
     'matrix_exp': "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
     'max_pool2d_with_indices_backward': 'aten.max_pool2d_with_indices_backward.default is not implemented by interop for the numpy backend; call it on ',
-    'multinomial': 'torch.multinomial is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_d',
     'native_batch_norm': 'torch.native_batch_norm is not implemented by interop for the numpy backend; call it on a torch tensor (torch.',
     'native_dropout_backward': 'aten.native_dropout_backward.default is not implemented by interop for the numpy backend; call it on a torch t',
     'nn.functional.ctc_loss': 'torch.ctc_loss is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dlpa',
@@ -56,9 +54,7 @@ XFAIL: dict[str, str] = {
     'nn.functional.fractional_max_pool3d': 'torch.nn.functional.fractional_max_pool3d is not implemented by interop for the numpy backend; call it on a to',
     'nn.functional.grid_sample': 'torch.grid_sampler is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_',
     'nonzero_static': 'torch.nonzero_static is not implemented by interop for the numpy backend; call it on a torch tensor (torch.fro',
-    'normal': 'torch.normal is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dlpack',
     'normal.in_place': "descriptor 'normal_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
-    'normal.number_mean': 'torch.normal is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dlpack',
     'ormqr': 'torch.ormqr is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dlpack(',
     'pca_lowrank': 'randn() received an invalid combination of arguments - got (int, int, device=Device, dtype=DType), but expecte',
     'resize_as_': 'torch.resize_as_ is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dl',

@@ -294,3 +294,19 @@ def test_model_matches_torch(name, backend):
             got = model(as_interop(x, backend))
     assert counter.count == 0, f"{name} computed {counter.count} Dask graph(s) before the read"
     assert_like_torch(got, expected, backend)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+def test_bernoulli_draws_zeros_and_ones_with_the_given_probability(backend):
+    p = interop.tensor(np.full((400, 50), 0.3, np.float32), backend=backend)
+    torch.manual_seed(0)
+    first = torch.bernoulli(p)
+    torch.manual_seed(0)
+    again = torch.bernoulli(p)
+    draws = to_numpy(first)
+    assert draws.dtype == np.float32 and set(np.unique(draws)) <= {0.0, 1.0}
+    assert abs(draws.mean() - 0.3) < 0.02
+    np.testing.assert_array_equal(draws, to_numpy(again))  # torch.manual_seed repeats it
+    assert to_numpy(p.bernoulli(0.0)).sum() == 0 and to_numpy(torch.bernoulli(p, 1.0)).all()
+    with pytest.raises(RuntimeError, match="p_in >= 0"):
+        torch.bernoulli(interop.tensor(np.array([1.5], np.float32)))

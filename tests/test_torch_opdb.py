@@ -32,7 +32,8 @@ DTYPES = ("float32", "int64", "bool")
 TOLERANCE = {"float32": dict(rtol=1e-4, atol=1e-4), "complex64": dict(rtol=1e-4, atol=1e-4)}
 # Random operators (torch and interop draw different numbers) and uninitialised ones
 # (empty: no values to compare): shape and dtype are compared.
-RANDOM = ("nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
+RANDOM = ("bernoulli", "multinomial", "normal", "normal.number_mean",
+          "nn.functional.dropout", "nn.functional.dropout2d", "nn.functional.dropout3d",
           "nn.functional.alpha_dropout", "nn.functional.feature_alpha_dropout",
           "empty_like", "new_empty", "new_empty_strided", "rand_like", "randn_like",
           "randint_like")

@@ -91,3 +91,18 @@ def multinomial(be: Any, input: Any, num_samples: int, replacement: bool = False
         picks = be.xp.argsort(race, axis=-1, stable=True)[:, :num_samples]
     picks = picks.astype(dtypes.int64)
     return picks if input.ndim == 2 else picks[0]
+
+
+@op(function=False, method="bernoulli", family="random",
+    torch=("torch.bernoulli", "torch.Tensor.bernoulli"))
+def bernoulli(be: Any, input: Any, p: Any = None, *, generator: Any = None) -> Any:
+    """0/1 draws in ``input``'s dtype, 1 with probability ``input`` (or ``p``) elementwise."""
+    if input.dtype.kind not in "fc":
+        raise RuntimeError(f"bernoulli_ only supports floating point dtypes, got {input.dtype}; "
+                           "convert with .float()")
+    prob = input if p is None else p
+    if not be.lazy and bool(((be.np.asarray(prob) < 0) | (be.np.asarray(prob) > 1)).any()):
+        raise RuntimeError("bernoulli: Expected p_in >= 0 && p_in <= 1 to be true")
+    shape, chunks = _shape_and_chunks(be, input)
+    draws = backend_rng(be, generator).random(shape, **chunks)
+    return (draws < prob).astype(input.dtype)
