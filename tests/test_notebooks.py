@@ -46,3 +46,20 @@ def test_notebook_runs_top_to_bottom(path):
               if o.output_type == "error"]
     assert not errors
     assert elapsed < BUDGET_S, f"{path.name} took {elapsed:.0f} s"
+
+
+@pytest.mark.slow
+def test_dask_notebook_shows_a_progress_widget_and_the_dashboard_once():
+    """Where ipywidgets is installed the cluster's progress bar is a widget, not a text bar
+    redrawn in carriage-return chunks; the dashboard link is printed once."""
+    pytest.importorskip("ipywidgets")
+    path = next(p for p in NOTEBOOKS if p.stem == "05-scale-out-with-dask")
+    nb = nbformat.read(path, as_version=4)
+    nbclient.NotebookClient(nb, timeout=BUDGET_S, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}}).execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    widgets = [o for o in outputs if "application/vnd.jupyter.widget-view+json"
+               in o.get("data", {})]
+    assert widgets, "no progress widget in the notebook's outputs"
+    assert text.count("dashboard:") == 1 and "\r" not in text
