@@ -37,6 +37,8 @@ def _implicit_dtype(dt: np.dtype) -> bool:
 def _values(host: np.ndarray, prefix: str, summarize: bool | None = None) -> str:
     """The values as torch prints them; ``summarize`` for a large array's corners."""
     summarize = host.size > _THRESHOLD if summarize is None else summarize
+    if dtypes.is_bfloat16(host.dtype):
+        host = host.astype(np.float32)  # exact; NumPy's printer formats its own floats only
     shown = _edges(host) if summarize else host
     formatter, width = _torch_format(shown)
     # torch fits floor((80 - indent) / (width + 2)) elements on a line; the numpy line width
