@@ -260,8 +260,8 @@ def tally(cells: list[dict[str, str]]) -> tuple[Counter, Counter]:
 
 def _headline(operations: Counter, marks: Counter) -> list[str]:
     """One line per surface and backend, counted over the surface's own operations."""
-    lines = ["| surface | backend | operations | " + " | ".join(f"{m} {name}" for m, name in MARKS.items())
-             + " |", "|---|---|---|" + "---|" * len(MARKS)]
+    columns = " | ".join(f"{mark} {name}" for mark, name in MARKS.items())
+    lines = [f"| surface | backend | operations | {columns} |", "|---|---|---|" + "---|" * len(MARKS)]
     for surface in SURFACES:
         for be in BACKENDS:
             counts = " | ".join(str(marks[surface, be, mark]) for mark in MARKS)
