@@ -114,3 +114,14 @@ def operations() -> list[str]:
 
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """``interop.bfloat16``, loaded from ml_dtypes only when asked for (an optional extra);
+    without it an AttributeError (``hasattr`` is False) that says how to install it."""
+    if name == "bfloat16":
+        try:
+            return dtypes.bfloat16_dtype()
+        except dtypes.BFloat16UnavailableError as missing:
+            raise AttributeError(str(missing)) from missing
+    raise AttributeError(f"module 'interop' has no attribute {name!r}")

@@ -57,10 +57,42 @@ TENSOR_TYPES = {np.dtype(k): v for k, v in {
     "uint64": "UInt64Tensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
     "complex128": "ComplexDoubleTensor"}.items()}
 _BY_TENSOR_TYPE = {f"torch.{v}": k for k, v in TENSOR_TYPES.items()}
-_DTYPE_NAMES = sorted({str(d) for d in TENSOR_TYPES} | set(_TORCH_NAMES))
+_DTYPE_NAMES = sorted({str(d) for d in TENSOR_TYPES} | set(_TORCH_NAMES) | {"bfloat16"})
 
 BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 _CATEGORY = {"b": BOOL, "i": INT, "u": INT, "f": FLOAT, "c": COMPLEX}
+
+
+class BFloat16UnavailableError(ModuleNotFoundError):
+    """bfloat16 was asked for but the ml_dtypes package, which gives NumPy that dtype, is not
+    installed."""
+
+
+def bfloat16_dtype() -> np.dtype:
+    """NumPy's bfloat16, from the ml_dtypes package (as JAX has it), imported when first asked."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise BFloat16UnavailableError(
+            "bfloat16 needs the ml_dtypes package, which gives NumPy and Dask a bfloat16 dtype: "
+            "pip install ml_dtypes (or pip install 'interop[bfloat16]')") from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def is_bfloat16(dtype: np.dtype) -> _builtins.bool:
+    """ml_dtypes' bfloat16 has NumPy kind 'V'; torch counts it as floating point."""
+    return dtype.kind == "V" and dtype.name == "bfloat16"
+
+
+def kind(dtype: np.dtype) -> str:
+    """The dtype's NumPy kind, with bfloat16 as the float ('f') it is."""
+    return "f" if is_bfloat16(dtype) else dtype.kind
+
+
+def tensor_type_name(dtype: Any) -> str:
+    """torch's legacy tensor type name of a dtype: ``FloatTensor``, ``BFloat16Tensor``."""
+    d = np.dtype(dtype)
+    return "BFloat16Tensor" if is_bfloat16(d) else TENSOR_TYPES.get(d, str(d))
 
 
 def get_default_dtype() -> np.dtype:
@@ -88,7 +120,9 @@ def as_dtype(dtype: Any) -> np.dtype | None:
     if type(dtype).__module__ == "torch":  # torch.float32 -> "float32", without importing torch
         name = str(dtype).removeprefix("torch.")
         dtype = _TORCH_NAMES.get(name, name)
-    elif isinstance(dtype, str):
+    if isinstance(dtype, str) and dtype in ("bfloat16", "torch.bfloat16", "torch.BFloat16Tensor"):
+        return bfloat16_dtype()
+    if isinstance(dtype, str):
         dtype = _TORCH_NAMES.get(dtype) or _BY_TENSOR_TYPE.get(dtype.removeprefix("torch.cuda."),
                                                                 dtype)
     try:
@@ -99,18 +133,18 @@ def as_dtype(dtype: Any) -> np.dtype | None:
                                "as interop.float32, a NumPy dtype, or a torch dtype") from None
         raise TypeError(f"unknown dtype {dtype!r}: pass an interop dtype such as interop.float32, "
                         "a NumPy dtype, or a torch dtype") from exc
-    if result.kind not in _CATEGORY:
+    if kind(result) not in _CATEGORY:
         raise TypeError(f"dtype {result} is not supported: interop tensors hold bool, integer, "
                         "floating or complex numbers")
     return result
 
 
 def category(dtype: np.dtype) -> int:
-    return _CATEGORY[dtype.kind]
+    return _CATEGORY[kind(dtype)]
 
 
 def is_floating_point(dtype: np.dtype) -> bool:
-    return dtype.kind == "f"
+    return kind(dtype) == "f"
 
 
 def is_complex(dtype: np.dtype) -> bool:
@@ -136,6 +170,9 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """torch.promote_types: across categories the higher one's dtype wins (int32 + float32 is
     float32, where NumPy says float64); within a category, NumPy's lattice."""
     ca, cb = category(a), category(b)
+    if is_bfloat16(a) != is_bfloat16(b) and ca >= FLOAT and cb >= FLOAT:
+        # torch: bfloat16 with float16 is float32, with any wider float or complex that one
+        return np.promote_types(float32, b if is_bfloat16(a) else a)
     if ca == cb or {ca, cb} == {FLOAT, COMPLEX}:
         return np.promote_types(a, b)
     return a if ca > cb else b
@@ -151,7 +188,7 @@ def _combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None
     if ch == COMPLEX:
         return higher
     if cl == COMPLEX:
-        return np.promote_types(higher, complex64) if ch == FLOAT else lower
+        return promote_types(higher, complex64) if ch == FLOAT else lower
     if ch == FLOAT:
         return higher
     if ch == BOOL or cl == FLOAT:
@@ -277,7 +314,7 @@ class DType:
     # torch.dtype's own attributes
     @property
     def is_floating_point(self) -> _pybool:
-        return self.numpy.kind == "f"
+        return is_floating_point(self.numpy)
 
     @property
     def is_complex(self) -> _pybool:
@@ -285,7 +322,7 @@ class DType:
 
     @property
     def is_signed(self) -> _pybool:
-        return self.numpy.kind in "ifc"
+        return kind(self.numpy) in "ifc"
 
     def to_torch(self) -> Any:
         """The torch dtype of the same name (torch is loaded: only torch code asks)."""

@@ -37,6 +37,8 @@ def _implicit_dtype(dt: np.dtype) -> bool:
 def _values(host: np.ndarray, prefix: str, summarize: bool | None = None) -> str:
     """The values as torch prints them; ``summarize`` for a large array's corners."""
     summarize = host.size > _THRESHOLD if summarize is None else summarize
+    if dtypes.is_bfloat16(host.dtype):
+        host = host.astype(np.float32)  # exact; NumPy's printer formats its own floats only
     shown = _edges(host) if summarize else host
     formatter, width = _torch_format(shown)
     # torch fits floor((80 - indent) / (width + 2)) elements on a line; the numpy line width
@@ -152,25 +154,52 @@ def format_bytes(n: float) -> str:
 
 
 def html_card(tensor: Any) -> str:
-    """The ``_repr_html_`` of a tensor: class, shape, dtype, backend, device, size and a preview.
+    """The ``_repr_html_`` of a tensor: one header line, then the values (or Dask's chunk diagram).
 
-    Reads the raw array directly (no dispatch, so a logging subclass's hook
-    stays quiet while the notebook draws).  A Dask tensor shows the chunk
-    diagram Dask draws from its metadata, never its values: rendering runs no
-    task.  A GPU tensor's preview copies only the printed corners.
+    Each fact appears once: the header names the class, shape, dtype, backend,
+    device and size ("would take N bytes" for a lazy tensor, which holds none
+    yet) and, for Dask, the chunks; a subclass's instance attributes (``unit``)
+    follow it.  Reads the raw array directly (no dispatch, so a logging
+    subclass's hook stays quiet while the notebook draws); a Dask tensor shows
+    the diagram Dask draws from its metadata, never its values (rendering runs
+    no task); a GPU tensor's preview copies only the printed corners.
     """
     raw = tensor._raw
     be = registry.backend_of(raw)
-    rows = [("class", type(tensor).__name__), ("shape", tuple(raw.shape)),
-            ("dtype", str(raw.dtype)), ("backend", be.name), ("device", str(be.device_of(raw))),
-            ("memory", format_bytes(raw.nbytes))]
+    facts = [("class", type(tensor).__name__), ("shape", tuple(raw.shape)), ("dtype", raw.dtype),
+             ("backend", be.name), ("device", be.device_of(raw)), ("bytes", _size_text(be, raw))]
     if be.lazy:
-        rows.append(("chunks", raw.chunksize))
-        preview = f"<div class='interop-dask'>{raw._repr_html_()}</div>"
-    else:
-        preview = f"<pre>{html.escape(_host_values(be, raw, ''))}</pre>"
-    table = "".join(f"<tr><th style='text-align:left'>{k}</th><td style='text-align:left'>"
-                    f"{html.escape(str(v))}</td></tr>" for k, v in rows)
-    return (f"<div class='interop-tensor'><table>{table}</table>"
-            f"<details open><summary>{'chunks' if be.lazy else 'values'}</summary>"
-            f"{preview}</details></div>")
+        facts.append(("chunks", f"chunks {raw.chunksize}"))
+    header = " · ".join(f"<span class='interop-{key}'>{html.escape(str(value))}</span>"
+                        for key, value in facts)
+    return (f"<div class='interop-tensor' style='font-family:monospace'>"
+            f"<div>{header}</div>{_attributes_line(tensor)}{_body(be, raw)}</div>")
+
+
+def _size_text(be: Any, raw: Any) -> str:
+    """``12 B``; a lazy tensor holds no data yet: ``would take 12 B`` once computed."""
+    size = format_bytes(raw.nbytes)
+    if not be.lazy:
+        return size
+    return f"would take {size}" if size != "unknown" else "size unknown until computed"
+
+
+def _attributes_line(tensor: Any) -> str:
+    """A subclass's public instance attributes (``unit='m'``), as the subclass keeps them."""
+    attributes = {k: v for k, v in getattr(tensor, "__dict__", {}).items() if not k.startswith("_")}
+    if not attributes:
+        return ""
+    text = ", ".join(f"<span class='interop-attr-{html.escape(k)}'>{html.escape(k)}="
+                     f"{html.escape(repr(v))}</span>" for k, v in attributes.items())
+    return f"<div>{text}</div>"
+
+
+def _body(be: Any, raw: Any) -> str:
+    """The values (bounded), or for Dask the chunk diagram alone (Dask's own card would repeat
+    shape, dtype, bytes and chunks); none where Dask cannot draw one (0-d, empty, unknown sizes)."""
+    if not be.lazy:
+        return f"<pre style='margin:0'>{html.escape(_host_values(be, raw, ''))}</pre>"
+    try:
+        return f"<div class='interop-dask'>{raw.to_svg(size=120)}</div>"
+    except NotImplementedError:
+        return ""

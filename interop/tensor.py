@@ -109,7 +109,7 @@ def move(raw: Any, source: Backend, target: Backend, device: Any = None, **optio
 
 
 def _check_numeric(dtype: np.dtype) -> None:
-    if dtype.kind not in "biufc":
+    if dtypes.kind(dtype) not in "biufc":
         what = "strings" if dtype.kind in "US" else f"{dtype} data"
         raise NonNumericError(f"interop.tensor: {what} cannot become a tensor (an array of "
                               f"dtype {dtype}); tensors hold bool, integer, floating or "

@@ -31,12 +31,17 @@ def _examples() -> dict[str, Any]:
     import interop
 
     class Meters(interop.Tensor):
-        unit = "m"
+        """A subclass whose instances carry their unit (the card shows instance attributes)."""
+
+    def meters() -> Any:
+        m = interop.tensor([1.5, 2.0, 4.25]).as_subclass(Meters)
+        m.unit = "m"
+        return m
 
     grid = np.linspace(0.0, 1.0, 12, dtype=np.float32).reshape(3, 4)
     return {
         "numpy": lambda: interop.tensor(grid),
-        "subclass": lambda: interop.tensor([1.5, 2.0, 4.25]).as_subclass(Meters),
+        "subclass": meters,
         "dask": lambda: interop.ones((4000, 3000), backend="dask", chunks=(1000, 1000)),
     }
 

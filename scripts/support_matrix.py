@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import functools
 import sys
+import types
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -28,7 +29,10 @@ from interop.ops import TABLE, Op
 
 SURFACES = ("interop", "torch", "NumPy", "Array API")
 BACKENDS = ("numpy", "dask", "cupy")
-WORKS, RAISES, DIFFERS, ABSENT, NOT_RUN, LACKS = "✓", "✗", "≠", "—", "·", "⊘"
+WORKS, RAISES, DIFFERS, ABSENT, NOT_RUN, LACKS, TORCH_LIMIT = "✓", "✗", "≠", "—", "·", "⊘", "†"
+# Headline columns: every mark a surface's own operation can get, in this order.
+MARKS = {WORKS: "works", DIFFERS: "differs", RAISES: "raises", LACKS: "declared gap",
+         TORCH_LIMIT: "torch limitation", NOT_RUN: "not run"}
 OUT = Path(__file__).resolve().parent.parent / "docs" / "support-matrix.md"
 
 M = np.arange(12, dtype=np.float32).reshape(3, 4) / 3 + 0.5
@@ -140,6 +144,14 @@ def _torch_callable(entry: Op) -> Callable | None:
     return None
 
 
+def _torch_descriptor(fn: Callable) -> bool:
+    """A ``torch.Tensor`` slot written in C (``torch.Tensor.view``, ``.T``): torch checks its
+    ``self`` is a torch tensor before ``__torch_function__`` can run, so no other class's
+    tensor can reach it (docs/torch_coverage.md, the operator database says the same)."""
+    return isinstance(fn, (types.MethodDescriptorType, types.GetSetDescriptorType,
+                           types.WrapperDescriptorType, types.MemberDescriptorType))
+
+
 def _namespace_callable(space: Any, entry: Op) -> Callable | None:
     fn = getattr(space, entry.name, None)
     return fn if callable(fn) and not isinstance(fn, type) else None
@@ -194,8 +206,8 @@ def _cell(fn: Callable | None, args: tuple, backend: str, entry: Op, reference: 
         result, host = _call(fn, args, backend, entry.creation)
     except interop.errors.BackendLacksError:
         return LACKS  # the record declares it (see "Declared gaps" below)
-    except Exception:  # noqa: BLE001 - any failure is the fact this cell records
-        return RAISES
+    except Exception as error:  # noqa: BLE001 - any failure is the fact this cell records
+        return TORCH_LIMIT if isinstance(error, TypeError) and _torch_descriptor(fn) else RAISES
     if _backends_of(result) - {backend}:
         return DIFFERS
     if backend == "numpy":
@@ -211,12 +223,13 @@ def row(entry: Op) -> tuple[str, dict[str, str]]:
     args = sample(entry)
     cells = {}
     for surface, fn in _surfaces(entry).items():
-        if args is None:
-            cells[surface] = "?" if fn is not None else ABSENT
+        if fn is None:
+            cells[surface] = ABSENT
             continue
         reference: list = []
         cells[surface] = " ".join(
-            _cell(fn, args, be, entry, reference) if _available(be) else NOT_RUN
+            _cell(fn, args, be, entry, reference) if _available(be) and args is not None
+            else NOT_RUN
             for be in BACKENDS)
     return _names(entry), cells
 
@@ -230,13 +243,35 @@ def _names(entry: Op) -> str:
     return ", ".join(forms)
 
 
+def tally(cells: list[dict[str, str]]) -> tuple[Counter, Counter]:
+    """Per surface, how many operations it has (cells other than —), and per surface,
+    backend and mark how many cells carry that mark."""
+    operations: Counter = Counter()
+    marks: Counter = Counter()
+    for row_cells in cells:
+        for surface, text in row_cells.items():
+            if text == ABSENT:
+                continue
+            operations[surface] += 1
+            for be, mark in zip(BACKENDS, text.split(" ")):
+                marks[surface, be, mark] += 1
+    return operations, marks
+
+
+def _headline(operations: Counter, marks: Counter) -> list[str]:
+    """One line per surface and backend, counted over the surface's own operations."""
+    columns = " | ".join(f"{mark} {name}" for mark, name in MARKS.items())
+    lines = [f"| surface | backend | operations | {columns} |", "|---|---|---|" + "---|" * len(MARKS)]
+    for surface in SURFACES:
+        for be in BACKENDS:
+            counts = " | ".join(str(marks[surface, be, mark]) for mark in MARKS)
+            lines.append(f"| {surface} | {be} | {operations[surface]} | {counts} |")
+    return lines
+
+
 def render() -> str:
     rows = {name: row(entry) for name, entry in sorted(TABLE.items(), key=lambda kv: (kv[1].family, kv[0]))}
-    totals: Counter = Counter()
-    for _, cells in rows.values():
-        for surface, text in cells.items():
-            for be, mark in zip(BACKENDS, text.split(" ")):
-                totals[surface, be, mark] += 1
+    operations, marks = tally([cells for _, cells in rows.values()])
     lines = [
         "# Support matrix",
         "",
@@ -251,9 +286,12 @@ def render() -> str:
         f"- {DIFFERS} it returned, but on another backend or with other values;",
         f"- {LACKS} the backend's library cannot express it, as the operation's record "
         "declares (the reasons are listed at the end);",
-        f"- {RAISES} it raised; {ABSENT} the surface has no callable of that name; "
-        f"{NOT_RUN} not run here (no GPU, or the library is not installed); "
-        "? no argument list ran on the interop surface on NumPy or Dask.",
+        f"- {TORCH_LIMIT} torch limitation: the torch callable is a `torch.Tensor` method or "
+        "attribute written in C, which checks that its `self` is a torch tensor before "
+        "`__torch_function__` can run, so no other tensor class can reach it;",
+        f"- {RAISES} it raised; {ABSENT} the surface has no callable of that name;",
+        f"- {NOT_RUN} not run: no GPU or the backend's library is not installed here, or no "
+        "sample argument list ran on the interop surface on NumPy or Dask.",
         "",
         "*interop* is the interop function or Tensor method; *torch* the torch callable named in "
         "the table, called with interop tensors (through `__torch_function__`); *NumPy* "
@@ -261,16 +299,13 @@ def render() -> str:
         "`t.__array_namespace__().<name>`. Creation functions run with the column's backend as "
         "the default backend.",
         "",
-        "Operations that work, per surface and backend:",
+        f"Each surface is counted over its own operations: those of the {len(TABLE)} in the "
+        f"table that have a callable on that surface (cells other than {ABSENT}). Every such "
+        "operation gets exactly one mark per backend:",
         "",
-        "| surface | numpy | dask | cupy |",
-        "|---|---|---|---|",
+        *_headline(operations, marks),
+        "",
     ]
-    for surface in SURFACES:
-        counts = [f"{totals[surface, be, WORKS]}/{len(TABLE)} {WORKS}" if _available(be) else NOT_RUN
-                  for be in BACKENDS]
-        lines.append(f"| {surface} | {' | '.join(counts)} |")
-    lines.append("")
     family = None
     for name, (names, cells) in rows.items():
         if TABLE[name].family != family:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -114,3 +116,22 @@ def test_strides_of_unknown_sizes_say_so() -> None:
     assert d.strides == (8,)
     with pytest.raises(interop.UnknownShapeError, match="compute_chunk_sizes"):
         d[d > 2].strides
+
+
+@pytest.mark.parametrize("name, s, dim", [
+    ("ihfftn", (3, 4), None), ("hfftn", (3, 4), None), ("fftn", (3, 4), None),
+    ("rfftn", (2, 3, 4), None), ("irfftn", (3, 4), None), ("ihfft2", (3, 4), (-2, -1)),
+    ("hfftn", (3,), 0), ("ihfftn", None, None),
+])
+def test_fft_sizes_without_numpy_deprecation(name, s, dim, backend) -> None:
+    """s without dim means the last len(s) dims in torch; NumPy is given those axes
+    explicitly, so its "will raise an error in a future version" warning never fires."""
+    x = np.random.default_rng(0).random((5, 6, 7))
+    kwargs = {"s": s} if dim is None else {"s": s, "dim": dim}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = getattr(torch.fft, name)(interop.tensor(x, backend=backend), **kwargs)
+        values = np.asarray(got)
+    expected = getattr(torch.fft, name)(torch.tensor(x), **kwargs)
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_allclose(values, expected.numpy(), rtol=1e-10, atol=1e-10)

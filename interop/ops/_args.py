@@ -71,6 +71,8 @@ def float_input(be: Any, x: Any) -> Any:
 def cast(x: Any, dtype: Any) -> Any:
     """Arrays take ``dtype`` (no copy if they have it); Python scalars stay weak."""
     dt = getattr(x, "dtype", None)
+    if dt is None and getattr(dtype, "name", None) == "bfloat16":
+        return dtype.type(x)  # NumPy takes bfloat16 with a Python float to float32
     if dt is None or dt == dtype:
         return x
     return x.astype(dtype)

@@ -277,7 +277,7 @@ def type_(be: Any, input: Any, dtype: Any = None) -> Any:
     """Convert to ``dtype``; with no argument, torch's tensor type name ('torch.FloatTensor')."""
     if dtype is None:
         prefix = "torch.cuda." if be.device_of(input).type == "cuda" else "torch."
-        return prefix + dtypes.TENSOR_TYPES.get(np.dtype(input.dtype), str(input.dtype))
+        return prefix + dtypes.tensor_type_name(input.dtype)
     return input.astype(dtypes.as_dtype(dtype))
 
 

@@ -32,7 +32,11 @@ def _real_of(dt: np.dtype) -> np.dtype:
     return np.dtype(np.finfo(dt).dtype) if dt.kind == "c" else dt
 
 
-def _axes(dim: Any) -> Any:
+def _axes(dim: Any, s: Any = None) -> Any:
+    """NumPy's axes for torch's dim; with dim=None and s given, torch means the last
+    len(s) dims (NumPy deprecates leaving axes None there)."""
+    if dim is None and s is not None:
+        return tuple(range(-len(s), 0))
     return tuple(dim) if isinstance(dim, (list, tuple)) else dim
 
 
@@ -43,7 +47,7 @@ def _register(name: str, fname: str, kind: str, complex_out: bool) -> None:
         if kind == "1":
             out = fn(x, n=size, axis=axes, norm=norm)
         else:
-            axes = (axes,) if isinstance(axes, int) else _axes(axes)
+            axes = (axes,) if isinstance(axes, int) else _axes(axes, size)
             out = fn(x, s=None if size is None else tuple(size), axes=axes, norm=norm)
         want = _complex_of(x.dtype) if complex_out else _real_of(x.dtype)
         return out if out.dtype == want else out.astype(want)
@@ -79,7 +83,7 @@ def _hermitian(name: str, kind: str) -> None:
     def impl(be: Any, input: Any, s: Any = None, dim: Any = (-2, -1) if kind == "2" else None,
              norm: Any = None) -> Any:
         x = _prepare(input)
-        axes = (dim,) if isinstance(dim, int) else _axes(dim)
+        axes = (dim,) if isinstance(dim, int) else _axes(dim, s)
         size = None if s is None else tuple(s)
         if name.startswith("i"):
             out = be.np.conj(be.np.fft.rfftn(x, s=size, axes=axes, norm=_SWAPPED[norm]))

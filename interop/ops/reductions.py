@@ -33,10 +33,11 @@ def _acc_dtype(input: Any, dtype: Any) -> Any:
 
 
 def _accumulated(reduce: Any, acc: np.dtype, axis: Any, keepdims: bool | None = None) -> Any:
-    """``reduce(axis=..., dtype=...)`` accumulating ``acc`` results as torch does: float16 in
-    float32 (4096 ones sum to 4096, where half precision stops counting at 2048), then back.
+    """``reduce(axis=..., dtype=...)`` accumulating ``acc`` results as torch does: float16 and
+    bfloat16 in float32 (4096 ones sum to 4096, where half precision stops counting at 2048
+    and bfloat16 at 256), then back.
     (Keywords are spelled out: a ``**`` pass-through costs more than NumPy's sum of 8 values.)"""
-    wide = dtypes.float32 if acc == _FLOAT16 else acc
+    wide = dtypes.float32 if acc == _FLOAT16 or dtypes.is_bfloat16(acc) else acc
     out = reduce(axis=axis, dtype=wide) if keepdims is None else \
         reduce(axis=axis, dtype=wide, keepdims=keepdims)
     return out if wide is acc else out.astype(acc, copy=False)
