@@ -157,12 +157,15 @@ def _namespace_callable(space: Any, entry: Op) -> Callable | None:
     return fn if callable(fn) and not isinstance(fn, type) else None
 
 
-def _interop_callable(entry: Op) -> Callable:
+def _interop_callable(entry: Op) -> Callable | None:
+    """The interop function or Tensor method; None for an entry torch's names alone reach
+    (torch.lstm, torch.normal: what torch's modules and distributions call)."""
     if entry.function:
         return getattr(interop, entry.name)
     if entry.property:
         return lambda t: getattr(t, entry.method)
-    return getattr(interop.Tensor, entry.method or entry.inplace)
+    name = entry.method or entry.inplace
+    return getattr(interop.Tensor, name) if name else None
 
 
 @functools.cache
@@ -187,8 +190,11 @@ def _call(fn: Callable, args: tuple, backend: str, creation: bool) -> Any:
 
 
 def sample(entry: Op) -> tuple | None:
-    """The first argument list the interop surface accepts on NumPy (or Dask), or None."""
-    fn = _interop_callable(entry)
+    """The first argument list the interop surface (or, for a torch-only entry, the torch
+    surface) accepts on NumPy (or Dask), or None."""
+    fn = _interop_callable(entry) or _torch_callable(entry)
+    if fn is None:
+        return None
     for backend in ("numpy", "dask"):
         for args in ([SAMPLES[entry.name]] if entry.name in SAMPLES else GENERIC):
             try:
@@ -240,7 +246,7 @@ def _names(entry: Op) -> str:
         forms.append(f"`Tensor.{entry.method}`")
     if entry.inplace:
         forms.append(f"`{entry.inplace}`")
-    return ", ".join(forms)
+    return ", ".join(forms or [f"`{name}`" for name in entry.torch])  # torch's names alone
 
 
 def tally(cells: list[dict[str, str]]) -> tuple[Counter, Counter]:

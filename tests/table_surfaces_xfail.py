@@ -49,6 +49,11 @@ XFAIL: dict[tuple[str, str, str], str] = {
     ('fft.rfft2', 'function', 'dask'): 'fft_rfft2: Dask array only supports taking an FFT along an axis that',
     ('fft.rfftn', 'function', 'dask'): 'fft_rfftn: Dask array only supports taking an FFT along an axis that',
     # ---- not implemented (1)
+    # ---- interop closer to float64 than torch's float32 (4)
+    ('matrix_exp', 'function', 'numpy'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
+    ('matrix_exp', 'function', 'dask'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
+    ('matrix_exp', 'method', 'numpy'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
+    ('matrix_exp', 'method', 'dask'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
     # ---- other (12)
     ('bucketize', 'function', 'dask'): "'numpy.int64' object does not support item assignment",
     ('gradient', 'function', 'dask'): 'gradient: Chunk size must be larger than edge_order + 1. Minimum chunk for axis 0 is 2. Rechunk to proceed. ar',

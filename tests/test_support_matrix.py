@@ -53,7 +53,8 @@ def test_headline_counts_match_the_table_rows() -> None:
 
 def test_each_surface_is_counted_over_its_own_operations() -> None:
     headline = _headline()
-    assert headline["interop", "numpy"][0] == len(TABLE)
+    torch_only = [e for e in TABLE.values() if not (e.function or e.method or e.inplace)]
+    assert headline["interop", "numpy"][0] == len(TABLE) - len(torch_only)  # torch.lstm & co.
     assert headline["NumPy", "numpy"][0] < len(TABLE) // 2
     assert headline["Array API", "numpy"][0] < len(TABLE) // 2
     assert "/554" not in PAGE and f"/{len(TABLE)}" not in PAGE

@@ -173,10 +173,10 @@ def test_dropout_training_zeroes_and_scales():
 
 
 def test_unsupported_raises_typeerror_naming_function_and_backend(backend):
-    """F.embedding_bag's Python body runs; the kernel it reaches, torch.embedding_bag, is missing."""
+    """torch.stft's Python body runs; the kernel it reaches (torch.stft) is missing."""
     t = tensor(IMG, backend)
-    with pytest.raises(TypeError, match=rf"torch\.embedding_bag .*{backend} backend"):
-        F.embedding_bag(torch.tensor([[1, 2]]), t[0, 0])
+    with pytest.raises(TypeError, match=rf"torch\.stft .*{backend} backend"):
+        torch.stft(t[0, 0].flatten(), 4, return_complex=True)
 
 
 def test_loss_errors_like_torch():

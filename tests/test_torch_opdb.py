@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -252,7 +253,9 @@ def dask_section(path: Path) -> None:
     for name in OPERATORS:
         if name in XFAIL:
             continue
+        started = time.perf_counter()
         passed, total, first = run_opinfo(operators[name], "float32", "dask")
+        print(f"{name}: {passed}/{total} in {time.perf_counter() - started:.1f} s", flush=True)
         ran += bool(total)
         if total and passed < total:
             failures[name] = f"{passed}/{total}: {first}"

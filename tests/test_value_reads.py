@@ -29,6 +29,7 @@ from tests.dask_counting import ComputeCounter  # noqa: E402
 F = torch.nn.functional
 M = np.arange(12, dtype=np.float32).reshape(3, 4) / 3 - 1
 I64 = np.array([[1, 0, 2], [2, 1, 0]], dtype=np.int64)
+STEPS = np.arange(24, dtype=np.float32).reshape(3, 2, 4)  # (time, batch, features)
 
 # Operations that exist to hand values over, or to compute explicitly: a value read (or an
 # explicit compute) is what they are for, so the gate raises or they compute by request.
@@ -134,6 +135,16 @@ def _more_samples():
         "torch.equal": lambda: torch.equal(d, d),
         "interop.equal": lambda: interop.equal(d, d),
         "allclose": lambda: d.allclose(d),
+        # what torch's modules and distributions call
+        "normal": lambda: torch.normal(d, 1.0),
+        "bernoulli": lambda: torch.bernoulli(d.clamp(0, 1)),
+        "embedding_bag": lambda: F.embedding_bag(i, d),
+        "_pack_padded_sequence": lambda: torch.nn.utils.rnn.pack_padded_sequence(
+            lazy(STEPS), [3, 2]),
+        "_pad_packed_sequence": lambda: torch.nn.utils.rnn.pad_packed_sequence(
+            torch.nn.utils.rnn.pack_padded_sequence(lazy(STEPS), [3, 2])),
+        "_nested_tensor_from_mask_left_aligned":
+            lambda: torch._nested_tensor_from_mask_left_aligned(lazy(STEPS), lazy(M[:2] > 1)),
     }.items()
 
 
