@@ -88,10 +88,13 @@ def test_torch_from_dlpack_out_is_zero_copy():
     assert t.__dlpack_device__() == (1, 0)
 
 
-def test_dask_tensor_has_no_memory_to_export():
+def test_dask_tensor_exports_its_values_through_the_value_read_gate():
     t = tensor(A, "dask")
     assert t.__dlpack_device__() == (1, 0)
-    with pytest.raises(BufferError, match="compute it first"):
+    np.testing.assert_array_equal(torch.from_dlpack(t).numpy(), A)  # computed: a copy
+    with pytest.raises(BufferError, match="copy=False"):
+        t.__dlpack__(copy=False)
+    with interop.config(dask_compute="raise"), pytest.raises(interop.DaskComputeError):
         torch.from_dlpack(t)
 
 

@@ -167,7 +167,17 @@ def _from_numpy_dask(qualname: str) -> Any:
     return run
 
 
+def _from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
+    """A Dask array of ``x``: a Dask tensor's own graph (copied if asked), or a producer's
+    memory (already brought in through DLPack) as one chunk."""
+    import dask.array as da
+    if isinstance(x, da.Array):
+        return x.copy() if copy else x
+    return da.from_array(np.array(x, copy=bool(copy)) if copy else np.asarray(x), chunks=-1)
+
+
 RULES = {
+    "from_dlpack": _from_dlpack,
     **{n: _from_numpy_dask(n) for n in (
         "take_along_axis", "linalg.det", "linalg.slogdet", "linalg.eigh", "linalg.eigvalsh",
         "linalg.matrix_power", "linalg.pinv")},

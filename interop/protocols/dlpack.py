@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from ..backends import registry
 from ..backends.base import DeviceMismatchError
 from ..errors import UnsupportedDtypeError
 
@@ -89,18 +91,23 @@ def from_torch(t: Any) -> Any:
     return raw
 
 
-def _exportable(t: Any) -> Any:
+def _exportable(t: Any, copy: bool | None) -> Any:
+    """The array whose memory a capsule shares: the tensor's own, or, for a lazy tensor, its
+    values computed through the value-read gate (``interop.config(dask_compute=...)``
+    governs it, as for ``np.asarray(t)``): a copy, so ``copy=False`` is refused."""
     raw = t._raw
     if hasattr(raw, "dask"):
-        raise BufferError("__dlpack__: a Dask tensor is a lazy graph with no memory to share; "
-                          "compute it first (t.compute() or interop.tensor(t, backend='numpy'))")
+        if copy is False:
+            raise BufferError("__dlpack__(copy=False): a Dask tensor is a lazy graph with no "
+                              "memory to share; compute it first (t.compute()) or allow a copy")
+        return registry.host_values(raw, "__dlpack__: exporting a lazy Dask tensor")
     return raw
 
 
 def __dlpack__(self: Any, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
                copy: bool | None = None) -> Any:
     """The backend array's DLPack capsule (zero-copy; NumPy and CuPy tensors)."""
-    raw = _exportable(self)
+    raw = _exportable(self, copy)
     kwargs = {k: v for k, v in (("stream", stream), ("max_version", max_version),
                                 ("dl_device", dl_device), ("copy", copy)) if v is not None}
     return raw.__dlpack__(**kwargs)
