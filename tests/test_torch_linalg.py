@@ -75,22 +75,25 @@ def test_linalg_refuses_integers_like_torch():
         LA.inv(interop.tensor(np.eye(3, dtype=np.int64)))
 
 
-def test_dask_reduced_factorisations_refuse_complete_modes() -> None:
-    """Dask's QR and SVD are the reduced ones: a complete mode raises rather than answering
-    with the reduced factors' shapes; the square case and the reduced modes match torch."""
+def test_dask_factorisations_give_every_mode_batched_and_chunked() -> None:
+    """QR and SVD on Dask in every mode (Dask's own are reduced, one tall matrix): a batch
+    of matrices chunked across rows and columns, against torch, lazily."""
     pytest.importorskip("dask")
     torch = pytest.importorskip("torch")
-    a = np.random.default_rng(0).standard_normal((6, 3))
-    t = interop.tensor(a, backend="dask", chunks=(6, 3))
-    with pytest.raises(TypeError, match=r"qr\(mode='complete'\).*dask"):
-        interop.linalg_qr(t, mode="complete")
-    with pytest.raises(TypeError, match=r"svd\(full_matrices=True\).*dask"):
-        interop.linalg_svd(t)
-    s = interop.linalg_svd(t, full_matrices=False)[1]
-    np.testing.assert_allclose(s.numpy(), torch.linalg.svdvals(torch.tensor(a)).numpy())
-    q, r = interop.linalg_qr(t)
-    assert tuple(q.shape) == (6, 3) and tuple(r.shape) == (3, 3)
-    np.testing.assert_allclose((q @ r).numpy(), a, atol=1e-12)
+    a = np.random.default_rng(0).standard_normal((3, 6, 4))
+    t = interop.tensor(a, backend="dask", chunks=(2, 3, 3))
+    ta = torch.tensor(a)
+    for mode in ("reduced", "complete"):
+        q, r = interop.linalg_qr(t, mode=mode)
+        tq, tr = torch.linalg.qr(ta, mode=mode)
+        assert q.backend == "dask" and tuple(q.shape) == tuple(tq.shape)
+        np.testing.assert_allclose(np.abs(r.numpy()), np.abs(tr.numpy()), atol=1e-10)
+        np.testing.assert_allclose((q @ r).numpy(), a, atol=1e-10)
+    for full in (True, False):
+        u, s, vh = interop.linalg_svd(t, full_matrices=full)
+        tu, ts, tvh = torch.linalg.svd(ta, full_matrices=full)
+        assert tuple(u.shape) == tuple(tu.shape) and tuple(vh.shape) == tuple(tvh.shape)
+        np.testing.assert_allclose(s.numpy(), ts.numpy(), atol=1e-10)
 
 
 MATRIX_EXP = {"small_norm": (np.float32, (3, 3), 1e-3),

@@ -43,13 +43,46 @@ class _WithLazyExtras:
         return getattr(self._module, name)
 
 
+_BLOCKED = ("inv", "solve", "cholesky", "qr", "svd")
+"""Dask's own linalg, which blocks one large matrix (out of core) but takes no batch and
+needs square (LU, Cholesky) or tall-and-skinny (QR, SVD) chunks: used where it can be."""
+
+
+def _blocked_where_possible(name: str, batched: Any) -> Any:
+    """Dask's blocked ``name`` for one matrix chunked the way it needs; else ``batched``
+    (NumPy's per matrix, the core axes whole in each chunk)."""
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if _dask_can(name, a, args, kwargs):
+            return getattr(da.linalg, name)(a, *args, **kwargs)
+        return batched(a, *args, **kwargs)
+    return call
+
+
+def _dask_can(name: str, a: Any, args: tuple, kwargs: dict) -> bool:
+    if getattr(a, "ndim", 0) != 2 or 0 in a.shape:
+        return False
+    if name in ("qr", "svd"):  # tall-and-skinny, one column of chunks, reduced factors
+        full = kwargs.get("mode", "reduced") != "reduced" or kwargs.get("full_matrices", True) \
+            and a.shape[0] != a.shape[1] or not kwargs.get("compute_uv", True)
+        return not full and len(a.chunks[1]) == 1 and a.shape[0] >= a.shape[1]
+    square = a.chunks[0] == a.chunks[1] and len(set(a.chunks[0])) == 1  # square blocks
+    other = args[0] if args else None
+    return square and (other is None or getattr(other, "ndim", 0) in (1, 2)) and \
+        name != "cholesky"  # Dask's factor is the upper one, and checks no symmetry
+
+
 def _namespace() -> _WithLazyExtras:
-    plain, linalg = {}, {}
+    plain, linalg, fft = {}, {}, {}
     for func, lazy in dask_numpy.lazy_functions().items():
         if func not in dask_numpy.VALUE_ANSWERS:  # those read values: the NumPy surface's own
-            (linalg if func.__module__ == "numpy.linalg" else plain)[func.__name__] = lazy
+            module = {"numpy.linalg": linalg, "numpy.fft": fft}.get(func.__module__, plain)
+            module[func.__name__] = lazy
     namespace = _WithLazyExtras(da, plain)
     namespace.linalg = _WithLazyExtras(da.linalg, linalg)  # replaces Dask's: a superset of it
+    namespace.fft = _WithLazyExtras(da.fft, {})
+    namespace.fft.__dict__.update(fft)  # every transform: its axes whole first
+    for name in _BLOCKED:
+        setattr(namespace.linalg, name, _blocked_where_possible(name, linalg[name]))
     return namespace
 
 
@@ -107,25 +140,6 @@ class DaskBackend(Backend):
     def unique_all(self, flat: da.Array) -> tuple[Any, Any, Any]:
         return tuple(da.unique(flat, return_inverse=True, return_counts=True))
 
-    def cholesky(self, a: da.Array) -> da.Array:
-        return da.linalg.cholesky(a, lower=True)  # Dask's default is the upper factor
-
-    def qr(self, a: da.Array, mode: str) -> tuple[Any, Any]:
-        if mode == "complete" and a.shape[-2] > a.shape[-1]:
-            raise TypeError("qr(mode='complete') of a tall matrix is not implemented by the dask "
-                            "backend (its QR is the reduced one); compute first: "
-                            "interop.tensor(t, backend='numpy')")
-        return da.linalg.qr(a)
-
-    def svd(self, a: da.Array, full_matrices: bool) -> tuple[Any, Any, Any]:
-        if full_matrices and a.shape[-2] != a.shape[-1]:
-            raise TypeError("svd(full_matrices=True) of a non-square matrix is not implemented by "
-                            "the dask backend (its SVD is the reduced one); pass "
-                            "full_matrices=False or compute first: interop.tensor(t, backend='numpy')")
-        return da.linalg.svd(a)
-
-    def svdvals(self, a: da.Array) -> da.Array:
-        return da.linalg.svd(a)[1]
 
     def random(self, seed: Any) -> Any:
         return da.random.default_rng(np.random.default_rng(seed))

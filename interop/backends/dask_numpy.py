@@ -359,6 +359,68 @@ def _gufunc(func: Callable, signature: str, **sizes: Callable) -> Callable:
     return call
 
 
+def _gufunc_pair(func: Callable, signature: str) -> Callable:
+    """``_gufunc`` for a function of two matrices (``solve``): both operands' core axes whole,
+    the batch axes broadcast by ``apply_gufunc``."""
+    def call(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+        import dask.array as da
+        a, b = _dask(a), _dask(b)
+        if b.ndim == 1:  # NumPy 2: a 1-d b is one vector (a column)
+            return call(a, b[:, None], *args, **kwargs)[..., 0]
+        dtype = np.result_type(a.dtype, b.dtype)
+        dtype = np.asarray(func(np.eye(2, dtype=dtype), np.ones((2, 1), dtype))).dtype
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a = da.broadcast_to(a, batch + a.shape[-2:])
+        a = a.rechunk(a.chunks[:-2] + ((a.shape[-2],), (a.shape[-1],)))
+        b = da.broadcast_to(b, batch + b.shape[-2:])
+        b = b.rechunk(a.chunks[:-2] + ((b.shape[-2],), (b.shape[-1],)))  # a's batch chunks
+        return da.apply_gufunc(lambda x, y: func(x, y, *args, **kwargs), signature, a, b,
+                               output_dtypes=dtype)
+    return call
+
+
+def _qr(x: Any, mode: str = "reduced") -> Any:
+    """NumPy's QR per matrix of a batch (Dask's own takes one tall-and-skinny matrix)."""
+    signature = {"reduced": "(m,n)->(m,k),(k,n)", "complete": "(m,n)->(m,m),(m,n)",
+                 "r": "(m,n)->(k,n)"}[mode]
+    out = _gufunc(np.linalg.qr, signature, k=min)(x, mode=mode)
+    return out if mode == "r" else type(np.linalg.qr(np.eye(1)))(*out)
+
+
+def _svd(x: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+    """NumPy's SVD per matrix of a batch (Dask's own takes one tall-and-skinny matrix)."""
+    if not compute_uv:
+        return _gufunc(np.linalg.svd, "(m,n)->(k)", k=min)(x, compute_uv=False)
+    signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
+    out = _gufunc(np.linalg.svd, signature, k=min)(x, full_matrices=full_matrices)
+    return type(np.linalg.svd(np.eye(1)))(*out)
+
+
+_FFT_ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
+_FFT_TWO_AXES = ("fft2", "ifft2", "rfft2", "irfft2")
+_FFT_N_AXES = ("fftn", "ifftn", "rfftn", "irfftn")
+
+
+def _fft_whole(name: str) -> Callable:
+    """``numpy.fft.<name>`` on Dask with the transformed axes rechunked whole first (Dask's
+    own transforms refuse an axis of several chunks), lazily."""
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        import dask.array as da
+        x = _dask(a)
+        if name in _FFT_ONE_AXIS:
+            axes: Any = (args[1] if len(args) > 1 else kwargs.get("axis", -1),)
+        else:
+            s = args[0] if args else kwargs.get("s")
+            axes = args[1] if len(args) > 1 else kwargs.get("axes")
+            if axes is None:
+                axes = (-2, -1) if name in _FFT_TWO_AXES else \
+                    range(x.ndim - len(s) if s is not None else 0, x.ndim)
+        x = x.rechunk({ax % x.ndim: -1 for ax in axes}) if x.ndim else x
+        return getattr(da.fft, name)(x, *args, **kwargs)
+    call.__name__ = name
+    return call
+
+
 def _slogdet(x: Any) -> Any:
     sign, logabsdet = _gufunc(np.linalg.slogdet, "(m,m)->(),()")(x)
     return type(np.linalg.slogdet(np.eye(1)))(sign, logabsdet)
@@ -440,9 +502,15 @@ def lazy_functions() -> dict[Callable, Callable]:
         la.cond: _gufunc(la.cond, "(m,n)->()"),
         la.svdvals: _gufunc(la.svdvals, "(m,n)->(k)", k=min),
         la.matrix_rank: _gufunc(la.matrix_rank, "(m,n)->()"),
+        la.inv: _gufunc(la.inv, "(m,m)->(m,m)"),
+        la.cholesky: _gufunc(la.cholesky, "(m,m)->(m,m)"),
+        la.solve: _gufunc_pair(la.solve, "(m,m),(m,n)->(m,n)"),
+        la.qr: _qr, la.svd: _svd,
         la.multi_dot: _multi_dot,
         np.array_equal: _array_equal, np.array_equiv: _array_equiv, np.allclose: _allclose,
     }
+    for name in _FFT_ONE_AXIS + _FFT_TWO_AXES + _FFT_N_AXES:
+        table[getattr(np.fft, name)] = _fft_whole(name)
     for name in ("astype", "matrix_transpose", "unstack", "cumulative_sum", "cumulative_prod",
                  "unique_values", "unique_counts", "unique_inverse", "unique_all"):
         table[getattr(np, name)] = _compat(name)

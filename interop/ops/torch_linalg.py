@@ -241,7 +241,19 @@ def matrix_norm(be: Any, A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim:
     """Frobenius, nuclear, 1/-1/2/-2/inf/-inf matrix norms over the two ``dim`` axes."""
     x = A.astype(dtype) if dtype is not None else A
     _float("matrix_norm", x)
+    if be.lazy and ord in ("nuc", 2, -2):  # Dask's norm has no SVD-based one beyond 2-d
+        return _singular_value_norm(be, x, ord, tuple(dim), keepdim)
     return linalg(be, "norm")(x, ord=_ord(ord), axis=tuple(dim), keepdims=keepdim)
+
+
+def _singular_value_norm(be: Any, x: Any, ord: Any, dim: tuple, keepdim: bool) -> Any:
+    """The nuclear (sum), 2 (largest) or -2 (smallest singular value) norm of each matrix."""
+    dims = tuple(d % x.ndim for d in dim)
+    s = be.svdvals(be.np.moveaxis(x, dims, (-2, -1)))
+    out = s.sum(axis=-1) if ord == "nuc" else s.max(axis=-1) if ord == 2 else s.min(axis=-1)
+    for d in sorted(dims) if keepdim else ():
+        out = be.np.expand_dims(out, d)
+    return out
 
 
 @op("linalg_matrix_power", method="matrix_power",
