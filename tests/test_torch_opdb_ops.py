@@ -179,6 +179,16 @@ CASES = {
         a, torch.where(i > 3, -1, i % 4) if isinstance(i, torch.Tensor)
         else interop.where(i > 3, -1, i % 4), reduction="sum"), (M, IDX), True),
     "index_add_0d": (lambda a: a[0, 0].index_add(0, a[0, 0].long() * 0, a[0, 1], alpha=2), (M,), True),
+    # torch.masked reads t.layout and makes tensors on t.device
+    "masked.sum": (lambda a, m: torch.masked.sum(a, 1, mask=m), (M, BOOLS), True),
+    "masked.var": (lambda a, m: torch.masked.var(a, 0, mask=m), (M, BOOLS), True),
+    "masked.softmax": (lambda a, m: torch.masked.softmax(a, 1, mask=m), (M, BOOLS), True),
+    "masked.normalize": (lambda a, m: torch.masked.normalize(a, 2.0, 1, mask=m), (M, BOOLS), True),
+    # aliases answer their torch names too
+    "subtract": (lambda a, b: torch.subtract(a, b, alpha=2), (M, M), True),
+    "divide": (lambda a, b: torch.divide(a, b, rounding_mode="floor"), (M, SORTED), True),
+    "concat": (lambda a, b: torch.concat([a, b], 1), (M, M), True),
+    "vector_norm_0d": (lambda a: torch.linalg.vector_norm(a, dim=0), (np.array(-2.5, np.float32),), True),
 }
 
 DASK_LACKS = {"qr_complete"}
@@ -252,3 +262,11 @@ def test_errors_name_the_fix():
         torch.cartesian_prod(interop.tensor(M[0]), interop.tensor(INTS[0]))
     with pytest.raises(RuntimeError, match="boolean masks"):
         torch.masked_scatter(interop.tensor(M), interop.tensor(INTS), interop.tensor(M))
+
+
+def test_layout_and_device_stand_in_for_torchs(backend):
+    t = interop.tensor(M, backend=backend)
+    assert t.layout is torch.strided
+    made = torch.ones(2, device=t.device)
+    assert type(made) is torch.Tensor and made.device == torch.device("cpu")
+    assert torch.tensor([1.0], device=t.device, dtype=t.dtype).dtype == torch.float32
