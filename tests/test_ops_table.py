@@ -459,7 +459,7 @@ def test_every_operation_has_samples():
     # torch.nn.functional, torch.fft, torch.special, torch.linalg: in tests/test_torch_*.py
     covered |= {e.name for e in TABLE.values() if e.impl.__module__.rsplit(".", 1)[-1] in
                 ("composite", "nn_functional", "nn_conv", "nn_loss", "nn_resize", "fft", "special",
-                 "nn_adaptive_max", "nn_margin", "nn_unpool",
+                 "nn_adaptive_max", "nn_margin", "nn_unpool", "linalg_lu",
                  "torch_linalg", "torch_aten", "torch_build", "torch_linalg_legacy",
                  "torch_scatter", "torch_stats", "torch_tensor")}  # torch_*: tests/test_torch_opdb_ops.py
     missing = sorted(set(TABLE) - covered)

@@ -270,3 +270,45 @@ def test_layout_and_device_stand_in_for_torchs(backend):
     made = torch.ones(2, device=t.device)
     assert type(made) is torch.Tensor and made.device == torch.device("cpu")
     assert torch.tensor([1.0], device=t.device, dtype=t.dtype).dtype == torch.float32
+
+
+SINGULAR = np.array([[[1, 2, 3], [2, 4, 6], [1, 0, 1]], [[0, 0, 0], [0, 0, 0], [0, 0, 0]]],
+                    np.float32)
+LU_CALLS = {
+    "lu_factor_ex": lambda a: torch.linalg.lu_factor_ex(a),
+    "linalg.lu": lambda a: torch.linalg.lu(a),
+    "lu_get_infos": lambda a: torch.lu(a, get_infos=True),
+    "lu_unpack": lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a)),
+    "lu_unpack_no_data": lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a), unpack_data=False),
+    "lu_solve": lambda a: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), a[..., :2] + 1),
+    "lu_solve_right_adjoint": lambda a: torch.linalg.lu_solve(
+        *torch.linalg.lu_factor(a), a[..., :1, :] + 1, left=False, adjoint=True),
+    "lu_solve_legacy": lambda a: torch.lu_solve(a[..., :2] + 1, *torch.linalg.lu_factor(a)),
+}
+
+
+@pytest.mark.parametrize("name", LU_CALLS)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (0, 3, 3)])
+def test_lu_matches_torch(name, shape):
+    x = RNG.standard_normal(shape).astype(np.float32) + 3 * np.eye(shape[-1], dtype=np.float32)
+    compare(LU_CALLS[name](interop.tensor(x)), LU_CALLS[name](torch.from_numpy(x)), True, name)
+
+
+@pytest.mark.parametrize("shape", [(2, 4), (4, 2), (2, 3, 5)])
+def test_lu_of_rectangular_and_singular_matrices(shape):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    for a in (x, SINGULAR):
+        compare(torch.linalg.lu(interop.tensor(a)), torch.linalg.lu(torch.from_numpy(a)), True, "lu")
+        compare(torch.linalg.lu_factor_ex(interop.tensor(a)),
+                torch.linalg.lu_factor_ex(torch.from_numpy(a)), True, "lu_factor_ex")
+
+
+def test_lu_errors_as_torch():
+    with pytest.raises(RuntimeError, match="without pivoting"):
+        torch.linalg.lu_factor(interop.tensor(SQ), pivot=False)
+    with pytest.raises(RuntimeError, match="singular"):
+        torch.linalg.lu_factor_ex(interop.tensor(SINGULAR), check_errors=True)
+    with pytest.raises(RuntimeError, match="floating point"):
+        torch.linalg.lu(interop.tensor(INTS))
+    with pytest.raises(interop.errors.BackendLacksError, match="dask"):
+        torch.linalg.lu_factor(interop.tensor(SQ, backend="dask"))
