@@ -461,6 +461,6 @@ def test_every_operation_has_samples():
                 ("composite", "nn_functional", "nn_conv", "nn_loss", "nn_resize", "fft", "special",
                  "nn_adaptive_max", "nn_margin", "nn_unpool", "linalg_lu",
                  "torch_linalg", "torch_aten", "torch_build", "torch_linalg_legacy",
-                 "torch_scatter", "torch_stats", "torch_tensor")}  # torch_*: tests/test_torch_opdb_ops.py
+                 "torch_scatter", "torch_stats", "torch_strided", "torch_tensor")}  # torch_*: tests/test_torch_opdb_ops.py
     missing = sorted(set(TABLE) - covered)
     assert not missing, f"operations without samples in tests/test_ops_table.py: {missing}"

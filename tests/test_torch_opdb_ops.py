@@ -312,3 +312,54 @@ def test_lu_errors_as_torch():
         torch.linalg.lu(interop.tensor(INTS))
     with pytest.raises(interop.errors.BackendLacksError, match="dask"):
         torch.linalg.lu_factor(interop.tensor(SQ, backend="dask"))
+
+
+STRIDED_CALLS = {
+    "as_strided": lambda a: torch.as_strided(a, (2, 2), (1, 2)),
+    "as_strided_offset": lambda a: a.as_strided((3,), (3,), 1),
+    "as_strided_empty": lambda a: torch.as_strided(a, (0, 4), (1, 1)),
+    "as_strided_copy": lambda a: torch.as_strided_copy(a, (2, 3), (2, 1), 2),
+    "as_strided_scatter": lambda a: torch.as_strided_scatter(a, a[:2, :2] * 10, (2, 2), (4, 1), 1),
+    "view_reaches_its_storage": lambda a: a[1:, 1:].as_strided((2, 2), (1, 1), 0),
+    "view_keeps_its_offset": lambda a: a[1:].as_strided((2,), (4,)),
+}
+
+
+@pytest.mark.parametrize("name", STRIDED_CALLS)
+def test_as_strided_matches_torch(name):
+    compare(STRIDED_CALLS[name](interop.tensor(M.copy())), STRIDED_CALLS[name](torch.from_numpy(M.copy())),
+            True, name)
+
+
+def test_as_strided_is_a_view_and_checks_bounds(backend):
+    t = interop.tensor(M.copy())
+    torch.as_strided(t, (2,), (5,))[1] = 100.0
+    assert to_numpy(t)[1, 1] == 100.0
+    with pytest.raises(RuntimeError, match="out of bounds for storage"):
+        torch.as_strided(t, (2, 2), (12, 1))
+    with pytest.raises(RuntimeError, match="out of bounds for storage"):
+        torch.as_strided(t, (1,), (1,), 12)
+    if backend == "dask":
+        with pytest.raises(interop.errors.BackendLacksError, match="dask"):
+            torch.as_strided(interop.tensor(M, backend="dask"), (2,), (1,))
+
+
+ROWS = np.array([[1, 2], [0, 5], [1, 2], [0, 1]], np.float32)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unique_along_dim_matches_torch(dim, backend):
+    kw = dict(dim=dim, return_inverse=True, return_counts=True)
+    if backend == "dask":
+        with pytest.raises(interop.errors.BackendLacksError, match="dim"):
+            torch.unique(interop.tensor(ROWS, backend=backend), **kw)
+        return
+    compare(torch.unique(interop.tensor(ROWS), **kw), torch.unique(torch.from_numpy(ROWS), **kw),
+            True, "unique")
+    if dim == 0:
+        compare(torch.unique(interop.tensor(ROWS[:0]), dim=0),
+                torch.unique(torch.from_numpy(ROWS[:0]), dim=0), True, "unique of empty")
+        return
+    for t in (torch.from_numpy(ROWS[:0]), interop.tensor(ROWS[:0])):
+        with pytest.raises(RuntimeError, match="0 sized dimensions"):
+            torch.unique(t, dim=dim)
