@@ -7,7 +7,7 @@ Each reason is the first failing sample's error, as measured by
 """
 
 XFAIL: dict[str, str] = {
-    # ---- TypeError (61)
+    # ---- TypeError (50)
     '__getitem__': "descriptor '__getitem__' requires a 'torch._C.TensorBase' object but received a 'Tensor'",
     '__radd__': "descriptor '__radd__' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     '__rmul__': "descriptor '__rmul__' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
@@ -18,7 +18,6 @@ XFAIL: dict[str, str] = {
     '_segment_reduce.offsets': 'torch.segment_reduce is not implemented by interop for the numpy backend; call it on a torch tensor (torch.fro',
     '_softmax_backward_data': 'aten._softmax_backward_data is not implemented by interop for the numpy backend; call it on a torch tensor (to',
     '_upsample_bilinear2d_aa': 'aten._upsample_bilinear2d_aa is not implemented by interop for the numpy backend; call it on a torch tensor (t',
-    'as_strided.partial_views': 'the samples take views of a larger tensor; the harness copies a view into an array of its own, so the storage around it that torch.as_strided reaches is gone',
     'bernoulli': 'torch.bernoulli is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dlp',
     'cauchy': "descriptor 'cauchy_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     'cdouble': "descriptor 'cdouble' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
@@ -59,12 +58,12 @@ XFAIL: dict[str, str] = {
     'svd_lowrank': 'randn() received an invalid combination of arguments - got (int, int, device=Device, dtype=DType), but expecte',
     'torch.ops.aten._safe_softmax.default': 'aten._safe_softmax.default is not implemented by interop for the numpy backend; call it on a torch tensor (tor',
     'uniform': "descriptor 'uniform_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
-    # ---- AttributeError (23)
+    # ---- AttributeError (4)
     'bfloat16': "'Tensor' object has no attribute 'bfloat16'",
     'chalf': "'Tensor' object has no attribute 'chalf'",
     'resize_': "'Tensor' object has no attribute 'resize_'",
     'to_sparse': "'Tensor' object has no attribute 'to_sparse'",
-    # ---- NotImplementedError (9)
+    # ---- NotImplementedError (8)
     'nn.functional.alpha_dropout': 'alpha_dropout(training=True) is not implemented by interop; models run in eval mode (model.eval()) use the ide',
     'nn.functional.dropout2d': 'dropout2d(training=True) is not implemented by interop; models run in eval mode (model.eval()) use the identit',
     'nn.functional.dropout3d': 'dropout3d(training=True) is not implemented by interop; models run in eval mode (model.eval()) use the identit',
@@ -73,14 +72,15 @@ XFAIL: dict[str, str] = {
     'nn.functional.interpolate.bicubic': "interpolate: mode 'bicubic' is not implemented by interop (nearest, nearest-exact, linear, bilinear, trilinear",
     'nn.functional.rrelu': 'rrelu(training=True) draws random slopes; interop implements the eval form only (training=False)',
     'nn.functional.scaled_dot_product_attention': 'scaled_dot_product_attention: dropout_p > 0 is not implemented by interop (pass 0.0 at inference)',
-    # ---- AssertionError (7)
-    'linalg.eig': '',
-    'linalg.eigh': '',
+    # ---- AssertionError (8)
+    'as_strided.partial_views': 'the samples take views of a larger tensor; the harness copies a view into an array of its own, so the storage around it that torch.as_strided reaches is gone',
+    'linalg.eig': "torch documents eigenvectors as unique only up to a complex phase; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
+    'linalg.eigh': "torch documents eigenvectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     'linalg.lstsq': "linalg.lstsq[2]: shape () != torch's (0,)",
     'linalg.lstsq.grad_oriented': "linalg.lstsq[1]: shape (0,) != torch's (3,)",
-    'linalg.svd': '',
+    'linalg.svd': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     'nn.functional.multi_head_attention_forward': '',
-    'svd': '',
+    'svd': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     # ---- ShapeError (2)
     'linalg.matrix_rank': 'matrix_rank: operands could not be broadcast together with shapes (0,5) (0,0); the shapes must be broadcastabl',
     'nn.functional.pad.replicate_negative': "pad: can't extend empty axis 3 using modes other than 'constant' or 'empty'; check the arguments' shapes and v",
