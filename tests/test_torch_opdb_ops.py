@@ -4,6 +4,9 @@ shape; random and uninitialised results by shape and dtype only."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -262,6 +265,14 @@ def test_errors_name_the_fix():
         torch.cartesian_prod(interop.tensor(M[0]), interop.tensor(INTS[0]))
     with pytest.raises(RuntimeError, match="boolean masks"):
         torch.masked_scatter(interop.tensor(M), interop.tensor(INTS), interop.tensor(M))
+
+
+def test_device_and_layout_load_no_torch():
+    code = ("import sys, interop; t = interop.tensor([1.0]); "
+            "interop.zeros(2, device=t.device, dtype=t.dtype).to(t.device); "
+            "print(t.layout, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["strided", "False"]
 
 
 def test_layout_and_device_stand_in_for_torchs(backend):
