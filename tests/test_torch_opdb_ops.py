@@ -374,3 +374,9 @@ def test_unique_along_dim_matches_torch(dim, backend):
     for t in (torch.from_numpy(ROWS[:0]), interop.tensor(ROWS[:0])):
         with pytest.raises(RuntimeError, match="0 sized dimensions"):
             torch.unique(t, dim=dim)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.bool_, np.float32, np.complex64])
+def test_is_signed_as_torch(dtype):
+    a = np.zeros(2, dtype)
+    assert torch.is_signed(interop.tensor(a)) is torch.is_signed(torch.from_numpy(a))

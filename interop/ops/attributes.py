@@ -110,6 +110,12 @@ def is_complex(be: Any, input: Any) -> bool:
     return input.dtype.kind == "c"
 
 
+@op(function=True, family="attributes")
+def is_signed(be: Any, input: Any) -> bool:
+    """True for signed integer, floating and complex dtypes (torch.masked asks of int inputs)."""
+    return input.dtype.kind in "ifc"
+
+
 def _one_value(name: str, input: Any) -> Any:
     n = math.prod(input.shape)
     if n != 1:
