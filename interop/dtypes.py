@@ -334,11 +334,24 @@ class DType:
                            kwargs: dict | None = None) -> Any:
         """torch's parser sent the call here for a dtype in a torch slot: run ``func``
         with torch's dtype in its place (tensors among the arguments dispatch as usual)."""
-        def swap(a: Any) -> Any:
-            if type(a) is list or type(a) is tuple:
-                return type(a)(swap(x) for x in a)
-            return a.to_torch() if type(a) is DType else a
-        return func(*(swap(a) for a in args), **{k: swap(v) for k, v in (kwargs or {}).items()})
+        return call_with_torch_objects(func, args, kwargs)
+
+
+TORCH_STAND_INS: set[type] = set()
+"""Types standing in for a torch object in a torch argument slot (dtype, device): each has
+``to_torch()`` and a ``__torch_function__`` that calls ``call_with_torch_objects``."""
+
+
+def call_with_torch_objects(func: Any, args: tuple, kwargs: dict | None) -> Any:
+    """Run ``func`` with every stand-in among the arguments replaced by its torch object."""
+    def swap(a: Any) -> Any:
+        if type(a) is list or type(a) is tuple:
+            return type(a)(swap(x) for x in a)
+        return a.to_torch() if type(a) in TORCH_STAND_INS else a
+    return func(*(swap(a) for a in args), **{k: swap(v) for k, v in (kwargs or {}).items()})
+
+
+TORCH_STAND_INS.add(DType)
 
 
 _PUBLIC: dict[np.dtype, DType] = {}

@@ -31,6 +31,8 @@ KNOWN_DIFFERENCES = {
     "torch.pinverse": "torch.linalg.pinv's A",
     # binary elementwise operations are generated with (input, other) by one factory
     "torch.pow": "exponent is other", "torch.dot": "tensor is other",
+    # aliases share their operation's record: torch documents them with other names
+    "torch.swapaxes": "transpose's dim0/dim1", "torch.true_divide": "div's input/other",
 }
 
 

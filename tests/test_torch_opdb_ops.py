@@ -4,6 +4,9 @@ shape; random and uninitialised results by shape and dtype only."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -179,6 +182,16 @@ CASES = {
         a, torch.where(i > 3, -1, i % 4) if isinstance(i, torch.Tensor)
         else interop.where(i > 3, -1, i % 4), reduction="sum"), (M, IDX), True),
     "index_add_0d": (lambda a: a[0, 0].index_add(0, a[0, 0].long() * 0, a[0, 1], alpha=2), (M,), True),
+    # torch.masked reads t.layout and makes tensors on t.device
+    "masked.sum": (lambda a, m: torch.masked.sum(a, 1, mask=m), (M, BOOLS), True),
+    "masked.var": (lambda a, m: torch.masked.var(a, 0, mask=m), (M, BOOLS), True),
+    "masked.softmax": (lambda a, m: torch.masked.softmax(a, 1, mask=m), (M, BOOLS), True),
+    "masked.normalize": (lambda a, m: torch.masked.normalize(a, 2.0, 1, mask=m), (M, BOOLS), True),
+    # aliases answer their torch names too
+    "subtract": (lambda a, b: torch.subtract(a, b, alpha=2), (M, M), True),
+    "divide": (lambda a, b: torch.divide(a, b, rounding_mode="floor"), (M, SORTED), True),
+    "concat": (lambda a, b: torch.concat([a, b], 1), (M, M), True),
+    "vector_norm_0d": (lambda a: torch.linalg.vector_norm(a, dim=0), (np.array(-2.5, np.float32),), True),
 }
 
 DASK_LACKS = {"qr_complete"}
@@ -252,3 +265,118 @@ def test_errors_name_the_fix():
         torch.cartesian_prod(interop.tensor(M[0]), interop.tensor(INTS[0]))
     with pytest.raises(RuntimeError, match="boolean masks"):
         torch.masked_scatter(interop.tensor(M), interop.tensor(INTS), interop.tensor(M))
+
+
+def test_device_and_layout_load_no_torch():
+    code = ("import sys, interop; t = interop.tensor([1.0]); "
+            "interop.zeros(2, device=t.device, dtype=t.dtype).to(t.device); "
+            "print(t.layout, 'torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["strided", "False"]
+
+
+def test_layout_and_device_stand_in_for_torchs(backend):
+    t = interop.tensor(M, backend=backend)
+    assert t.layout is torch.strided
+    made = torch.ones(2, device=t.device)
+    assert type(made) is torch.Tensor and made.device == torch.device("cpu")
+    assert torch.tensor([1.0], device=t.device, dtype=t.dtype).dtype == torch.float32
+
+
+SINGULAR = np.array([[[1, 2, 3], [2, 4, 6], [1, 0, 1]], [[0, 0, 0], [0, 0, 0], [0, 0, 0]]],
+                    np.float32)
+LU_CALLS = {
+    "lu_factor_ex": lambda a: torch.linalg.lu_factor_ex(a),
+    "linalg.lu": lambda a: torch.linalg.lu(a),
+    "lu_get_infos": lambda a: torch.lu(a, get_infos=True),
+    "lu_unpack": lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a)),
+    "lu_unpack_no_data": lambda a: torch.lu_unpack(*torch.linalg.lu_factor(a), unpack_data=False),
+    "lu_solve": lambda a: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), a[..., :2] + 1),
+    "lu_solve_right_adjoint": lambda a: torch.linalg.lu_solve(
+        *torch.linalg.lu_factor(a), a[..., :1, :] + 1, left=False, adjoint=True),
+    "lu_solve_legacy": lambda a: torch.lu_solve(a[..., :2] + 1, *torch.linalg.lu_factor(a)),
+}
+
+
+@pytest.mark.parametrize("name", LU_CALLS)
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4), (0, 3, 3)])
+def test_lu_matches_torch(name, shape):
+    x = RNG.standard_normal(shape).astype(np.float32) + 3 * np.eye(shape[-1], dtype=np.float32)
+    compare(LU_CALLS[name](interop.tensor(x)), LU_CALLS[name](torch.from_numpy(x)), True, name)
+
+
+@pytest.mark.parametrize("shape", [(2, 4), (4, 2), (2, 3, 5)])
+def test_lu_of_rectangular_and_singular_matrices(shape):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    for a in (x, SINGULAR):
+        compare(torch.linalg.lu(interop.tensor(a)), torch.linalg.lu(torch.from_numpy(a)), True, "lu")
+        compare(torch.linalg.lu_factor_ex(interop.tensor(a)),
+                torch.linalg.lu_factor_ex(torch.from_numpy(a)), True, "lu_factor_ex")
+
+
+def test_lu_errors_as_torch():
+    with pytest.raises(RuntimeError, match="without pivoting"):
+        torch.linalg.lu_factor(interop.tensor(SQ), pivot=False)
+    with pytest.raises(RuntimeError, match="singular"):
+        torch.linalg.lu_factor_ex(interop.tensor(SINGULAR), check_errors=True)
+    with pytest.raises(RuntimeError, match="floating point"):
+        torch.linalg.lu(interop.tensor(INTS))
+    with pytest.raises(interop.errors.BackendLacksError, match="dask"):
+        torch.linalg.lu_factor(interop.tensor(SQ, backend="dask"))
+
+
+STRIDED_CALLS = {
+    "as_strided": lambda a: torch.as_strided(a, (2, 2), (1, 2)),
+    "as_strided_offset": lambda a: a.as_strided((3,), (3,), 1),
+    "as_strided_empty": lambda a: torch.as_strided(a, (0, 4), (1, 1)),
+    "as_strided_copy": lambda a: torch.as_strided_copy(a, (2, 3), (2, 1), 2),
+    "as_strided_scatter": lambda a: torch.as_strided_scatter(a, a[:2, :2] * 10, (2, 2), (4, 1), 1),
+    "view_reaches_its_storage": lambda a: a[1:, 1:].as_strided((2, 2), (1, 1), 0),
+    "view_keeps_its_offset": lambda a: a[1:].as_strided((2,), (4,)),
+}
+
+
+@pytest.mark.parametrize("name", STRIDED_CALLS)
+def test_as_strided_matches_torch(name):
+    compare(STRIDED_CALLS[name](interop.tensor(M.copy())), STRIDED_CALLS[name](torch.from_numpy(M.copy())),
+            True, name)
+
+
+def test_as_strided_is_a_view_and_checks_bounds(backend):
+    t = interop.tensor(M.copy())
+    torch.as_strided(t, (2,), (5,))[1] = 100.0
+    assert to_numpy(t)[1, 1] == 100.0
+    with pytest.raises(RuntimeError, match="out of bounds for storage"):
+        torch.as_strided(t, (2, 2), (12, 1))
+    with pytest.raises(RuntimeError, match="out of bounds for storage"):
+        torch.as_strided(t, (1,), (1,), 12)
+    if backend == "dask":
+        with pytest.raises(interop.errors.BackendLacksError, match="dask"):
+            torch.as_strided(interop.tensor(M, backend="dask"), (2,), (1,))
+
+
+ROWS = np.array([[1, 2], [0, 5], [1, 2], [0, 1]], np.float32)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unique_along_dim_matches_torch(dim, backend):
+    kw = dict(dim=dim, return_inverse=True, return_counts=True)
+    if backend == "dask":
+        with pytest.raises(interop.errors.BackendLacksError, match="dim"):
+            torch.unique(interop.tensor(ROWS, backend=backend), **kw)
+        return
+    compare(torch.unique(interop.tensor(ROWS), **kw), torch.unique(torch.from_numpy(ROWS), **kw),
+            True, "unique")
+    if dim == 0:
+        compare(torch.unique(interop.tensor(ROWS[:0]), dim=0),
+                torch.unique(torch.from_numpy(ROWS[:0]), dim=0), True, "unique of empty")
+        return
+    for t in (torch.from_numpy(ROWS[:0]), interop.tensor(ROWS[:0])):
+        with pytest.raises(RuntimeError, match="0 sized dimensions"):
+            torch.unique(t, dim=dim)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.bool_, np.float32, np.complex64])
+def test_is_signed_as_torch(dtype):
+    a = np.zeros(2, dtype)
+    assert torch.is_signed(interop.tensor(a)) is torch.is_signed(torch.from_numpy(a))

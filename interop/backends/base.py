@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dtypes import TORCH_STAND_INS, call_with_torch_objects
 from ..errors import unknown_name
 
 
@@ -92,6 +93,18 @@ class Device(str):
         backend = "" if self.backend is None else f", backend='{self.backend}'"
         return f"device(type='{self.type}'{index}{backend})"
 
+    def to_torch(self) -> Any:
+        """The torch.device of the same name (torch is loaded: only torch code asks)."""
+        import torch
+        return torch.device(str(self.memory))
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: tuple, args: tuple = (),
+                           kwargs: dict | None = None) -> Any:
+        """torch's parser sent the call here for a device in a torch slot
+        (``torch.ones(3, device=t.device)``): run ``func`` with torch's device in its place."""
+        return call_with_torch_objects(func, args, kwargs)
+
     @property
     def memory(self) -> Device:
         """The device itself, without a backend: where the (chunks') memory is."""
@@ -103,6 +116,7 @@ def _device(type: str, index: int | None, backend: str | None) -> Device:  # noq
     return Device(type, index, backend=backend)
 
 
+TORCH_STAND_INS.add(Device)
 CPU = Device("cpu")
 
 

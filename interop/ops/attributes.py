@@ -8,6 +8,7 @@ sees ``t.shape`` (as ``Tensor.shape.__get__``), ``len(t)``, ``float(t)`` and
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,14 @@ def ndim(be: Any, input: Any) -> int:
 def is_nested(be: Any, input: Any) -> bool:
     """False: interop has no nested (ragged) tensors; torch's attention modules ask."""
     return False
+
+
+@_prop("layout", "torch.strided: interop tensors are dense.")
+def layout(be: Any, input: Any) -> Any:
+    """torch.strided (torch's own object, as ``torch.masked`` tests set membership), or the
+    string ``"strided"`` while torch is not loaded: interop tensors are dense and strided."""
+    torch = sys.modules.get("torch")
+    return "strided" if torch is None else torch.strided
 
 
 @_prop("device", "Where the data lives.")
@@ -99,6 +108,12 @@ def is_floating_point(be: Any, input: Any) -> bool:
 @op(function=True, family="attributes")
 def is_complex(be: Any, input: Any) -> bool:
     return input.dtype.kind == "c"
+
+
+@op(function=True, family="attributes")
+def is_signed(be: Any, input: Any) -> bool:
+    """True for signed integer, floating and complex dtypes (torch.masked asks of int inputs)."""
+    return input.dtype.kind in "ifc"
 
 
 def _one_value(name: str, input: Any) -> Any:

@@ -66,7 +66,7 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
         meth = (key if method is True else method) or None
         inpl = (f"{meth or key}_" if inplace is True else inplace) or None
         names = torch if torch is not None else (
-            *((f"torch.{key}",) if function else ()),
+            *((f"torch.{key}", *(f"torch.{a}" for a in aliases)) if function else ()),
             *((f"torch.Tensor.{meth}.__get__" if property else f"torch.Tensor.{meth}",)
               if meth else ()),
             *((f"torch.Tensor.{inpl}",) if inpl else ()),

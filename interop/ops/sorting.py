@@ -9,6 +9,7 @@ from collections import namedtuple
 from typing import Any
 
 from .. import dtypes
+from ..errors import BackendLacksError
 from ._args import check_dim, int_arg, ordered
 from .indexing import _take_along
 from .reductions import values_indices
@@ -101,8 +102,8 @@ def unique(be: Any, input: Any, sorted: bool = True, return_inverse: bool = Fals
            return_counts: bool = False, dim: Any = None) -> Any:
     """Sorted unique values, optionally with inverse indices and counts."""
     if dim is not None:
-        raise NotImplementedError("unique(dim=...) is not supported yet: flatten or loop over "
-                                  "slices instead")
+        return _unique_slices(be, input, check_dim("unique", dim, input.ndim), return_inverse,
+                              return_counts)
     flat = be.np.reshape(input, (-1,))
     if not (return_inverse or return_counts):
         return be.xp.unique_values(flat)
@@ -113,6 +114,29 @@ def unique(be: Any, input: Any, sorted: bool = True, return_inverse: bool = Fals
     if return_counts:
         out.append(counts.astype(dtypes.int64))
     return tuple(out)
+
+
+def _unique_slices(be: Any, input: Any, dim: int, return_inverse: bool,
+                   return_counts: bool) -> Any:
+    """unique(dim=d): the distinct slices along ``d``, in lexicographic order (NumPy's
+    ``unique(axis=)``, sorted as torch sorts them); Dask has no slice-wise unique."""
+    if be.name == "dask":
+        raise BackendLacksError(
+            "torch.unique(dim=...) is not implemented by the dask backend (dask.array.unique "
+            "has no axis); compute first: t.compute(), or call it without dim")
+    if input.ndim == 0:
+        input = be.np.reshape(input, (1,))
+    if any(n == 0 for d, n in enumerate(input.shape) if d != dim):
+        raise RuntimeError("unique: There are 0 sized dimensions, and they aren't selected, so "
+                           "unique cannot be applied; pass the empty dimension as dim")
+    values, inverse, counts = be.np.unique(input, axis=dim, return_inverse=True,
+                                           return_counts=True)
+    out = [values]
+    if return_inverse:
+        out.append(be.np.reshape(inverse, (-1,)).astype(dtypes.int64))
+    if return_counts:
+        out.append(counts.astype(dtypes.int64))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 @op(family="sorting", method=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._args import check_dim
 from .registry import op, torch_alias
 
 RESULTS = {name: namedtuple(name, fields) for name, fields in {
@@ -220,6 +221,8 @@ def vector_norm(be: Any, x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = 
     x = x.astype(dtype) if dtype is not None else x
     _float("vector_norm", x)
     d = _dims(dim)
+    if x.ndim == 0:  # torch takes dim 0 / -1 of a 0-d tensor as the scalar itself
+        d = check_dim("linalg.vector_norm", d, 0)
     a = be.np.abs(x)
     real = a.dtype
     if ord == float("inf"):

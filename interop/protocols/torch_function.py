@@ -33,7 +33,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from ..dtypes import DType
+from ..dtypes import TORCH_STAND_INS
 
 
 class _State(NamedTuple):
@@ -96,8 +96,8 @@ def _is_default_torch_tensor(arg_type: type) -> bool:
 def is_plain_value_type(arg_type: type) -> bool:
     """torch's own tensor classes (``torch.Tensor``, ``nn.Parameter``): operands to take in,
     not overrides (a user's ``torch.Tensor`` subclass is not one of them); and interop's
-    dtype, whose handler only serves torch's parser."""
-    return arg_type is DType or \
+    dtype and device, whose handlers only serve torch's parser."""
+    return arg_type in TORCH_STAND_INS or \
         arg_type.__module__.startswith("torch") and _is_default_torch_tensor(arg_type)
 
 
