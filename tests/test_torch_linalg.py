@@ -75,17 +75,18 @@ def test_linalg_refuses_integers_like_torch():
         LA.inv(interop.tensor(np.eye(3, dtype=np.int64)))
 
 
-def test_dask_reduced_factorisations_refuse_complete_modes() -> None:
-    """Dask's QR and SVD are the reduced ones: a complete mode raises rather than answering
-    with the reduced factors' shapes; the square case and the reduced modes match torch."""
+def test_dask_complete_factorisations_have_torch_shapes() -> None:
+    """QR and SVD on Dask run per whole matrix: the complete modes give torch's shapes
+    (Dask's own tall-and-skinny QR and SVD give the reduced ones only)."""
     pytest.importorskip("dask")
     torch = pytest.importorskip("torch")
     a = np.random.default_rng(0).standard_normal((6, 3))
     t = interop.tensor(a, backend="dask", chunks=(6, 3))
-    with pytest.raises(TypeError, match=r"qr\(mode='complete'\).*dask"):
-        interop.linalg_qr(t, mode="complete")
-    with pytest.raises(TypeError, match=r"svd\(full_matrices=True\).*dask"):
-        interop.linalg_svd(t)
+    q, r = interop.linalg_qr(t, mode="complete")
+    assert tuple(q.shape) == (6, 6) and tuple(r.shape) == (6, 3)
+    np.testing.assert_allclose((q @ r).numpy(), a, atol=1e-12)
+    u, s, vh = interop.linalg_svd(t)
+    assert (tuple(u.shape), tuple(vh.shape)) == ((6, 6), (3, 3))
     s = interop.linalg_svd(t, full_matrices=False)[1]
     np.testing.assert_allclose(s.numpy(), torch.linalg.svdvals(torch.tensor(a)).numpy())
     q, r = interop.linalg_qr(t)

@@ -37,7 +37,8 @@ class _WithLazyExtras:
 
     def __init__(self, module: Any, extras: dict[str, Any]) -> None:
         self._module = module
-        self.__dict__.update({k: v for k, v in extras.items() if not hasattr(module, k)})
+        self.__dict__.update({k: v for k, v in extras.items()
+                              if not hasattr(module, k) or k in dask_numpy.WHOLE_MATRICES})
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._module, name)
@@ -107,25 +108,8 @@ class DaskBackend(Backend):
     def unique_all(self, flat: da.Array) -> tuple[Any, Any, Any]:
         return tuple(da.unique(flat, return_inverse=True, return_counts=True))
 
-    def cholesky(self, a: da.Array) -> da.Array:
-        return da.linalg.cholesky(a, lower=True)  # Dask's default is the upper factor
-
-    def qr(self, a: da.Array, mode: str) -> tuple[Any, Any]:
-        if mode == "complete" and a.shape[-2] > a.shape[-1]:
-            raise TypeError("qr(mode='complete') of a tall matrix is not implemented by the dask "
-                            "backend (its QR is the reduced one); compute first: "
-                            "interop.tensor(t, backend='numpy')")
-        return da.linalg.qr(a)
-
-    def svd(self, a: da.Array, full_matrices: bool) -> tuple[Any, Any, Any]:
-        if full_matrices and a.shape[-2] != a.shape[-1]:
-            raise TypeError("svd(full_matrices=True) of a non-square matrix is not implemented by "
-                            "the dask backend (its SVD is the reduced one); pass "
-                            "full_matrices=False or compute first: interop.tensor(t, backend='numpy')")
-        return da.linalg.svd(a)
-
     def svdvals(self, a: da.Array) -> da.Array:
-        return da.linalg.svd(a)[1]
+        return self.np.linalg.svdvals(a)
 
     def random(self, seed: Any) -> Any:
         return da.random.default_rng(np.random.default_rng(seed))

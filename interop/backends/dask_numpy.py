@@ -364,6 +364,45 @@ def _slogdet(x: Any) -> Any:
     return type(np.linalg.slogdet(np.eye(1)))(sign, logabsdet)
 
 
+def _qr(x: Any, mode: str = "reduced") -> Any:
+    if mode == "r":
+        return _gufunc(np.linalg.qr, "(m,n)->(k,n)", k=min)(x, mode="r")
+    signature = "(m,n)->(m,m),(m,n)" if mode == "complete" else "(m,n)->(m,k),(k,n)"
+    q, r = _gufunc(np.linalg.qr, signature, k=min)(x, mode=mode)
+    return type(np.linalg.qr(np.eye(1)))(q, r)
+
+
+def _svd(x: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
+    if not compute_uv:
+        return _gufunc(np.linalg.svd, "(m,n)->(k)", k=min)(x, compute_uv=False, hermitian=hermitian)
+    signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
+    u, s, vh = _gufunc(np.linalg.svd, signature, k=min)(x, full_matrices=full_matrices,
+                                                         hermitian=hermitian)
+    return type(np.linalg.svd(np.eye(1)))(u, s, vh)
+
+
+def _solve(a: Any, b: Any) -> Any:
+    """Batched solve with B a (batch of) matrices; each matrix in one chunk, as LAPACK needs."""
+    import dask.array as da
+    a, b = _dask(a), _dask(b)
+    whole = [x.rechunk({x.ndim - 2: -1, x.ndim - 1: -1}) for x in (a, b)]
+    dtype = np.linalg.solve(np.eye(1, dtype=a.dtype), np.eye(1, dtype=b.dtype)).dtype
+    return da.apply_gufunc(np.linalg.solve, "(m,m),(m,n)->(m,n)", *whole, output_dtypes=dtype)
+
+
+def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """Dask's norm, except the matrix norms made of singular values (its SVD wants one chunk
+    along an axis): those per whole matrix."""
+    import dask.array as da
+    x = _dask(x)
+    if ord not in ("nuc", 2, -2) or axis is None or len(axis) != 2:
+        return da.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    rows, cols = (a % x.ndim for a in axis)
+    s = _gufunc(np.linalg.svdvals, "(m,n)->(k)", k=min)(da.moveaxis(x, (rows, cols), (-2, -1)))
+    out = s.sum(-1) if ord == "nuc" else s.max(-1) if ord == 2 else s.min(-1)
+    return da.expand_dims(out, tuple(sorted((rows, cols)))) if keepdims else out
+
+
 def _eigh(x: Any, UPLO: str = "L") -> Any:  # noqa: N803 - NumPy's argument name
     values, vectors = _gufunc(np.linalg.eigh, "(m,m)->(m),(m,m)")(x, UPLO=UPLO)
     return type(np.linalg.eigh(np.eye(1)))(values, vectors)
@@ -441,6 +480,8 @@ def lazy_functions() -> dict[Callable, Callable]:
         la.svdvals: _gufunc(la.svdvals, "(m,n)->(k)", k=min),
         la.matrix_rank: _gufunc(la.matrix_rank, "(m,n)->()"),
         la.multi_dot: _multi_dot,
+        la.inv: _gufunc(la.inv, "(m,m)->(m,m)"), la.cholesky: _gufunc(la.cholesky, "(m,m)->(m,m)"),
+        la.qr: _qr, la.svd: _svd, la.solve: _solve, la.norm: _norm,
         np.array_equal: _array_equal, np.array_equiv: _array_equiv, np.allclose: _allclose,
     }
     for name in ("astype", "matrix_transpose", "unstack", "cumulative_sum", "cumulative_prod",
@@ -451,5 +492,9 @@ def lazy_functions() -> dict[Callable, Callable]:
         table[getattr(la, name)] = _compat_linalg(name)
     return table
 
+
+# Dask has these, but only for one chunk or tall-and-skinny chunks: the batched, whole-matrix
+# versions above replace them.
+WHOLE_MATRICES = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm"})
 
 VALUE_ANSWERS = frozenset({np.array_equal, np.array_equiv, np.allclose})

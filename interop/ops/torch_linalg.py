@@ -273,7 +273,7 @@ def matrix_rank(be: Any, A: Any, tol: Any = None, hermitian: bool = False, *, at
     """The number of singular values above the tolerance (torch's default: max(m, n) * eps)."""
     _float("matrix_rank", A)
     s = svdvals(be, A) if not hermitian else be.np.abs(eigvalsh(be, A))
-    smax = be.np.max(s, axis=-1, keepdims=True) if s.shape[-1] else s.sum(-1, keepdims=True)
+    smax = be.np.max(s, axis=-1, keepdims=True) if s.size else s.sum(-1, keepdims=True)  # Dask: no max of an empty batch
     a = atol if atol is not None else tol if tol is not None else 0.0
     if rtol is None:
         rtol = 0.0 if (atol is not None or tol is not None) and not a == 0 else \
