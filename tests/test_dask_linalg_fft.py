@@ -98,3 +98,31 @@ def test_distribution_log_prob_uses_batched_triangular_solve() -> None:
                                                   covariance_matrix=torch.tensor(cov), validate_args=False)
     got = _lazily(dist.log_prob, _split_in_two(x))
     np.testing.assert_allclose(got.numpy(), dist.log_prob(torch.tensor(x)).numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsd"])
+@pytest.mark.parametrize("shape", [(6, 3), (3, 3), (2, 3)], ids=str)
+def test_lstsq_matches_torch(shape: tuple, driver) -> None:
+    a, b = RNG.standard_normal(shape), RNG.standard_normal((shape[0], 2))
+    expected = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+    got = _lazily(lambda x, y: torch.linalg.lstsq(x, y, driver=driver), _split_in_two(a),
+                  _split_in_two(b))
+    np.testing.assert_allclose(got.solution.numpy(), expected.solution.numpy(), atol=1e-9)
+    for field in ("residuals", "rank"):
+        want = getattr(expected, field).numpy()
+        have = getattr(got, field).numpy()
+        assert (have.shape, have.dtype) == (want.shape, want.dtype), field
+        np.testing.assert_allclose(have, want, atol=1e-9)
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+def test_cross_matches_torch(dim: int) -> None:
+    a = RNG.standard_normal((3, 3) if dim == 0 else (4, 3))
+    b = RNG.standard_normal((3, 1) if dim == 0 else (1, 3))
+    got = _lazily(lambda x, y: torch.linalg.cross(x, y, dim=dim), _split_in_two(a), _split_in_two(b))
+    np.testing.assert_allclose(got.numpy(), torch.linalg.cross(torch.tensor(a), torch.tensor(b), dim=dim).numpy())
+
+
+def test_cross_refuses_other_than_3_vectors() -> None:
+    with pytest.raises((ValueError, RuntimeError), match="cross"):
+        torch.linalg.cross(_split_in_two(np.ones((4, 2))), _split_in_two(np.ones((4, 2)))).numpy()

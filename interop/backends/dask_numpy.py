@@ -403,6 +403,40 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
     return da.expand_dims(out, tuple(sorted((rows, cols)))) if keepdims else out
 
 
+def _lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
+    """NumPy's least squares on the whole (2-d) system: Dask's wants tall-and-skinny chunks
+    and takes no ``rcond``.  (solution, residuals, rank, singular values)."""
+    import dask.array as da
+    a, b = _dask(a), _dask(b)
+    vector = b.ndim == 1
+    a, b = a.rechunk(-1), (b[:, None] if vector else b).rechunk(-1)
+    dtype = np.linalg.lstsq(np.eye(1, dtype=a.dtype), np.eye(1, dtype=b.dtype))[0].dtype
+
+    def part(i: int, signature: str, dtype: Any) -> Any:
+        return da.apply_gufunc(lambda x, y: np.asarray(np.linalg.lstsq(x, y, rcond=rcond)[i], dtype=dtype), signature,
+                               a, b, output_dtypes=dtype)
+    x = part(0, "(m,n),(m,k)->(n,k)", dtype)
+    rank = part(2, "(m,n),(m,k)->()", np.dtype(np.int64))
+    residuals = da.zeros((0,), dtype=a.real.dtype if a.dtype.kind == "c" else dtype)
+    return x[:, 0] if vector else x, residuals, rank, _gufunc(np.linalg.svdvals, "(m,n)->(k)", k=min)(a)
+
+
+def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+           axis: Any = None) -> Any:
+    """The 3-vector cross product from slices along ``axis`` (Dask has no cross)."""
+    import dask.array as da
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = da.moveaxis(_dask(a), axisa, -1), da.moveaxis(_dask(b), axisb, -1)
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise ValueError("cross: interop's Dask cross product takes 3-vectors only, got "
+                         f"{a.shape[-1]} and {b.shape[-1]} components")
+    a, b = da.broadcast_arrays(a, b)
+    x, y, z = (a[..., i] for i in range(3))
+    u, v, w = (b[..., i] for i in range(3))
+    return da.moveaxis(da.stack([y * w - z * v, z * u - x * w, x * v - y * u], axis=-1), -1, axisc)
+
+
 def _eigh(x: Any, UPLO: str = "L") -> Any:  # noqa: N803 - NumPy's argument name
     values, vectors = _gufunc(np.linalg.eigh, "(m,m)->(m),(m,m)")(x, UPLO=UPLO)
     return type(np.linalg.eigh(np.eye(1)))(values, vectors)
@@ -481,7 +515,7 @@ def lazy_functions() -> dict[Callable, Callable]:
         la.matrix_rank: _gufunc(la.matrix_rank, "(m,n)->()"),
         la.multi_dot: _multi_dot,
         la.inv: _gufunc(la.inv, "(m,m)->(m,m)"), la.cholesky: _gufunc(la.cholesky, "(m,m)->(m,m)"),
-        la.qr: _qr, la.svd: _svd, la.solve: _solve, la.norm: _norm,
+        la.qr: _qr, la.svd: _svd, la.lstsq: _lstsq, np.cross: _cross, la.solve: _solve, la.norm: _norm,
         np.array_equal: _array_equal, np.array_equiv: _array_equiv, np.allclose: _allclose,
     }
     for name in ("astype", "matrix_transpose", "unstack", "cumulative_sum", "cumulative_prod",
@@ -495,6 +529,6 @@ def lazy_functions() -> dict[Callable, Callable]:
 
 # Dask has these, but only for one chunk or tall-and-skinny chunks: the batched, whole-matrix
 # versions above replace them.
-WHOLE_MATRICES = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm"})
+WHOLE_MATRICES = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq"})
 
 VALUE_ANSWERS = frozenset({np.array_equal, np.array_equiv, np.allclose})

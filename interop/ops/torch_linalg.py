@@ -321,7 +321,11 @@ def lstsq(be: Any, A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> 
     x, res, rank, sv = linalg(be, "lstsq")(A, B[:, None] if vector else B, rcond=rcond)
     x = x[:, 0] if vector else x
     empty = be.np.zeros((0,), dtype=A.dtype)
-    return RESULTS["linalg_lstsq"](x, empty, be.np.asarray(rank, dtype=np.int64), empty)
+    rank = be.np.zeros((0,), dtype=np.int64) if driver == "gels" else rank.astype(np.int64)
+    residuals = empty
+    if A.shape[0] > A.shape[1] and driver not in (None, "gelsy"):  # torch: tall A, these drivers
+        residuals = be.np.sum(be.np.abs(A @ x - B) ** 2, axis=0).astype(A.dtype)
+    return RESULTS["linalg_lstsq"](x, residuals, rank, empty)  # torch: no rank from 'gels'
 
 
 @op("linalg_solve_triangular", method=False, torch=_names("solve_triangular"), family="linalg")
