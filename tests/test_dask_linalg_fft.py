@@ -126,3 +126,39 @@ def test_cross_matches_torch(dim: int) -> None:
 def test_cross_refuses_other_than_3_vectors() -> None:
     with pytest.raises((ValueError, RuntimeError), match="cross"):
         torch.linalg.cross(_split_in_two(np.ones((4, 2))), _split_in_two(np.ones((4, 2)))).numpy()
+
+
+FFT_CALLS = {
+    "fft": lambda m, x: m.fft.fft(x, dim=0), "ifft": lambda m, x: m.fft.ifft(x, n=7),
+    "rfft": lambda m, x: m.fft.rfft(x, dim=0), "irfft": lambda m, x: m.fft.irfft(x),
+    "hfft": lambda m, x: m.fft.hfft(x, dim=0), "ihfft": lambda m, x: m.fft.ihfft(x),
+    "fft2": lambda m, x: m.fft.fft2(x), "rfft2": lambda m, x: m.fft.rfft2(x, s=(4, 4)),
+    "irfft2": lambda m, x: m.fft.irfft2(x), "hfft2": lambda m, x: m.fft.hfft2(x),
+    "fftn": lambda m, x: m.fft.fftn(x, s=(3,)), "irfftn": lambda m, x: m.fft.irfftn(x, dim=(0, 1)),
+    "ihfftn": lambda m, x: m.fft.ihfftn(x),
+}
+
+
+@pytest.mark.parametrize("name", FFT_CALLS)
+def test_torch_fft_over_several_chunks_matches_torch(name: str) -> None:
+    x = RNG.standard_normal((6, 5))
+    got = _lazily(lambda t: FFT_CALLS[name](torch, t), _split_in_two(x))
+    expected = FFT_CALLS[name](torch, torch.tensor(x))
+    np.testing.assert_allclose(got.numpy(), expected.resolve_conj().numpy(), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("name,kwargs", [("fft", {"axis": 0}), ("rfft", {}), ("ifft", {"n": 3}),
+                                         ("fftn", {"s": (3,), "axes": (0,)}), ("rfft2", {}), ("irfftn", {}),
+                                         ("hfft", {"axis": 0})])
+def test_numpy_fft_over_several_chunks_matches_numpy(name: str, kwargs: dict) -> None:
+    x = RNG.standard_normal((6, 5))
+    got = _lazily(lambda t: getattr(np.fft, name)(t, **kwargs), _split_in_two(x))
+    assert isinstance(got, interop.Tensor)
+    np.testing.assert_allclose(got.numpy(), getattr(np.fft, name)(x, **kwargs), atol=1e-10)
+
+
+def test_array_api_fft_over_several_chunks() -> None:
+    x = RNG.standard_normal((6, 5))
+    xp = _split_in_two(x).__array_namespace__()
+    got = _lazily(lambda t: xp.fft.fftn(t, s=(3,)), _split_in_two(x))
+    np.testing.assert_allclose(got.numpy(), np.fft.fftn(x, s=(3,), axes=(1,)), atol=1e-10)

@@ -38,19 +38,22 @@ class _WithLazyExtras:
     def __init__(self, module: Any, extras: dict[str, Any]) -> None:
         self._module = module
         self.__dict__.update({k: v for k, v in extras.items()
-                              if not hasattr(module, k) or k in dask_numpy.WHOLE_MATRICES})
+                              if not hasattr(module, k) or k in dask_numpy.REPLACE_DASKS})
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._module, name)
 
 
 def _namespace() -> _WithLazyExtras:
-    plain, linalg = {}, {}
+    plain, linalg, fft = {}, {}, {}
     for func, lazy in dask_numpy.lazy_functions().items():
         if func not in dask_numpy.VALUE_ANSWERS:  # those read values: the NumPy surface's own
-            (linalg if func.__module__ == "numpy.linalg" else plain)[func.__name__] = lazy
+            module = getattr(func, "__module__", "")
+            (linalg if module == "numpy.linalg" else fft if module == "numpy.fft" else
+             plain)[func.__name__] = lazy
     namespace = _WithLazyExtras(da, plain)
     namespace.linalg = _WithLazyExtras(da.linalg, linalg)  # replaces Dask's: a superset of it
+    namespace.fft = _WithLazyExtras(da.fft, fft)
     return namespace
 
 

@@ -20,6 +20,7 @@ dtype and rank, so mistakes raise NumPy's own exceptions while the graph is buil
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -437,6 +438,42 @@ def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     return da.moveaxis(da.stack([y * w - z * v, z * u - x * w, x * v - y * u], axis=-1), -1, axisc)
 
 
+FFTS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
+        "fftn", "ifftn", "rfftn", "irfftn")
+
+
+def fft_axes(ndim: int, arguments: dict) -> tuple[int, ...]:
+    """The axes a NumPy-style FFT transforms, from its (bound) arguments."""
+    if "axis" in arguments:
+        axis = arguments["axis"]
+        return (-1 if axis is None else axis,)
+    axes, s = arguments.get("axes"), arguments.get("s")
+    if axes is not None:
+        return tuple(axes)
+    return tuple(range(ndim - len(s) if s is not None else 0, ndim))
+
+
+def _fft(func: Callable) -> Callable:
+    """Dask's FFT, with the transformed axes rechunked into one chunk first (lazily): Dask
+    transforms only axes held in one chunk."""
+    signature = inspect.signature(func)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import dask.array as da
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        x = _dask(arguments.pop("a"))
+        out = arguments.pop("out", None)
+        axes = fft_axes(x.ndim, arguments)
+        if "axes" in arguments:
+            arguments["axes"] = axes  # NumPy's default with s= given (Dask takes the first axes)
+        x = x.rechunk({a % x.ndim: -1 for a in axes}) if x.ndim else x
+        return _finish(getattr(da.fft, func.__name__)(x, **arguments), out)
+    call.__name__ = func.__name__
+    return call
+
+
 def _eigh(x: Any, UPLO: str = "L") -> Any:  # noqa: N803 - NumPy's argument name
     values, vectors = _gufunc(np.linalg.eigh, "(m,m)->(m),(m,m)")(x, UPLO=UPLO)
     return type(np.linalg.eigh(np.eye(1)))(values, vectors)
@@ -514,6 +551,7 @@ def lazy_functions() -> dict[Callable, Callable]:
         la.svdvals: _gufunc(la.svdvals, "(m,n)->(k)", k=min),
         la.matrix_rank: _gufunc(la.matrix_rank, "(m,n)->()"),
         la.multi_dot: _multi_dot,
+        **{getattr(np.fft, name): _fft(getattr(np.fft, name)) for name in FFTS},
         la.inv: _gufunc(la.inv, "(m,m)->(m,m)"), la.cholesky: _gufunc(la.cholesky, "(m,m)->(m,m)"),
         la.qr: _qr, la.svd: _svd, la.lstsq: _lstsq, np.cross: _cross, la.solve: _solve, la.norm: _norm,
         np.array_equal: _array_equal, np.array_equiv: _array_equiv, np.allclose: _allclose,
@@ -527,8 +565,8 @@ def lazy_functions() -> dict[Callable, Callable]:
     return table
 
 
-# Dask has these, but only for one chunk or tall-and-skinny chunks: the batched, whole-matrix
-# versions above replace them.
-WHOLE_MATRICES = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq"})
+# Dask has these, but only for one chunk or tall-and-skinny chunks (matrices, transformed
+# axes): the versions above, which rechunk lazily first, replace them.
+REPLACE_DASKS = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq", *FFTS})
 
 VALUE_ANSWERS = frozenset({np.array_equal, np.array_equiv, np.allclose})
