@@ -162,3 +162,13 @@ def test_array_api_fft_over_several_chunks() -> None:
     xp = _split_in_two(x).__array_namespace__()
     got = _lazily(lambda t: xp.fft.fftn(t, s=(3,)), _split_in_two(x))
     np.testing.assert_allclose(got.numpy(), np.fft.fftn(x, s=(3,), axes=(1,)), atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(4, 6, 5), (3, 6, 2, 3), (0, 6, 2)], ids=str)
+def test_group_norm_over_uneven_chunks_matches_torch(shape: tuple) -> None:
+    x = RNG.standard_normal(shape)
+    weight, bias = RNG.standard_normal(6), RNG.standard_normal(6)
+    args = (3, torch.tensor(weight), torch.tensor(bias))
+    got = _lazily(lambda t: torch.nn.functional.group_norm(t, *args), _split_in_two(x))
+    np.testing.assert_allclose(got.numpy(), torch.nn.functional.group_norm(torch.tensor(x), *args).numpy(),
+                               atol=1e-10)
