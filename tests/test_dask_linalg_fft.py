@@ -172,3 +172,12 @@ def test_group_norm_over_uneven_chunks_matches_torch(shape: tuple) -> None:
     got = _lazily(lambda t: torch.nn.functional.group_norm(t, *args), _split_in_two(x))
     np.testing.assert_allclose(got.numpy(), torch.nn.functional.group_norm(torch.tensor(x), *args).numpy(),
                                atol=1e-10)
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_over_chunks_of_one_matches_torch(edge_order: int) -> None:
+    x = RNG.standard_normal((5, 4))
+    t = interop.tensor(x, backend="dask", chunks=1)
+    got = _lazily(lambda u: torch.gradient(u, edge_order=edge_order), t)
+    for g, e in zip(got, torch.gradient(torch.tensor(x), edge_order=edge_order)):
+        np.testing.assert_allclose(g.numpy(), e.numpy(), atol=1e-10)

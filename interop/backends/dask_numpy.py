@@ -474,6 +474,15 @@ def _fft(func: Callable) -> Callable:
     return call
 
 
+def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """Dask's gradient, with the axes whose chunks are too short for ``edge_order`` in one chunk."""
+    import dask.array as da
+    f = _dask(f)
+    axes = range(f.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    short = {a % f.ndim: -1 for a in axes if min(f.chunks[a % f.ndim]) <= edge_order + 1}
+    return da.gradient(f.rechunk(short) if short else f, *varargs, axis=axis, edge_order=edge_order)
+
+
 def _eigh(x: Any, UPLO: str = "L") -> Any:  # noqa: N803 - NumPy's argument name
     values, vectors = _gufunc(np.linalg.eigh, "(m,m)->(m),(m,m)")(x, UPLO=UPLO)
     return type(np.linalg.eigh(np.eye(1)))(values, vectors)
@@ -550,7 +559,7 @@ def lazy_functions() -> dict[Callable, Callable]:
         la.cond: _gufunc(la.cond, "(m,n)->()"),
         la.svdvals: _gufunc(la.svdvals, "(m,n)->(k)", k=min),
         la.matrix_rank: _gufunc(la.matrix_rank, "(m,n)->()"),
-        la.multi_dot: _multi_dot,
+        la.multi_dot: _multi_dot, np.gradient: _gradient,
         **{getattr(np.fft, name): _fft(getattr(np.fft, name)) for name in FFTS},
         la.inv: _gufunc(la.inv, "(m,m)->(m,m)"), la.cholesky: _gufunc(la.cholesky, "(m,m)->(m,m)"),
         la.qr: _qr, la.svd: _svd, la.lstsq: _lstsq, np.cross: _cross, la.solve: _solve, la.norm: _norm,
@@ -567,6 +576,6 @@ def lazy_functions() -> dict[Callable, Callable]:
 
 # Dask has these, but only for one chunk or tall-and-skinny chunks (matrices, transformed
 # axes): the versions above, which rechunk lazily first, replace them.
-REPLACE_DASKS = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq", *FFTS})
+REPLACE_DASKS = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq", "gradient", *FFTS})
 
 VALUE_ANSWERS = frozenset({np.array_equal, np.array_equiv, np.allclose})
