@@ -169,7 +169,7 @@ CASES = [
 # raises a TypeError naming function and backend (Dask itself would warn and then compute).
 DASK_LACKS = {
     "histogram_bin_edges", "real_if_close", "isrealobj", "sort_complex", "trim_zeros",
-    "inner", "kron", "cross", "diagflat", "trapezoid", "correlate", "convolve", "vander",
+    "inner", "kron", "diagflat", "trapezoid", "correlate", "convolve", "vander",
     "polyval", "polyfit", "polyadd", "polysub", "polymul", "polyder", "polyint", "roots", "poly",
     "lexsort", "intersect1d", "setdiff1d", "setxor1d", "diag_indices_from", "packbits",
     "unpackbits", "resize", "ix_", "geomspace", "common_type", "shares_memory",

@@ -144,3 +144,22 @@ def test_einsum_sublists_and_tensordot_dims_forms(backend):
              lambda x, y: torch.tensordot(x, x, dims=0)]
     for call in calls:
         np.testing.assert_allclose(to_numpy(call(ia, ib)), call(ta, tb).numpy(), rtol=1e-5)
+
+
+def test_dask_complete_factorisations_have_torch_shapes() -> None:
+    """QR and SVD on Dask run per whole matrix: the complete modes give torch's shapes
+    (Dask's own tall-and-skinny QR and SVD give the reduced ones only)."""
+    pytest.importorskip("dask")
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((6, 3))
+    t = interop.tensor(a, backend="dask", chunks=(6, 3))
+    q, r = interop.linalg_qr(t, mode="complete")
+    assert tuple(q.shape) == (6, 6) and tuple(r.shape) == (6, 3)
+    np.testing.assert_allclose((q @ r).numpy(), a, atol=1e-12)
+    u, s, vh = interop.linalg_svd(t)
+    assert (tuple(u.shape), tuple(vh.shape)) == ((6, 6), (3, 3))
+    s = interop.linalg_svd(t, full_matrices=False)[1]
+    np.testing.assert_allclose(s.numpy(), torch.linalg.svdvals(torch.tensor(a)).numpy())
+    q, r = interop.linalg_qr(t)
+    assert tuple(q.shape) == (6, 3) and tuple(r.shape) == (3, 3)
+    np.testing.assert_allclose((q @ r).numpy(), a, atol=1e-12)

@@ -111,11 +111,9 @@ def _fft(name: str) -> Any:
     standard's fft accepts any array)."""
     def run(x: Any, /, **kwargs: Any) -> Any:
         import array_api_compat.dask.array as compat
-        if name in _ONE_AXIS:
-            axes: Any = (kwargs.get("axis", -1),)
-        else:
-            axes, s = kwargs.get("axes"), kwargs.get("s")
-            axes = axes if axes is not None else range(x.ndim - len(s) if s is not None else 0, x.ndim)
+        axes = numpy_dask.fft_axes(x.ndim, {"axis": -1, **kwargs} if name in _ONE_AXIS else kwargs)
+        if name in _N_AXES:
+            kwargs["axes"] = axes  # the standard's default with s= given (Dask takes the first axes)
         x = x.rechunk({a % x.ndim: -1 for a in axes})
         return getattr(compat.fft, name)(x, **kwargs)
     run.__name__ = name

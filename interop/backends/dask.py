@@ -37,52 +37,23 @@ class _WithLazyExtras:
 
     def __init__(self, module: Any, extras: dict[str, Any]) -> None:
         self._module = module
-        self.__dict__.update({k: v for k, v in extras.items() if not hasattr(module, k)})
+        self.__dict__.update({k: v for k, v in extras.items()
+                              if not hasattr(module, k) or k in dask_numpy.REPLACE_DASKS})
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._module, name)
-
-
-_BLOCKED = ("inv", "solve", "cholesky", "qr", "svd")
-"""Dask's own linalg, which blocks one large matrix (out of core) but takes no batch and
-needs square (LU, Cholesky) or tall-and-skinny (QR, SVD) chunks: used where it can be."""
-
-
-def _blocked_where_possible(name: str, batched: Any) -> Any:
-    """Dask's blocked ``name`` for one matrix chunked the way it needs; else ``batched``
-    (NumPy's per matrix, the core axes whole in each chunk)."""
-    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
-        if _dask_can(name, a, args, kwargs):
-            return getattr(da.linalg, name)(a, *args, **kwargs)
-        return batched(a, *args, **kwargs)
-    return call
-
-
-def _dask_can(name: str, a: Any, args: tuple, kwargs: dict) -> bool:
-    if getattr(a, "ndim", 0) != 2 or 0 in a.shape:
-        return False
-    if name in ("qr", "svd"):  # tall-and-skinny, one column of chunks, reduced factors
-        full = kwargs.get("mode", "reduced") != "reduced" or kwargs.get("full_matrices", True) \
-            and a.shape[0] != a.shape[1] or not kwargs.get("compute_uv", True)
-        return not full and len(a.chunks[1]) == 1 and a.shape[0] >= a.shape[1]
-    square = a.chunks[0] == a.chunks[1] and len(set(a.chunks[0])) == 1  # square blocks
-    other = args[0] if args else None
-    return square and (other is None or getattr(other, "ndim", 0) in (1, 2)) and \
-        name != "cholesky"  # Dask's factor is the upper one, and checks no symmetry
 
 
 def _namespace() -> _WithLazyExtras:
     plain, linalg, fft = {}, {}, {}
     for func, lazy in dask_numpy.lazy_functions().items():
         if func not in dask_numpy.VALUE_ANSWERS:  # those read values: the NumPy surface's own
-            module = {"numpy.linalg": linalg, "numpy.fft": fft}.get(func.__module__, plain)
-            module[func.__name__] = lazy
+            module = getattr(func, "__module__", "")
+            (linalg if module == "numpy.linalg" else fft if module == "numpy.fft" else
+             plain)[func.__name__] = lazy
     namespace = _WithLazyExtras(da, plain)
     namespace.linalg = _WithLazyExtras(da.linalg, linalg)  # replaces Dask's: a superset of it
-    namespace.fft = _WithLazyExtras(da.fft, {})
-    namespace.fft.__dict__.update(fft)  # every transform: its axes whole first
-    for name in _BLOCKED:
-        setattr(namespace.linalg, name, _blocked_where_possible(name, linalg[name]))
+    namespace.fft = _WithLazyExtras(da.fft, fft)
     return namespace
 
 
@@ -140,6 +111,8 @@ class DaskBackend(Backend):
     def unique_all(self, flat: da.Array) -> tuple[Any, Any, Any]:
         return tuple(da.unique(flat, return_inverse=True, return_counts=True))
 
+    def svdvals(self, a: da.Array) -> da.Array:
+        return self.np.linalg.svdvals(a)
 
     def random(self, seed: Any) -> Any:
         return da.random.default_rng(np.random.default_rng(seed))
@@ -317,9 +290,8 @@ def _run(evaluate: Any, raws: tuple, progress: bool, kwargs: dict) -> tuple:
     """``evaluate(*raws)`` (dask.compute or dask.persist), showing Dask's progress if asked.
 
     Local schedulers: ``dask.diagnostics.ProgressBar`` (terminal and Jupyter).
-    With a ``distributed`` client active, the graph runs on the cluster under
-    ``distributed.progress``: a widget in a Jupyter kernel where ipywidgets is
-    installed, else a text bar (the client's repr has the dashboard link).
+    With a ``distributed`` client active: the dashboard link, and the graph
+    runs on the cluster under ``distributed.progress`` (a text bar) first.
     """
     if not progress:
         return evaluate(*raws, **kwargs)
@@ -329,25 +301,10 @@ def _run(evaluate: Any, raws: tuple, progress: bool, kwargs: dict) -> tuple:
         with ProgressBar():
             return evaluate(*raws, **kwargs)
     from distributed import progress as show
+    print(f"dashboard: {client.dashboard_link}")
     running = client.persist(list(raws))
-    if _widgets_available():
-        from IPython.display import display
-        display(show(running, notebook=True))  # a widget that follows the cluster's progress
-    else:
-        show(running, notebook=False)  # a text bar that returns when the graph is done
+    show(running, notebook=False)  # a text bar that returns when the graph is done
     return evaluate(*running, **kwargs)
-
-
-def _widgets_available() -> bool:
-    """True in a Jupyter kernel that can draw ipywidgets (Dask's widget progress bar)."""
-    from distributed.utils import is_kernel
-    if not is_kernel():
-        return False
-    try:
-        import ipywidgets  # noqa: F401  (optional: the bar falls back to text)
-    except ImportError:
-        return False
-    return True
 
 
 def _client() -> Any:

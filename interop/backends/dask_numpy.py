@@ -20,6 +20,7 @@ dtype and rank, so mistakes raise NumPy's own exceptions while the graph is buil
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -359,71 +360,130 @@ def _gufunc(func: Callable, signature: str, **sizes: Callable) -> Callable:
     return call
 
 
-def _gufunc_pair(func: Callable, signature: str) -> Callable:
-    """``_gufunc`` for a function of two matrices (``solve``): both operands' core axes whole,
-    the batch axes broadcast by ``apply_gufunc``."""
-    def call(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-        import dask.array as da
-        a, b = _dask(a), _dask(b)
-        if b.ndim == 1:  # NumPy 2: a 1-d b is one vector (a column)
-            return call(a, b[:, None], *args, **kwargs)[..., 0]
-        dtype = np.result_type(a.dtype, b.dtype)
-        dtype = np.asarray(func(np.eye(2, dtype=dtype), np.ones((2, 1), dtype))).dtype
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-        a = da.broadcast_to(a, batch + a.shape[-2:])
-        a = a.rechunk(a.chunks[:-2] + ((a.shape[-2],), (a.shape[-1],)))
-        b = da.broadcast_to(b, batch + b.shape[-2:])
-        b = b.rechunk(a.chunks[:-2] + ((b.shape[-2],), (b.shape[-1],)))  # a's batch chunks
-        return da.apply_gufunc(lambda x, y: func(x, y, *args, **kwargs), signature, a, b,
-                               output_dtypes=dtype)
-    return call
-
-
-def _qr(x: Any, mode: str = "reduced") -> Any:
-    """NumPy's QR per matrix of a batch (Dask's own takes one tall-and-skinny matrix)."""
-    signature = {"reduced": "(m,n)->(m,k),(k,n)", "complete": "(m,n)->(m,m),(m,n)",
-                 "r": "(m,n)->(k,n)"}[mode]
-    out = _gufunc(np.linalg.qr, signature, k=min)(x, mode=mode)
-    return out if mode == "r" else type(np.linalg.qr(np.eye(1)))(*out)
-
-
-def _svd(x: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
-    """NumPy's SVD per matrix of a batch (Dask's own takes one tall-and-skinny matrix)."""
-    if not compute_uv:
-        return _gufunc(np.linalg.svd, "(m,n)->(k)", k=min)(x, compute_uv=False)
-    signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
-    out = _gufunc(np.linalg.svd, signature, k=min)(x, full_matrices=full_matrices)
-    return type(np.linalg.svd(np.eye(1)))(*out)
-
-
-_FFT_ONE_AXIS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft")
-_FFT_TWO_AXES = ("fft2", "ifft2", "rfft2", "irfft2")
-_FFT_N_AXES = ("fftn", "ifftn", "rfftn", "irfftn")
-
-
-def _fft_whole(name: str) -> Callable:
-    """``numpy.fft.<name>`` on Dask with the transformed axes rechunked whole first (Dask's
-    own transforms refuse an axis of several chunks), lazily."""
-    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
-        import dask.array as da
-        x = _dask(a)
-        if name in _FFT_ONE_AXIS:
-            axes: Any = (args[1] if len(args) > 1 else kwargs.get("axis", -1),)
-        else:
-            s = args[0] if args else kwargs.get("s")
-            axes = args[1] if len(args) > 1 else kwargs.get("axes")
-            if axes is None:
-                axes = (-2, -1) if name in _FFT_TWO_AXES else \
-                    range(x.ndim - len(s) if s is not None else 0, x.ndim)
-        x = x.rechunk({ax % x.ndim: -1 for ax in axes}) if x.ndim else x
-        return getattr(da.fft, name)(x, *args, **kwargs)
-    call.__name__ = name
-    return call
-
-
 def _slogdet(x: Any) -> Any:
     sign, logabsdet = _gufunc(np.linalg.slogdet, "(m,m)->(),()")(x)
     return type(np.linalg.slogdet(np.eye(1)))(sign, logabsdet)
+
+
+def _qr(x: Any, mode: str = "reduced") -> Any:
+    if mode == "r":
+        return _gufunc(np.linalg.qr, "(m,n)->(k,n)", k=min)(x, mode="r")
+    signature = "(m,n)->(m,m),(m,n)" if mode == "complete" else "(m,n)->(m,k),(k,n)"
+    q, r = _gufunc(np.linalg.qr, signature, k=min)(x, mode=mode)
+    return type(np.linalg.qr(np.eye(1)))(q, r)
+
+
+def _svd(x: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False) -> Any:
+    if not compute_uv:
+        return _gufunc(np.linalg.svd, "(m,n)->(k)", k=min)(x, compute_uv=False, hermitian=hermitian)
+    signature = "(m,n)->(m,m),(k),(n,n)" if full_matrices else "(m,n)->(m,k),(k),(k,n)"
+    u, s, vh = _gufunc(np.linalg.svd, signature, k=min)(x, full_matrices=full_matrices,
+                                                         hermitian=hermitian)
+    return type(np.linalg.svd(np.eye(1)))(u, s, vh)
+
+
+def _solve(a: Any, b: Any) -> Any:
+    """Batched solve with B a (batch of) matrices; each matrix in one chunk, as LAPACK needs.
+    A 1-d B is one vector (NumPy 2's rule): solved as a column."""
+    if getattr(b, "ndim", 0) == 1:
+        return _solve(a, _dask(b)[:, None])[..., 0]
+    import dask.array as da
+    a, b = _dask(a), _dask(b)
+    whole = [x.rechunk({x.ndim - 2: -1, x.ndim - 1: -1}) for x in (a, b)]
+    dtype = np.linalg.solve(np.eye(1, dtype=a.dtype), np.eye(1, dtype=b.dtype)).dtype
+    return da.apply_gufunc(np.linalg.solve, "(m,m),(m,n)->(m,n)", *whole, output_dtypes=dtype)
+
+
+def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """Dask's norm, except the matrix norms made of singular values (its SVD wants one chunk
+    along an axis): those per whole matrix."""
+    import dask.array as da
+    x = _dask(x)
+    if ord not in ("nuc", 2, -2) or axis is None or len(axis) != 2:
+        return da.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    rows, cols = (a % x.ndim for a in axis)
+    s = _gufunc(np.linalg.svdvals, "(m,n)->(k)", k=min)(da.moveaxis(x, (rows, cols), (-2, -1)))
+    out = s.sum(-1) if ord == "nuc" else s.max(-1) if ord == 2 else s.min(-1)
+    return da.expand_dims(out, tuple(sorted((rows, cols)))) if keepdims else out
+
+
+def _lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
+    """NumPy's least squares on the whole (2-d) system: Dask's wants tall-and-skinny chunks
+    and takes no ``rcond``.  (solution, residuals, rank, singular values)."""
+    import dask.array as da
+    a, b = _dask(a), _dask(b)
+    vector = b.ndim == 1
+    a, b = a.rechunk(-1), (b[:, None] if vector else b).rechunk(-1)
+    dtype = np.linalg.lstsq(np.eye(1, dtype=a.dtype), np.eye(1, dtype=b.dtype))[0].dtype
+
+    def part(i: int, signature: str, dtype: Any) -> Any:
+        return da.apply_gufunc(lambda x, y: np.asarray(np.linalg.lstsq(x, y, rcond=rcond)[i], dtype=dtype), signature,
+                               a, b, output_dtypes=dtype)
+    x = part(0, "(m,n),(m,k)->(n,k)", dtype)
+    rank = part(2, "(m,n),(m,k)->()", np.dtype(np.int64))
+    residuals = da.zeros((0,), dtype=a.real.dtype if a.dtype.kind == "c" else dtype)
+    return x[:, 0] if vector else x, residuals, rank, _gufunc(np.linalg.svdvals, "(m,n)->(k)", k=min)(a)
+
+
+def _cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+           axis: Any = None) -> Any:
+    """The 3-vector cross product from slices along ``axis`` (Dask has no cross)."""
+    import dask.array as da
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = da.moveaxis(_dask(a), axisa, -1), da.moveaxis(_dask(b), axisb, -1)
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise ValueError("cross: interop's Dask cross product takes 3-vectors only, got "
+                         f"{a.shape[-1]} and {b.shape[-1]} components")
+    a, b = da.broadcast_arrays(a, b)
+    x, y, z = (a[..., i] for i in range(3))
+    u, v, w = (b[..., i] for i in range(3))
+    return da.moveaxis(da.stack([y * w - z * v, z * u - x * w, x * v - y * u], axis=-1), -1, axisc)
+
+
+FFTS = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
+        "fftn", "ifftn", "rfftn", "irfftn")
+
+
+def fft_axes(ndim: int, arguments: dict) -> tuple[int, ...]:
+    """The axes a NumPy-style FFT transforms, from its (bound) arguments."""
+    if "axis" in arguments:
+        axis = arguments["axis"]
+        return (-1 if axis is None else axis,)
+    axes, s = arguments.get("axes"), arguments.get("s")
+    if axes is not None:
+        return tuple(axes)
+    return tuple(range(ndim - len(s) if s is not None else 0, ndim))
+
+
+def _fft(func: Callable) -> Callable:
+    """Dask's FFT, with the transformed axes rechunked into one chunk first (lazily): Dask
+    transforms only axes held in one chunk."""
+    signature = inspect.signature(func)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        import dask.array as da
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        x = _dask(arguments.pop("a"))
+        out = arguments.pop("out", None)
+        axes = fft_axes(x.ndim, arguments)
+        if "axes" in arguments:
+            arguments["axes"] = axes  # NumPy's default with s= given (Dask takes the first axes)
+        x = x.rechunk({a % x.ndim: -1 for a in axes}) if x.ndim else x
+        return _finish(getattr(da.fft, func.__name__)(x, **arguments), out)
+    call.__name__ = func.__name__
+    return call
+
+
+def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """Dask's gradient, with the axes whose chunks are too short for ``edge_order`` in one chunk."""
+    import dask.array as da
+    f = _dask(f)
+    axes = range(f.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    short = {a % f.ndim: -1 for a in axes if min(f.chunks[a % f.ndim]) <= edge_order + 1}
+    return da.gradient(f.rechunk(short) if short else f, *varargs, axis=axis, edge_order=edge_order)
 
 
 def _eigh(x: Any, UPLO: str = "L") -> Any:  # noqa: N803 - NumPy's argument name
@@ -502,15 +562,12 @@ def lazy_functions() -> dict[Callable, Callable]:
         la.cond: _gufunc(la.cond, "(m,n)->()"),
         la.svdvals: _gufunc(la.svdvals, "(m,n)->(k)", k=min),
         la.matrix_rank: _gufunc(la.matrix_rank, "(m,n)->()"),
-        la.inv: _gufunc(la.inv, "(m,m)->(m,m)"),
-        la.cholesky: _gufunc(la.cholesky, "(m,m)->(m,m)"),
-        la.solve: _gufunc_pair(la.solve, "(m,m),(m,n)->(m,n)"),
-        la.qr: _qr, la.svd: _svd,
-        la.multi_dot: _multi_dot,
+        la.multi_dot: _multi_dot, np.gradient: _gradient,
+        **{getattr(np.fft, name): _fft(getattr(np.fft, name)) for name in FFTS},
+        la.inv: _gufunc(la.inv, "(m,m)->(m,m)"), la.cholesky: _gufunc(la.cholesky, "(m,m)->(m,m)"),
+        la.qr: _qr, la.svd: _svd, la.lstsq: _lstsq, np.cross: _cross, la.solve: _solve, la.norm: _norm,
         np.array_equal: _array_equal, np.array_equiv: _array_equiv, np.allclose: _allclose,
     }
-    for name in _FFT_ONE_AXIS + _FFT_TWO_AXES + _FFT_N_AXES:
-        table[getattr(np.fft, name)] = _fft_whole(name)
     for name in ("astype", "matrix_transpose", "unstack", "cumulative_sum", "cumulative_prod",
                  "unique_values", "unique_counts", "unique_inverse", "unique_all"):
         table[getattr(np, name)] = _compat(name)
@@ -519,5 +576,9 @@ def lazy_functions() -> dict[Callable, Callable]:
         table[getattr(la, name)] = _compat_linalg(name)
     return table
 
+
+# Dask has these, but only for one chunk or tall-and-skinny chunks (matrices, transformed
+# axes): the versions above, which rechunk lazily first, replace them.
+REPLACE_DASKS = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq", "gradient", *FFTS})
 
 VALUE_ANSWERS = frozenset({np.array_equal, np.array_equiv, np.allclose})

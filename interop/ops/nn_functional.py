@@ -20,6 +20,7 @@ from ..backends.registry import python_value
 from ._args import check_dim, float_input, int_arg, ordered, special_module
 from .creation import default_generator
 from .registry import op
+from .shape import _reshape as reshape_any
 
 F = "torch.nn.functional."
 
@@ -283,10 +284,11 @@ def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: A
                eps: float = 1e-5) -> Any:
     """Normalise each group of channels per sample, then a per-channel affine."""
     n, c = input.shape[0], input.shape[1]
-    g = input.reshape((n, num_groups, math.prod(input.shape[1:]) // num_groups))  # n may be 0
+    # n may be 0; Dask's own reshape refuses some chunkings the tensor reshape rechunks for
+    g = reshape_any(be, input, (n, num_groups, math.prod(input.shape[1:]) // num_groups))
     mean = be.np.mean(g, axis=-1, keepdims=True)
     var = be.np.mean(be.np.square(g - mean), axis=-1, keepdims=True)
-    out = ((g - mean) / be.np.sqrt(var + input.dtype.type(eps))).reshape(input.shape)
+    out = reshape_any(be, (g - mean) / be.np.sqrt(var + input.dtype.type(eps)), input.shape)
     return _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
 
 

@@ -120,9 +120,9 @@ def _unique_slices(be: Any, input: Any, dim: int, return_inverse: bool,
                    return_counts: bool) -> Any:
     """unique(dim=d): the distinct slices along ``d``, in lexicographic order (NumPy's
     ``unique(axis=)``, sorted as torch sorts them); Dask has no slice-wise unique."""
-    if be.name == "dask":
+    if be.lazy:  # the distinct slices are a data-dependent count: no lazy graph has them
         raise BackendLacksError(
-            "torch.unique(dim=...) is not implemented by the dask backend (dask.array.unique "
+            f"torch.unique(dim=...) is not implemented by the {be.name} backend (its unique "
             "has no axis); compute first: t.compute(), or call it without dim")
     if input.ndim == 0:
         input = be.np.reshape(input, (1,))

@@ -11,6 +11,7 @@ from typing import Any
 from . import nn_functional
 from .nn_functional import _affine, _channel
 from .registry import op
+from .shape import _reshape as reshape_any
 
 
 def _stats(be: Any, x: Any, axes: tuple, eps: float) -> tuple[Any, Any]:
@@ -38,12 +39,12 @@ def native_layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any, b
 def native_group_norm(be: Any, input: Any, weight: Any, bias: Any, N: int, C: int,  # noqa: N803
                       HxW: int, group: int, eps: float) -> Any:  # noqa: N803
     """(group_norm(input), mean, rstd), the statistics of shape (N, group)."""
-    g = be.np.reshape(input, (N, group, (C // group) * HxW))
+    g = reshape_any(be, input, (N, group, (C // group) * HxW))  # rechunks where Dask must
     if g.shape[-1] == 0:
         stats = be.np.full((N, group), math.nan, dtype=input.dtype)
         return input, stats, stats
     mean, rstd = _stats(be, g, (-1,), eps)
-    out = be.np.reshape((g - mean) * rstd, tuple(input.shape))
+    out = reshape_any(be, (g - mean) * rstd, tuple(input.shape))
     out = _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
     return out, mean[..., 0], rstd[..., 0]
 

@@ -331,7 +331,7 @@ def matrix_rank(be: Any, A: Any, tol: Any = None, hermitian: bool = False, *, at
     """The number of singular values above the tolerance (torch's default: max(m, n) * eps)."""
     _float("matrix_rank", A)
     s = svdvals(be, A) if not hermitian else be.np.abs(eigvalsh(be, A))
-    smax = be.np.max(s, axis=-1, keepdims=True) if s.shape[-1] else s.sum(-1, keepdims=True)
+    smax = be.np.max(s, axis=-1, keepdims=True) if s.size else s.sum(-1, keepdims=True)  # Dask: no max of an empty batch
     a = atol if atol is not None else tol if tol is not None else 0.0
     if rtol is None:
         rtol = 0.0 if (atol is not None or tol is not None) and not a == 0 else \
@@ -379,7 +379,11 @@ def lstsq(be: Any, A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> 
     x, res, rank, sv = linalg(be, "lstsq")(A, B[:, None] if vector else B, rcond=rcond)
     x = x[:, 0] if vector else x
     empty = be.np.zeros((0,), dtype=A.dtype)
-    return RESULTS["linalg_lstsq"](x, empty, be.np.asarray(rank, dtype=np.int64), empty)
+    rank = be.np.zeros((0,), dtype=np.int64) if driver == "gels" else rank.astype(np.int64)
+    residuals = empty
+    if A.shape[0] > A.shape[1] and driver not in (None, "gelsy"):  # torch: tall A, these drivers
+        residuals = be.np.sum(be.np.abs(A @ x - B) ** 2, axis=0).astype(A.dtype)
+    return RESULTS["linalg_lstsq"](x, residuals, rank, empty)  # torch: no rank from 'gels'
 
 
 @op("linalg_solve_triangular", method=False, torch=_names("solve_triangular"), family="linalg")
