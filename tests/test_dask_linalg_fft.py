@@ -190,3 +190,14 @@ def test_airy_ai_runs_per_chunk(dtype) -> None:
     expected = torch.special.airy_ai(torch.tensor(x))
     assert got.dtype == expected.dtype
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("shape", [(), (0,), (7,)], ids=str)
+def test_bucketize_matches_torch(shape: tuple, right: bool) -> None:
+    x, boundaries = RNG.standard_normal(shape), np.array([-1.0, 0.0, 0.5, 2.0])
+    got = _lazily(lambda t, b: torch.bucketize(t, b, right=right), _split_in_two(x),
+                  _split_in_two(boundaries))
+    expected = torch.bucketize(torch.tensor(x), torch.tensor(boundaries), right=right)
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
