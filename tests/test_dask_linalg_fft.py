@@ -181,3 +181,23 @@ def test_gradient_over_chunks_of_one_matches_torch(edge_order: int) -> None:
     got = _lazily(lambda u: torch.gradient(u, edge_order=edge_order), t)
     for g, e in zip(got, torch.gradient(torch.tensor(x), edge_order=edge_order)):
         np.testing.assert_allclose(g.numpy(), e.numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_airy_ai_runs_per_chunk(dtype) -> None:
+    x = RNG.standard_normal((5, 3)).astype(dtype)
+    got = _lazily(torch.special.airy_ai, _split_in_two(x))
+    expected = torch.special.airy_ai(torch.tensor(x))
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("shape", [(), (0,), (7,)], ids=str)
+def test_bucketize_matches_torch(shape: tuple, right: bool) -> None:
+    x, boundaries = RNG.standard_normal(shape), np.array([-1.0, 0.0, 0.5, 2.0])
+    got = _lazily(lambda t, b: torch.bucketize(t, b, right=right), _split_in_two(x),
+                  _split_in_two(boundaries))
+    expected = torch.bucketize(torch.tensor(x), torch.tensor(boundaries), right=right)
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())

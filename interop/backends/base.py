@@ -247,6 +247,11 @@ class Backend:
         import scipy.special  # optional: only torch.special needs it
         return scipy.special
 
+    def per_block(self, fn: Any, raw: Any) -> Any:
+        """``fn`` (elementwise, same shape and dtype) on ``raw``: on lazy backends per chunk,
+        for functions that do not take lazy arrays (SciPy's multi-output ufuncs)."""
+        return fn(raw)
+
     def cholesky(self, a: Any) -> Any:
         """The lower Cholesky factor."""
         return self.np.linalg.cholesky(a)

@@ -111,6 +111,9 @@ class DaskBackend(Backend):
     def unique_all(self, flat: da.Array) -> tuple[Any, Any, Any]:
         return tuple(da.unique(flat, return_inverse=True, return_counts=True))
 
+    def per_block(self, fn: Any, raw: da.Array) -> da.Array:
+        return raw.map_blocks(fn, dtype=raw.dtype, meta=raw._meta)
+
     def svdvals(self, a: da.Array) -> da.Array:
         return self.np.linalg.svdvals(a)
 

@@ -486,6 +486,15 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
     return da.gradient(f.rechunk(short) if short else f, *varargs, axis=axis, edge_order=edge_order)
 
 
+def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
+    """Dask's searchsorted, which fails on a 0-d ``v``: searched as one value."""
+    import dask.array as da
+    v = _dask(v)
+    if v.ndim:
+        return da.searchsorted(_dask(a), v, side=side, sorter=sorter)
+    return da.searchsorted(_dask(a), v.reshape(1), side=side, sorter=sorter).reshape(())
+
+
 def _eigh(x: Any, UPLO: str = "L") -> Any:  # noqa: N803 - NumPy's argument name
     values, vectors = _gufunc(np.linalg.eigh, "(m,m)->(m),(m,m)")(x, UPLO=UPLO)
     return type(np.linalg.eigh(np.eye(1)))(values, vectors)
@@ -562,7 +571,7 @@ def lazy_functions() -> dict[Callable, Callable]:
         la.cond: _gufunc(la.cond, "(m,n)->()"),
         la.svdvals: _gufunc(la.svdvals, "(m,n)->(k)", k=min),
         la.matrix_rank: _gufunc(la.matrix_rank, "(m,n)->()"),
-        la.multi_dot: _multi_dot, np.gradient: _gradient,
+        la.multi_dot: _multi_dot, np.gradient: _gradient, np.searchsorted: _searchsorted,
         **{getattr(np.fft, name): _fft(getattr(np.fft, name)) for name in FFTS},
         la.inv: _gufunc(la.inv, "(m,m)->(m,m)"), la.cholesky: _gufunc(la.cholesky, "(m,m)->(m,m)"),
         la.qr: _qr, la.svd: _svd, la.lstsq: _lstsq, np.cross: _cross, la.solve: _solve, la.norm: _norm,
@@ -579,6 +588,6 @@ def lazy_functions() -> dict[Callable, Callable]:
 
 # Dask has these, but only for one chunk or tall-and-skinny chunks (matrices, transformed
 # axes): the versions above, which rechunk lazily first, replace them.
-REPLACE_DASKS = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq", "gradient", *FFTS})
+REPLACE_DASKS = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq", "gradient", "searchsorted", *FFTS})
 
 VALUE_ANSWERS = frozenset({np.array_equal, np.array_equiv, np.allclose})

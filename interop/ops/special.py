@@ -153,7 +153,8 @@ def special_spherical_bessel_j0(be: Any, input: Any) -> Any:
 def special_airy_ai(be: Any, input: Any) -> Any:
     """The Airy function Ai."""
     (x,) = _floating(be, input)
-    return _result(special_module(be, "airy_ai").airy(x)[0], x)
+    airy = special_module(be, "airy_ai").airy
+    return _result(be.per_block(lambda block: airy(block)[0].astype(block.dtype), x), x)
 
 
 # torch.special.<name>(input, n): scipy.special.eval_<fn>(n, x); 0 for negative n, as torch
