@@ -10,23 +10,11 @@ TOO_SLOW: dict[tuple[str, str, str], str] = {
 """Cases not run: they pass or fail no differently, but take too long for a test run."""
 
 XFAIL: dict[tuple[str, str, str], str] = {
-    # ---- other (13)
-    ('bucketize', 'function', 'dask'): "'numpy.int64' object does not support item assignment",
-    ('gradient', 'function', 'dask'): 'gradient: Chunk size must be larger than edge_order + 1. Minimum chunk for axis 0 is 2. Rechunk to proceed.; c',
-    ('linalg.cross', 'function', 'dask'): "module 'dask.array' has no attribute 'cross'",
     ('linalg.eig', 'function', 'numpy'): "eigenvectors are unique up to a complex phase: NumPy's differ from torch's (values agree)",
-    ('linalg.lstsq', 'function', 'dask'): "lstsq() got an unexpected keyword argument 'rcond'",
-    ('linalg.lstsq', 'function', 'numpy'): "linalg.lstsq as function on numpy[2]: shape () != torch's (0,)",
-    ('linalg.matrix_rank', 'function', 'dask'): 'zero-size array to reduction operation maximum which has no identity',
-    ('linalg.matrix_rank.hermitian', 'function', 'dask'): 'zero-size array to reduction operation maximum which has no identity',
-    ('native_group_norm', 'function', 'dask'): "Dask's own reshape refuses the (batch, groups) split of the chunked channels (NotImplementedError)",
-    ('nn.functional.group_norm', 'function', 'dask'): "Dask's own reshape refuses the (batch, groups) split of the chunked channels (NotImplementedError)",
-    ('nn.functional.pad.replicate_negative', 'function', 'dask'): 'pad: cannot broadcast shape (5, 3, 4, 0) to shape (5, 3, 4, 5); the shapes must be broadcastable: trailing dim',
-    ('nn.functional.pad.replicate_negative', 'function', 'numpy'): "pad: can't extend empty axis 3 using modes other than 'constant' or 'empty'",
-    ('special.airy_ai', 'function', 'dask'): "operand type(s) all returned NotImplemented from __array_ufunc__(<ufunc 'airy'>, '__call__', dask.array<array,",
-    # ---- interop closer to float64 than torch's float32 (4)
     ('matrix_exp', 'function', 'dask'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
     ('matrix_exp', 'function', 'numpy'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
     ('matrix_exp', 'method', 'dask'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
     ('matrix_exp', 'method', 'numpy'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
+    ('nn.functional.pad.replicate_negative', 'function', 'dask'): 'pad: cannot broadcast shape (5, 3, 4, 0) to shape (5, 3, 4, 5); the shapes must be broadcastable: trailing dim',
+    ('nn.functional.pad.replicate_negative', 'function', 'numpy'): "pad: can't extend empty axis 3 using modes other than 'constant' or 'empty'",
 }

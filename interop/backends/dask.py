@@ -293,8 +293,9 @@ def _run(evaluate: Any, raws: tuple, progress: bool, kwargs: dict) -> tuple:
     """``evaluate(*raws)`` (dask.compute or dask.persist), showing Dask's progress if asked.
 
     Local schedulers: ``dask.diagnostics.ProgressBar`` (terminal and Jupyter).
-    With a ``distributed`` client active: the dashboard link, and the graph
-    runs on the cluster under ``distributed.progress`` (a text bar) first.
+    With a ``distributed`` client active, the graph runs on the cluster under
+    ``distributed.progress``: a widget in a Jupyter kernel where ipywidgets is
+    installed, else a text bar (the client's repr has the dashboard link).
     """
     if not progress:
         return evaluate(*raws, **kwargs)
@@ -304,10 +305,25 @@ def _run(evaluate: Any, raws: tuple, progress: bool, kwargs: dict) -> tuple:
         with ProgressBar():
             return evaluate(*raws, **kwargs)
     from distributed import progress as show
-    print(f"dashboard: {client.dashboard_link}")
     running = client.persist(list(raws))
-    show(running, notebook=False)  # a text bar that returns when the graph is done
+    if _widgets_available():
+        from IPython.display import display
+        display(show(running, notebook=True))  # a widget that follows the cluster's progress
+    else:
+        show(running, notebook=False)  # a text bar that returns when the graph is done
     return evaluate(*running, **kwargs)
+
+
+def _widgets_available() -> bool:
+    """True in a Jupyter kernel that can draw ipywidgets (Dask's widget progress bar)."""
+    from distributed.utils import is_kernel
+    if not is_kernel():
+        return False
+    try:
+        import ipywidgets  # noqa: F401  (optional: the bar falls back to text)
+    except ImportError:
+        return False
+    return True
 
 
 def _client() -> Any:
