@@ -39,12 +39,13 @@ def test_matches_torch(kwargs, backend):
     np.testing.assert_allclose(to_numpy(got), want, rtol=1e-5, atol=1e-5)
 
 
-@given(h=st.integers(1, 9), w=st.integers(2, 9), oh=st.integers(1, 12), ow=st.integers(1, 12),
+@given(h=st.integers(1, 9), w=st.integers(2, 9), oh=st.integers(1, 12), ow=st.integers(2, 12),
        mode=st.sampled_from(["bilinear", "bicubic"]), antialias=st.booleans(),
        align=st.booleans())
 def test_any_size_matches_torch(h, w, oh, ow, mode, antialias, align):
-    """(An input of width 1 is left out: torch 2.13's antialiased CPU kernel then repeats
-    the first row, ``(2, 1) -> (3, 1)`` of [1, 3] giving [1, 1, 1]; interop interpolates.)"""
+    """(A width of 1, in or out, is left out: torch 2.13's antialiased CPU kernel then
+    repeats the first row, ``(2, 1) -> (3, 1)`` of [1, 3] giving [1, 1, 1] and
+    ``(2, 2) -> (3, 1)`` of [[1, 5], [3, 7]] giving [3, 3, 3]; interop interpolates.)"""
     x = np.random.default_rng(h * 13 + w).standard_normal((1, 2, h, w)).astype(np.float32)
     kwargs = dict(size=(oh, ow), mode=mode, antialias=antialias, align_corners=align)
     want = F.interpolate(torch.from_numpy(x), **kwargs).numpy()

@@ -129,7 +129,8 @@ def run_sample(opinfo, sample, backend: str = "numpy") -> None:
         compare(i_args[0], args[0], f"{opinfo.name} (its input after the call)")
 
 
-def run_opinfo(opinfo, dtype: str, backend: str = "numpy") -> tuple[int, int, str]:
+def run_opinfo(opinfo, dtype: str, backend: str = "numpy",
+               limit: int | None = None) -> tuple[int, int, str]:
     """(samples passed, samples run, first failure) for one OpInfo at one dtype; samples
     without a tensor argument (creation functions) never reach interop and are not run."""
     passed = total = 0
@@ -138,6 +139,8 @@ def run_opinfo(opinfo, dtype: str, backend: str = "numpy") -> tuple[int, int, st
     for sample in opinfo.sample_inputs("cpu", _torch_dtype(dtype), requires_grad=False):
         if not _has_tensor(((sample.input, *sample.args), sample.kwargs)):
             continue
+        if total == limit:
+            break
         total += 1
         try:
             run_sample(opinfo, sample, backend)
@@ -247,6 +250,9 @@ def write_table(results, path: Path) -> None:
 
 
 DASK_LIMIT_S = 120  # per operator: a graph that takes longer is reported, not waited for
+DASK_SAMPLES = 12  # the first samples of each operator (max_pool2d alone has 1440)
+DASK_TOO_SLOW = {"nn.functional.conv_transpose3d": "not run: its first sample's graph takes "
+                 "minutes (one task per kernel offset and chunk; a known gap of the Dask path)"}
 
 
 def _timed_out(signum, frame):
@@ -262,10 +268,14 @@ def dask_section(path: Path) -> None:
     for name in OPERATORS:
         if name in XFAIL:
             continue
+        if name in DASK_TOO_SLOW:
+            failures[name] = f"0/0: {DASK_TOO_SLOW[name]}"
+            continue
         started = time.perf_counter()
         signal.alarm(DASK_LIMIT_S)
         try:
-            passed, total, first = run_opinfo(operators[name], "float32", "dask")
+            passed, total, first = run_opinfo(operators[name], "float32", "dask",
+                                              DASK_SAMPLES)
         except TimeoutError:
             passed, total, first = 0, 1, f"TimeoutError: more than {DASK_LIMIT_S} s"
         finally:
@@ -276,10 +286,10 @@ def dask_section(path: Path) -> None:
             failures[name] = f"{passed}/{total}: {first}"
     lines = ["## On the Dask backend", "",
              "`python -m tests.test_torch_opdb --dask`: every float32 operator that passes on "
-             "NumPy, run again on Dask tensors in two chunks along the first axis (values "
-             "computed for the comparison).", "",
-             f"float32 on dask: {ran - len(failures)}/{ran} of the operators that pass on NumPy "
-             "pass on Dask", "", "| operator | samples passed | first failure |", "|---|---|---|"]
+             f"NumPy, its first {DASK_SAMPLES} samples run again on Dask tensors in two chunks "
+             "along the first axis (values computed for the comparison).", "",
+             f"float32 on dask: {ran - len(set(failures) - set(DASK_TOO_SLOW))}/{ran} of the "
+             f"operators that pass on NumPy pass on Dask ({len(DASK_TOO_SLOW)} not run)", "", "| operator | samples passed | first failure |", "|---|---|---|"]
     lines += [f"| {op} | {why.split(':', 1)[0]} | {why.split(': ', 1)[1].replace('|', '/')} |"
               for op, why in sorted(failures.items())]
     text = path.read_text()
