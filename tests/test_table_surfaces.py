@@ -27,11 +27,14 @@ from tests.table_surfaces_xfail import TOO_SLOW, XFAIL
 torch = pytest.importorskip("torch")
 pytest.importorskip("expecttest")  # torch.testing._internal needs it
 
-from tests.test_torch_opdb import RANDOM, _call, compare, float32_operators  # noqa: E402
+from tests.test_torch_opdb import (RANDOM, _call, compare, float32_operators,  # noqa: E402
+                                  to_interop)
 
 SAMPLES_PER_OPERATOR = 3  # the first few: op_db's first samples cover the plain forms
 BACKENDS = ("numpy", "dask")
 SURFACES = ("function", "method")
+EDGES = (0, -1)  # Dask inputs in two chunks along the first and the last axis (at most four
+# chunks: a graph per sample stays small; reductions, scans and contractions meet a boundary)
 
 
 @functools.cache
@@ -73,25 +76,6 @@ def cases() -> list[tuple[str, str, str]]:
     return out
 
 
-def to_backend(x, backend: str):
-    """torch tensors (also in lists, tuples, dicts) as interop tensors on ``backend``; Dask
-    ones in two chunks along the first and the last axis, so that operations meet chunk
-    boundaries where they reduce, scan or contract (at most four chunks: a graph per
-    sample stays small)."""
-    if isinstance(x, torch.Tensor):
-        host = x.detach().resolve_conj().resolve_neg().cpu().numpy().copy()
-        if backend == "dask":
-            halves = [max(1, (n + 1) // 2) if i in (0, host.ndim - 1) else -1
-                      for i, n in enumerate(host.shape)]
-            return interop.tensor(host, backend="dask", chunks=tuple(halves))
-        return interop.tensor(host)
-    if type(x) in (list, tuple):
-        return type(x)(to_backend(v, backend) for v in x)
-    if isinstance(x, dict):
-        return {k: to_backend(v, backend) for k, v in x.items()}
-    return x
-
-
 @functools.cache
 def samples(name: str) -> tuple:
     """The first samples of an operator with a tensor first argument, as (args, kwargs);
@@ -124,7 +108,7 @@ def run_case(name: str, surface: str, backend: str) -> int:
     for args, kwargs in samples(name):
         args, kwargs = _clone(args), _clone(kwargs)
         ran += 1
-        i_args, i_kwargs = to_backend(args, backend), to_backend(kwargs, backend)
+        i_args, i_kwargs = (to_interop(a, backend, EDGES) for a in (args, kwargs))
         if backend in entry.lacks:
             with pytest.raises(BackendLacksError):
                 call(*i_args, **i_kwargs)

@@ -44,20 +44,25 @@ def _torch_dtype(name: str):
     return getattr(torch, name)
 
 
-def to_interop(x, backend: str = "numpy"):
+def halved(shape: tuple, axes: tuple = (0,)) -> tuple:
+    """Dask chunks: two along each of ``axes`` (negative ones count from the end), the
+    other axes whole, so reductions, scans and contractions meet a chunk boundary."""
+    along = {a % len(shape) for a in axes} if shape else set()
+    return tuple(max(1, (n + 1) // 2) if i in along else -1 for i, n in enumerate(shape))
+
+
+def to_interop(x, backend: str = "numpy", axes: tuple = (0,)):
     """torch tensors (also in lists, tuples, dicts) as interop tensors (a copy) on
-    ``backend``; Dask ones in two chunks along the first axis, so reductions, scans and
-    contractions meet a chunk boundary."""
+    ``backend``; Dask ones in two chunks along ``axes`` (``halved``)."""
     if isinstance(x, torch.Tensor):
         host = x.detach().resolve_conj().resolve_neg().cpu().numpy().copy()
         if backend == "dask":
-            first = (max(1, (host.shape[0] + 1) // 2),) if host.ndim else ()
-            return interop.tensor(host, backend="dask", chunks=first + (-1,) * (host.ndim - 1))
+            return interop.tensor(host, backend="dask", chunks=halved(host.shape, axes))
         return interop.tensor(host)
     if type(x) in (list, tuple):
-        return type(x)(to_interop(v, backend) for v in x)
+        return type(x)(to_interop(v, backend, axes) for v in x)
     if isinstance(x, dict):
-        return {k: to_interop(v, backend) for k, v in x.items()}
+        return {k: to_interop(v, backend, axes) for k, v in x.items()}
     return x
 
 
