@@ -114,11 +114,6 @@ def make_distribution(name, t):
 VALUES = {"Normal": normal(4, 3, 2), "Categorical": np.array([0, 2, 1, 1]),
           "MultivariateNormal": normal(4, 3, 2), "MultivariateNormal_covariance": normal(4, 3, 2),
           "Mixture_of_Normals": normal(4, 2), "Mixture_of_MultivariateNormals": normal(4, 2)}
-BATCHED_TRIANGULAR = ("torch.linalg.solve_triangular/cholesky of a batch of matrices on Dask "
-                      "(dask.array.linalg takes 2-D arrays only)")
-DASK_XFAIL = {"MultivariateNormal": BATCHED_TRIANGULAR,
-              "MultivariateNormal_covariance": BATCHED_TRIANGULAR,
-              "Mixture_of_MultivariateNormals": BATCHED_TRIANGULAR}
 NO_ENTROPY = ("Mixture_of_Normals", "Mixture_of_MultivariateNormals")  # torch has none either
 FINFO = "Categorical"
 """Categorical.entropy (and Categorical(probs=...)) call torch.finfo(t.dtype), which does not
@@ -133,8 +128,6 @@ def torch_array(a):
 def test_distribution_matches_torch(name, backend):
     """log_prob and entropy equal torch's; sample has torch's shape, lands on the backend and
     repeats under torch.manual_seed."""
-    if backend == "dask" and name in DASK_XFAIL:
-        pytest.xfail(DASK_XFAIL[name])
     expected = make_distribution(name, torch_array)
     value = VALUES[name]
     with ComputeCounter() as counter:
