@@ -239,29 +239,41 @@ def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict)
     return wrap(ret, cls, args)
 
 
+_RESTATED = (ValueError, TypeError, IndexError, NotImplementedError, AttributeError,
+             OverflowError, MemoryError)
+"""The exceptions of an implementation that ``restated`` may put in torch's words."""
+
+
 def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict) -> Any:
     """``impl`` on raw arguments; a backend's exception is restated as torch would raise it."""
     try:
         return impl(be, *rargs, **rkwargs)
-    except (ValueError, TypeError, IndexError, NotImplementedError, AttributeError,
-            OverflowError, MemoryError) as exc:
-        if type(exc).__module__ == errors.__name__ or hasattr(exc, "interop_graph_error"):
-            raise  # already stated by interop, or raised by a task of an earlier Dask graph
-        misplaced = _not_an_operand(getattr(impl, "__name__", "operation"), rargs)
-        if misplaced is not None and isinstance(exc, (TypeError, AttributeError)):
-            raise misplaced from exc
-        if isinstance(exc, AttributeError):
-            raise
-        if isinstance(exc, (OverflowError, MemoryError)):
-            raise backend_error(getattr(impl, "__name__", "operation"), exc) from exc
-        explained = be.explain_error(getattr(impl, "__name__", "operation"), rargs, exc) \
-            if be is not None else None
-        if explained is not None:
-            raise explained from exc
-        if isinstance(exc, (ValueError, dtypes.OperandError)) or type(exc).__module__.startswith(
-                ("numpy", "cupy", "dask")) or type(exc) is IndexError and _raised_by_backend(exc):
-            raise backend_error(getattr(impl, "__name__", "operation"), exc) from exc
-        raise
+    except _RESTATED as exc:
+        raise restated(impl, be, rargs, exc)  # noqa: B904 (restated sets the cause)
+
+
+def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) -> Exception:
+    """What ``impl`` raising ``exc`` should raise: ``exc`` itself, or torch's statement of
+    it, naming the operation (its ``__cause__`` is ``exc``)."""
+    if type(exc).__module__ == errors.__name__ or hasattr(exc, "interop_graph_error"):
+        return exc  # already stated by interop, or raised by a task of an earlier Dask graph
+    name = getattr(impl, "__name__", "operation")
+    misplaced = _not_an_operand(name, rargs)
+    if misplaced is not None and isinstance(exc, (TypeError, AttributeError)):
+        new = misplaced
+    elif isinstance(exc, AttributeError):
+        return exc
+    elif isinstance(exc, (OverflowError, MemoryError)):
+        new = backend_error(name, exc)
+    elif (explained := be.explain_error(name, rargs, exc) if be is not None else None) is not None:
+        new = explained
+    elif isinstance(exc, (ValueError, dtypes.OperandError)) or type(exc).__module__.startswith(
+            ("numpy", "cupy", "dask")) or type(exc) is IndexError and _raised_by_backend(exc):
+        new = backend_error(name, exc)
+    else:
+        return exc
+    new.__cause__ = exc
+    return new
 
 
 def _not_an_operand(name: str, rargs: list) -> TypeError | None:
@@ -511,15 +523,23 @@ def make_public(run: Callable, name: str, qualname: str, doc: str = "",
     wrap) is called straight from here when the plain-call check has already
     unwrapped the arguments."""
     direct = getattr(run, "direct", None)
+    bare = getattr(direct, "bare", direct)  # the implementation without its dims normaliser
+    fits = getattr(direct, "fits", None)
 
     def public(*args: Any, **kwargs: Any) -> Any:
         if not _active():
             plain = plain_call(args, kwargs)
             if plain is not None:
                 cls, be, raws = plain
-                if direct is not None and raws is not None and be is not None and (
-                        not kwargs or "out" not in kwargs):
-                    return finish(call_impl(direct, be, raws, kwargs), cls, args)
+                if direct is not None and raws is not None and be is not None:
+                    if not kwargs and (fits is None or fits(raws)):
+                        try:  # call_impl, one frame sooner
+                            ret = bare(be, *raws)
+                        except _RESTATED as exc:
+                            raise restated(bare, be, raws, exc)  # noqa: B904
+                        return finish(ret, cls, args)
+                    if "out" not in kwargs:
+                        return finish(call_impl(direct, be, raws, kwargs), cls, args)
                 return run(cls, args, kwargs)
         return dispatch(public, run, args, kwargs)
     public.__name__, public.__qualname__, public.__module__ = name, qualname, "interop"

@@ -104,8 +104,14 @@ def normalizing(impl: Callable, name: str, *, all_dims_if_empty: bool = False,
 
     @functools.wraps(impl)
     def with_dims(be: Any, *args: Any, **kwargs: Any) -> Any:
-        # The common call (no dim, or a plain int in the first dim's place) skips the plan.
-        if kwargs or (first is not None and len(args) > first and type(args[first]) is not int):
+        if kwargs or not fits(args):
             args = fix(args, kwargs)
         return impl(be, *args, **kwargs)
+
+    def fits(args: tuple) -> bool:
+        """True for the common call, keywords aside: no dim, or a plain int in the first
+        dim's place; nothing to fix (the fast path then calls ``impl`` itself)."""
+        return first is None or len(args) <= first or type(args[first]) is int
+
+    with_dims.bare, with_dims.fits = impl, fits
     return with_dims

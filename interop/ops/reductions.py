@@ -37,17 +37,16 @@ def _accumulated(reduce: Any, acc: np.dtype, axis: Any, keepdims: bool | None = 
     bfloat16 in float32 (4096 ones sum to 4096, where half precision stops counting at 2048
     and bfloat16 at 256), then back.
     (Keywords are spelled out: a ``**`` pass-through costs more than NumPy's sum of 8 values.)"""
-    wide = dtypes.float32 if acc == _FLOAT16 or dtypes.is_bfloat16(acc) else acc
+    wide = dtypes.float32 if acc.kind in "fV" and acc.itemsize == 2 else acc  # (b)float16
     out = reduce(axis=axis, dtype=wide) if keepdims is None else \
         reduce(axis=axis, dtype=wide, keepdims=keepdims)
     return out if wide is acc else out.astype(acc, copy=False)
 
 
-_FLOAT16 = np.dtype(np.float16)
-
-
 def _reduce_args(name: str, input: Any, dim: Any, axis: Any, keepdim: bool,
                  keepdims: bool | None) -> tuple[Any, bool]:
+    if dim is None and axis is None and keepdims is None:
+        return None, bool(keepdim)  # every dimension: nothing to check
     return check_dim(name, dim_arg(dim, axis), input.ndim), keepdim_arg(keepdim, keepdims)
 
 
