@@ -49,14 +49,15 @@ def _torch_hooked() -> type | None:
 
 
 def _calibrated(fn: Callable[[], object], budget_s: float) -> int:
-    """A loop count that makes one timing take about a tenth of the budget."""
+    """A loop count that makes one timing take about a fiftieth of the budget: short
+    timings, many of them, so the best one is likely to have run undisturbed."""
     number = 1
-    while timeit.timeit(fn, number=number) <= budget_s / 10 and number <= 10**7:
+    while timeit.timeit(fn, number=number) <= budget_s / 50 and number <= 10**7:
         number *= 4
     return number
 
 
-def best_ns(fns: list[Callable[[], object]], budget_s: float, repeat: int = 7) -> list[float]:
+def best_ns(fns: list[Callable[[], object]], budget_s: float, repeat: int = 35) -> list[float]:
     """Best per-call time in ns of each of ``fns``, timed in turn ``repeat`` times, so that
     the machine's drifts (other jobs, clock, memory) touch every variant alike."""
     numbers = [_calibrated(fn, budget_s) for fn in fns]
