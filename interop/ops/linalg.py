@@ -11,10 +11,10 @@ from ._args import promote
 from .registry import op
 
 
-def _same_dtype(name: str, a: Any, b: Any) -> None:
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"{name}: expected m1 and m2 to have the same dtype, but got: "
-                           f"{a.dtype} != {b.dtype}; convert one with .to(other.dtype)")
+def _dtype_mismatch(name: str, a: Any, b: Any) -> RuntimeError:
+    """torch's error for operands of two dtypes (checked inline: this is a hot path)."""
+    return RuntimeError(f"{name}: expected m1 and m2 to have the same dtype, but got: "
+                        f"{a.dtype} != {b.dtype}; convert one with .to(other.dtype)")
 
 
 def _check_ndim(name: str, x: Any, ndim: int, what: str) -> None:
@@ -28,7 +28,8 @@ def matmul(be: Any, input: Any, other: Any) -> Any:
     if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{input.ndim}D and {other.ndim}D")
-    _same_dtype("matmul", input, other)
+    if input.dtype != other.dtype:
+        raise _dtype_mismatch("matmul", input, other)
     n, k = input.shape[-1], other.shape[-2 if other.ndim > 1 else 0]
     if n != k and n == n and k == k:  # NaN (a Dask size not known yet): Dask checks when run
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
@@ -71,7 +72,8 @@ def dot(be: Any, input: Any, other: Any) -> Any:
     """Inner product of two 1-d tensors."""
     _check_ndim("dot", input, 1, "self")
     _check_ndim("dot", other, 1, "other")
-    _same_dtype("dot", input, other)
+    if input.dtype != other.dtype:
+        raise _dtype_mismatch("dot", input, other)
     return be.np.sum(input * other)
 
 
