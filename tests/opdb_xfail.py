@@ -33,7 +33,6 @@ XFAIL: dict[str, str] = {
     'linalg.ldl_factor_ex': 'torch.linalg.ldl_factor_ex is not implemented by interop for the numpy backend; call it on a torch tensor (tor',
     'linalg.ldl_solve': 'torch.linalg.ldl_solve is not implemented by interop for the numpy backend; call it on a torch tensor (torch.f',
     'log_normal': "descriptor 'log_normal_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
-    'matrix_exp': 'torch.matrix_exp is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dl',
     'max_pool2d_with_indices_backward': 'aten.max_pool2d_with_indices_backward.default is not implemented by interop for the numpy backend; call it on ',
     'native_batch_norm': 'torch.native_batch_norm is not implemented by interop for the numpy backend; call it on a torch tensor (torch.',
     'native_dropout_backward': 'aten.native_dropout_backward.default is not implemented by interop for the numpy backend; call it on a torch t',

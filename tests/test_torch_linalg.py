@@ -99,7 +99,11 @@ def test_dask_factorisations_give_every_mode_batched_and_chunked() -> None:
 MATRIX_EXP = {"small_norm": (np.float32, (3, 3), 1e-3),
               "batched_mixed_norms": (np.float64, (3, 4, 4), np.array([1e-2, 1.0, 6.0])[:, None, None]),
               "large_norm": (np.float32, (5, 5), 8.0), "complex": (np.complex128, (2, 3, 3), 2.0),
-              "empty_batch": (np.float32, (0, 3, 3), 1.0), "zero_by_zero": (np.float64, (2, 0, 0), 1.0)}
+              "empty_batch": (np.float32, (0, 3, 3), 1.0), "zero_by_zero": (np.float64, (2, 0, 0), 1.0),
+              "one_by_one": (np.float32, (4, 1, 1), 3.0), "complex64": (np.complex64, (3, 5, 5), 1.5),
+              # float32 norms up to ~30, squared 4 times: torch's own rounding, not exp's
+              "float32_squared": (np.float32, (6, 5, 5), 5.0),
+              "single_each_degree": (np.float64, (4, 4), 1e-9)}
 
 
 @pytest.mark.parametrize("case", list(MATRIX_EXP))
@@ -117,8 +121,18 @@ def test_matrix_exp_matches_torch(case, backend):
         assert g.backend == backend
         res = to_numpy(g)
         assert res.dtype == expected.dtype and res.shape == expected.shape
-        np.testing.assert_allclose(res, expected, rtol=2e-5 if dtype == np.float32 else 1e-10,
-                                   atol=1e-6 * max(1.0, np.abs(expected).max(initial=0)))
+        np.testing.assert_allclose(res, expected, rtol=2e-5 if dtype in (np.float32, np.complex64)
+                                   else 1e-12, atol=1e-6 if dtype in (np.float32, np.complex64)
+                                   else 1e-14)
+
+
+@pytest.mark.parametrize("scale", [1e-9, 1e-5, 1e-3, 0.03, 0.3, 1.0, 3.0])
+def test_matrix_exp_of_one_matrix_takes_torchs_degree(scale):
+    """A single matrix gets the Taylor degree its norm needs (1, 2, 4, 8, 12, 18), as torch."""
+    a = (RNG.standard_normal((6, 6)) * scale / 6).astype(np.float32)
+    expected = torch.linalg.matrix_exp(torch.from_numpy(a)).numpy()
+    got = torch.linalg.matrix_exp(interop.tensor(a)).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
 
 
 def test_matrix_exp_refuses_like_torch(backend):

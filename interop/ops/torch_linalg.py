@@ -268,49 +268,6 @@ def matrix_power(be: Any, A: Any, n: int) -> Any:
     return linalg(be, "matrix_power")(A, n)
 
 
-PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
-          129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
-          40840800., 960960., 16380., 182., 1.)
-"""The [13/13] Pade approximant of exp (Higham 2005, "The scaling and squaring method")."""
-THETA13 = 5.371920351148152
-"""The largest 1-norm for which that approximant is exact to double precision."""
-
-
-def _expm(A: Any, xp: Any) -> Any:
-    """exp of each square matrix on the host or one device: scaled by 2^-s per matrix (s from
-    its 1-norm), Pade [13/13], then squared s times (each matrix its own s)."""
-    if A.size == 0:
-        return A.copy()
-    norm = xp.abs(A).sum(axis=-2).max(axis=-1)
-    s = xp.maximum(0, xp.ceil(xp.log2(norm / THETA13))).astype(np.int64)
-    A = A / (2.0 ** s).astype(A.real.dtype)[..., None, None]
-    b = [A.real.dtype.type(c) for c in PADE13]
-    eye = xp.eye(A.shape[-1], dtype=A.dtype)
-    A2 = A @ A
-    A4 = A2 @ A2
-    A6 = A4 @ A2
-    U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2) + b[7] * A6 + b[5] * A4 + b[3] * A2
-             + b[1] * eye)
-    V = A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2) + b[6] * A6 + b[4] * A4 + b[2] * A2 \
-        + b[0] * eye
-    R = xp.linalg.solve(V - U, V + U)
-    for k in range(int(s.max())):
-        R = xp.where((k < s)[..., None, None], R @ R, R)
-    return R
-
-
-@op("linalg_matrix_exp", method="matrix_exp",
-    torch=_names("matrix_exp", "torch.matrix_exp", "torch.Tensor.matrix_exp"), family="linalg")
-def matrix_exp(be: Any, A: Any) -> Any:
-    """exp(A) of each square matrix, by scaling and squaring; Dask: per chunk of whole
-    matrices (the scaling depends on each matrix's norm, known only from its values)."""
-    _square("matrix_exp", A)
-    if be.lazy:
-        whole = A.rechunk({A.ndim - 2: -1, A.ndim - 1: -1})
-        return whole.map_blocks(_expm, np, dtype=A.dtype)
-    return _expm(A, be.np)
-
-
 @op("linalg_pinv", method="pinverse", torch=_names("pinv", "torch.pinverse", "torch.Tensor.pinverse"),
     family="linalg")
 def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
