@@ -177,3 +177,67 @@ def test_dask_complete_factorisations_have_torch_shapes() -> None:
     q, r = interop.linalg_qr(t)
     assert tuple(q.shape) == (6, 3) and tuple(r.shape) == (3, 3)
     np.testing.assert_allclose((q @ r).numpy(), a, atol=1e-12)
+
+
+HOUSEHOLDER_SHAPES = [(5, 5), (6, 4), (4, 6), (2, 3, 5, 3), (0, 4, 3), (3, 0, 2), (2, 0), (1, 1)]
+
+
+def _lapack_input(shape, dtype):
+    a = RNG.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * RNG.standard_normal(shape)
+    return a.astype(dtype)
+
+
+def _tensor(a, backend):
+    chunks = tuple(max(1, (n + 1) // 2) for n in a.shape)  # a chunk boundary in every dim
+    return interop.tensor(a, backend=backend, **({"chunks": chunks} if backend == "dask" else {}))
+
+
+def _close(got, expected):
+    exp = expected.numpy()
+    res = to_numpy(got)
+    assert res.dtype == exp.dtype and res.shape == exp.shape, (res.shape, exp.shape)
+    tol = 1e-5 if exp.dtype in (np.float32, np.complex64) else 1e-12
+    np.testing.assert_allclose(res, exp, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("shape", HOUSEHOLDER_SHAPES, ids=str)
+def test_geqrf_householder_product_ormqr_match_torch(shape, dtype, backend):
+    """LAPACK's packed QR (geqrf), its Q (householder_product, orgqr) and Q or Q^H applied on
+    either side (ormqr): torch's values, batched, empty and complex; Dask lazily."""
+    a = _lapack_input(shape, dtype)
+    th, ttau = torch.geqrf(torch.from_numpy(a))
+    m, n = shape[-2:]
+    with interop.config(dask_compute="raise"):
+        h, tau = torch.geqrf(_tensor(a, backend))
+        assert h.backend == tau.backend == backend
+        results = [(h, th), (tau, ttau), (interop.geqrf(_tensor(a, backend)).tau, ttau)]
+        if m >= n:
+            results += [(torch.linalg.householder_product(h, tau),
+                         torch.linalg.householder_product(th, ttau)),
+                        (torch.orgqr(h, tau), torch.orgqr(th, ttau))]
+        for left in (True, False):
+            for transpose in (True, False):
+                c = _lapack_input((*shape[:-2], m, 3) if left else (*shape[:-2], 3, m), dtype)
+                results.append((torch.ormqr(h, tau, _tensor(c, backend), left, transpose),
+                                torch.ormqr(th, ttau, torch.from_numpy(c), left, transpose)))
+    for got, expected in results:
+        _close(got, expected)
+
+
+def test_householder_product_refuses_like_torch(backend):
+    a = _lapack_input((3, 5), np.float32)
+    for args in ((a, a[0, :3]), (a.T, a[0, :4]), (a.T, a[:2, :2]), (a[0], a[0, :1])):
+        with pytest.raises(RuntimeError):
+            torch.linalg.householder_product(*map(torch.from_numpy, args))
+        with pytest.raises(RuntimeError, match="householder_product"):
+            torch.linalg.householder_product(*(_tensor(x, backend) for x in args))
+    c = _lapack_input((4, 2), np.float32)
+    with pytest.raises(RuntimeError):
+        torch.ormqr(*map(torch.from_numpy, (a.T, a[0, :3], c)))
+    with pytest.raises(RuntimeError, match="ormqr"):
+        torch.ormqr(*(_tensor(x, backend) for x in (a.T, a[0, :3], c)))
+    with pytest.raises(RuntimeError, match="geqrf"):
+        torch.geqrf(_tensor(np.ones((3, 3), np.int64), backend))
