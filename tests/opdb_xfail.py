@@ -67,13 +67,10 @@ XFAIL: dict[str, str] = {
     'as_strided.partial_views': 'the samples take views of a larger tensor; the harness copies a view into an array of its own, so the storage around it that torch.as_strided reaches is gone',
     'linalg.eig': "torch documents eigenvectors as unique only up to a complex phase; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     'linalg.eigh': "torch documents eigenvectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
-    'linalg.lstsq': "linalg.lstsq[2]: shape () != torch's (0,)",
-    'linalg.lstsq.grad_oriented': "linalg.lstsq[1]: shape (0,) != torch's (3,)",
     'linalg.svd': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     'nn.functional.multi_head_attention_forward': '',
     'svd': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     # ---- ShapeError (2)
-    'linalg.matrix_rank': 'matrix_rank: operands could not be broadcast together with shapes (0,5) (0,0); the shapes must be broadcastabl',
     'nn.functional.pad.replicate_negative': "pad: can't extend empty axis 3 using modes other than 'constant' or 'empty'; check the arguments' shapes and v",
     # ---- ValueError (2)
     'nn.functional.linear_cross_entropy.chunked': "acc_dtype must be one of {None, torch.float16, torch.bfloat16, torch.float32, torch.float64}, got dtype('float",

@@ -241,3 +241,76 @@ def test_householder_product_refuses_like_torch(backend):
         torch.ormqr(*(_tensor(x, backend) for x in (a.T, a[0, :3], c)))
     with pytest.raises(RuntimeError, match="geqrf"):
         torch.geqrf(_tensor(np.ones((3, 3), np.int64), backend))
+
+
+LSTSQ_SHAPES = [((4, 3), (4, 2)), ((3, 3), (3, 2)), ((2, 3), (2, 2)), ((2, 4, 3), (2, 4, 2)),
+                ((2, 4, 3), (2, 4)), ((1, 4, 3), (3, 4, 2)), ((3, 4, 3), (1, 4, 2)),
+                ((0, 3), (0, 2)), ((4, 0), (4, 2)), ((0, 4, 3), (0, 4, 1)), ((4, 3), (4,))]
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64])
+@pytest.mark.parametrize("shapes", LSTSQ_SHAPES, ids=str)
+def test_lstsq_matches_torch_per_driver(shapes, dtype, driver, backend):
+    """What each driver returns (residuals only for tall A and not 'gelsy', and for 'gelsd'/
+    'gelss' only at full rank; rank unless 'gels'; singular values for 'gelsd'/'gelss'),
+    batched with broadcasting, B a vector, empty, complex; Dask builds it lazily except the
+    full-rank check, whose answer sets the residuals' size."""
+    a, b = (_lapack_input(s, dtype) for s in shapes)
+    variants = [a]
+    if a.shape[-2] > a.shape[-1] > 1:
+        deficient = a.copy()
+        deficient[..., -1] = 0  # rank n - 1 beyond doubt (a repeated column is, in float32,
+        variants.append(deficient)  # at the cut-off, where gelsy's and the SVD's ranks differ)
+    for A in variants:
+        if A is not a and driver in (None, "gels", "gelsy"):
+            continue  # gels: torch refuses it (full rank assumed), interop answers; gelsy:
+            # MKL's returns zeros for some inputs with a zero column (1 in 60), rank 2 or not
+        expected = torch.linalg.lstsq(torch.from_numpy(A), torch.from_numpy(b), driver=driver)
+        gated = driver in ("gelsd", "gelss") and A.shape[-2] > A.shape[-1]
+        with interop.config(dask_compute="allow" if gated else "raise"):
+            got = torch.linalg.lstsq(_tensor(A, backend), _tensor(b, backend), driver=driver)
+        for i, (g, e) in enumerate(zip(got, expected)):
+            _close(g, e)
+
+
+def test_lstsq_refuses_like_torch(backend):
+    a, b = _lapack_input((4, 3), np.float32), _lapack_input((4, 2), np.float32)
+    for args, kwargs in [((a, b[:3]), {}), ((a, b.astype(np.float64)), {}),
+                         ((a, b[None, None]), {}), ((a, b), {"driver": "gelsx"}),
+                         ((np.stack([a, a]), np.stack([b, b, b])), {})]:
+        with pytest.raises(RuntimeError):
+            torch.linalg.lstsq(*map(torch.from_numpy, args), **kwargs)
+        with pytest.raises(RuntimeError, match="lstsq"):
+            torch.linalg.lstsq(*(_tensor(x, backend) for x in args), **kwargs)
+
+
+MATRIX_RANK_TOLERANCES = [{}, {"atol": 1.0}, {"rtol": 0.5}, {"atol": 0.1, "rtol": 0.2},
+                          {"atol": "batch"}, {"rtol": "batch"}, {"atol": "batch", "rtol": "batch"},
+                          {"tol": 1.0}]
+
+
+@pytest.mark.parametrize("hermitian", [False, True])
+@pytest.mark.parametrize("tolerances", MATRIX_RANK_TOLERANCES, ids=str)
+@pytest.mark.parametrize("shape", [(5, 5), (2, 5, 5), (0, 5, 5), (2, 0, 0), (3, 4, 4)], ids=str)
+def test_matrix_rank_tolerances_broadcast_like_torch(shape, tolerances, hermitian, backend):
+    """atol/rtol as numbers or one per matrix (broadcast against the batch, empty batches
+    included), torch's defaults (rtol 0 where atol > 0), the old ``tol``; Dask lazily."""
+    a = _lapack_input(shape, np.float64)
+    a = a @ np.swapaxes(a, -1, -2) if hermitian else a
+    batch = shape[:-2]
+    values = {k: (np.linspace(0.5, 2.0, int(np.prod(batch))).reshape(batch) if v == "batch" else v)
+              for k, v in tolerances.items()}
+    if "batch" in tolerances.values() and not batch:
+        pytest.skip("one matrix: no batch to give tolerances to")
+    args = [values.pop("tol")] if "tol" in values else []
+    expected = torch.linalg.matrix_rank(torch.from_numpy(a), *args, hermitian=hermitian,
+                                        **{k: torch.from_numpy(np.asarray(v)) if isinstance(v, np.ndarray) else v
+                                           for k, v in values.items()})
+    with interop.config(dask_compute="raise"):
+        got = torch.linalg.matrix_rank(_tensor(a, backend), *args, hermitian=hermitian,
+                                       **{k: _tensor(v, backend) if isinstance(v, np.ndarray) else v
+                                          for k, v in values.items()})
+    res = to_numpy(got)
+    assert res.dtype == np.int64 and res.shape == tuple(expected.shape)
+    np.testing.assert_array_equal(res, expected.numpy())

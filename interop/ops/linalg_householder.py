@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .torch_linalg import _float
+from .torch_linalg import _float, mH
 from .registry import op
 
 _GEQRF = namedtuple("geqrf", ["a", "tau"])
@@ -62,11 +62,6 @@ def _reflector(be: Any, A: Any, i: int) -> Any:
     return be.np.where(rows > i, col, be.np.where(rows == i, one, be.np.zeros((), dtype=A.dtype)))
 
 
-def _mH(be: Any, x: Any) -> Any:  # noqa: N802
-    x = be.np.swapaxes(x, -1, -2)
-    return be.np.conj(x) if x.dtype.kind == "c" else x
-
-
 def _apply(be: Any, A: Any, tau: Any, C: Any, left: bool, adjoint: bool) -> Any:
     """op(Q) C (``left``) or C op(Q), Q = H_0 ... H_{k-1}, op = conjugate transpose if
     ``adjoint``: one rank-1 update per reflector, in the order the product needs."""
@@ -77,9 +72,9 @@ def _apply(be: Any, A: Any, tau: Any, C: Any, left: bool, adjoint: bool) -> Any:
         t = tau[..., i, None, None]
         t = be.np.conj(t) if adjoint and t.dtype.kind == "c" else t
         if left:
-            C = C - t * (v @ (_mH(be, v) @ C))
+            C = C - t * (v @ (mH(be, v) @ C))
         else:
-            C = C - t * ((C @ v) @ _mH(be, v))
+            C = C - t * ((C @ v) @ mH(be, v))
     return C
 
 
