@@ -316,48 +316,48 @@ def test_matrix_rank_tolerances_broadcast_like_torch(shape, tolerances, hermitia
     np.testing.assert_array_equal(res, expected.numpy())
 
 
-def _symmetric(shape, dtype, diagonal=1.0):
+def _symmetric(shape, dtype, diagonal=1.0, hermitian=False):
     a = _lapack_input(shape, dtype)
-    a = a + np.swapaxes(a, -1, -2)
+    a = a + (np.conj if hermitian else np.asarray)(np.swapaxes(a, -1, -2))
     idx = np.arange(shape[-1])
     a[..., idx, idx] *= diagonal  # a small diagonal makes Bunch-Kaufman take 2x2 pivots
     return a
 
 
 @pytest.mark.parametrize("diagonal", [1.0, 1e-3, 0.0])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("dtype,hermitian", [(np.float32, False), (np.float64, True),
+                                             (np.complex128, False), (np.complex128, True),
+                                             (np.complex64, True)], ids=str)
 @pytest.mark.parametrize("shape", [(5, 5), (3, 8, 8), (2, 1, 1), (0, 3, 3), (0, 0), (2, 2)],
                          ids=str)
-def test_ldl_factor_and_solve_match_torch(shape, dtype, diagonal):
-    """LAPACK's Bunch-Kaufman (sytrf) pivots exactly and its LD to rounding, 1x1 and 2x2 blocks,
-    batched, empty, complex symmetric; the solve (sytrs) with batches broadcast."""
-    a = _symmetric(shape, dtype, diagonal)
-    expected = torch.linalg.ldl_factor_ex(torch.from_numpy(a))
-    got = torch.linalg.ldl_factor_ex(interop.tensor(a))
+def test_ldl_factor_and_solve_match_torch(shape, dtype, hermitian, diagonal):
+    """LAPACK's Bunch-Kaufman (sytrf, hetrf) pivots exactly and its LD to rounding, 1x1 and
+    2x2 blocks, batched, empty, complex symmetric and Hermitian; the solve (sytrs, hetrs)
+    with batches broadcast."""
+    a = _symmetric(shape, dtype, diagonal, hermitian)
+    expected = torch.linalg.ldl_factor_ex(torch.from_numpy(a), hermitian=hermitian)
+    got = torch.linalg.ldl_factor_ex(interop.tensor(a), hermitian=hermitian)
     np.testing.assert_array_equal(to_numpy(got.pivots), expected.pivots.numpy())
     assert to_numpy(got.pivots).dtype == np.int32 and to_numpy(got.info).dtype == np.int32
     np.testing.assert_array_equal(to_numpy(got.info), expected.info.numpy())
     _close(got.LD, expected.LD)
     if expected.info.numpy().any():  # a zero pivot: torch's ldl_factor refuses
         with pytest.raises(RuntimeError):
-            torch.linalg.ldl_factor(torch.from_numpy(a))
+            torch.linalg.ldl_factor(torch.from_numpy(a), hermitian=hermitian)
         with pytest.raises(RuntimeError, match="ldl_factor"):
-            torch.linalg.ldl_factor(interop.tensor(a))
+            torch.linalg.ldl_factor(interop.tensor(a), hermitian=hermitian)
         return
-    LD, pivots = torch.linalg.ldl_factor(interop.tensor(a))
+    LD, pivots = torch.linalg.ldl_factor(interop.tensor(a), hermitian=hermitian)
     _close(LD, expected.LD)
     for b_shape in [(*shape[:-1], 3), shape[-2:-1] + (2,)]:
         b = _lapack_input(b_shape, dtype)
-        want = torch.linalg.ldl_solve(expected.LD, expected.pivots, torch.from_numpy(b))
-        _close(torch.linalg.ldl_solve(LD, pivots, interop.tensor(b)), want)
+        want = torch.linalg.ldl_solve(expected.LD, expected.pivots, torch.from_numpy(b),
+                                      hermitian=hermitian)
+        _close(torch.linalg.ldl_solve(LD, pivots, interop.tensor(b), hermitian=hermitian), want)
 
 
 def test_ldl_refuses_like_torch(backend):
-    a = _symmetric((4, 4), np.complex128)
     with pytest.raises(RuntimeError):
         torch.linalg.ldl_factor(torch.from_numpy(np.ones((3, 4))))
     with pytest.raises(RuntimeError, match="ldl_factor"):
         torch.linalg.ldl_factor(_tensor(np.ones((3, 4)), backend))
-    if backend == "numpy":  # Dask lacks the factorisation (tests/test_capabilities.py)
-        with pytest.raises(NotImplementedError, match="hetrf"):
-            torch.linalg.ldl_factor(interop.tensor(a), hermitian=True)
