@@ -469,6 +469,7 @@ NAMED_TESTS = {
     "new_ones": ("test_torch_opdb_ops.py", "new_ones"),
     "new_zeros": ("test_torch_opdb_ops.py", "new_zeros"),
     "one_hot": ("test_torch_nn.py", "one_hot"),
+    "orgqr": ("test_torch_linalg.py", "torch.orgqr"),
     "sum_to_size": ("test_torch_opdb_ops.py", "sum_to_size"),
     "unravel_index": ("test_torch_opdb_ops.py", "unravel_index"),
     "tensor_unfold": ("test_ops_table.py", "def test_tensor_unfold"),

@@ -141,20 +141,14 @@ def _solve(be: Any, LU: Any, pivots: Any, B: Any, left: bool, adjoint: bool) -> 
     """X with op(A) X = B (``left=False``: X op(A) = B), A = P L U, op = adjoint or identity."""
     xp = be.np
     if not left:  # X A = B  <=>  A^H X^H = B^H
-        return _mH(be, _solve(be, LU, pivots, _mH(be, B), True, not adjoint))
+        return tl.mH(be, _solve(be, LU, pivots, tl.mH(be, B), True, not adjoint))
     P, L, U = _unpack(be, LU, pivots)
     if adjoint:  # A^H X = B: U^H L^H P^T X = B
-        Y = tl.solve_triangular(be, _mH(be, U), B, upper=False)
-        Z = tl.solve_triangular(be, _mH(be, L), Y, upper=True, unitriangular=True)
+        Y = tl.solve_triangular(be, tl.mH(be, U), B, upper=False)
+        Z = tl.solve_triangular(be, tl.mH(be, L), Y, upper=True, unitriangular=True)
         return xp.matmul(P, Z)
-    Y = tl.solve_triangular(be, L, xp.matmul(_mH(be, P), B), upper=False, unitriangular=True)
+    Y = tl.solve_triangular(be, L, xp.matmul(tl.mH(be, P), B), upper=False, unitriangular=True)
     return tl.solve_triangular(be, U, Y, upper=True)
-
-
-def _mH(be: Any, x: Any) -> Any:  # noqa: N802
-    """The conjugate transpose of the last two dimensions."""
-    x = be.np.swapaxes(x, -1, -2)
-    return be.np.conj(x) if x.dtype.kind == "c" else x
 
 
 @op("linalg_lu_solve", method=False, torch=("torch.linalg.lu_solve",), family="linalg",

@@ -55,6 +55,12 @@ def _like(out: Any, A: Any) -> Any:
     return out if out.dtype == A.dtype else out.astype(A.dtype)
 
 
+def mH(be: Any, x: Any) -> Any:  # noqa: N802 (torch's name)
+    """The conjugate transpose of the last two dimensions."""
+    x = be.np.swapaxes(x, -1, -2)
+    return be.np.conj(x) if x.dtype.kind == "c" else x
+
+
 def _zero_info(be: Any, a: Any) -> Any:
     return be.np.zeros(a.shape[:-2], dtype=np.int32)
 
@@ -268,49 +274,6 @@ def matrix_power(be: Any, A: Any, n: int) -> Any:
     return linalg(be, "matrix_power")(A, n)
 
 
-PADE13 = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
-          129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
-          40840800., 960960., 16380., 182., 1.)
-"""The [13/13] Pade approximant of exp (Higham 2005, "The scaling and squaring method")."""
-THETA13 = 5.371920351148152
-"""The largest 1-norm for which that approximant is exact to double precision."""
-
-
-def _expm(A: Any, xp: Any) -> Any:
-    """exp of each square matrix on the host or one device: scaled by 2^-s per matrix (s from
-    its 1-norm), Pade [13/13], then squared s times (each matrix its own s)."""
-    if A.size == 0:
-        return A.copy()
-    norm = xp.abs(A).sum(axis=-2).max(axis=-1)
-    s = xp.maximum(0, xp.ceil(xp.log2(norm / THETA13))).astype(np.int64)
-    A = A / (2.0 ** s).astype(A.real.dtype)[..., None, None]
-    b = [A.real.dtype.type(c) for c in PADE13]
-    eye = xp.eye(A.shape[-1], dtype=A.dtype)
-    A2 = A @ A
-    A4 = A2 @ A2
-    A6 = A4 @ A2
-    U = A @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2) + b[7] * A6 + b[5] * A4 + b[3] * A2
-             + b[1] * eye)
-    V = A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2) + b[6] * A6 + b[4] * A4 + b[2] * A2 \
-        + b[0] * eye
-    R = xp.linalg.solve(V - U, V + U)
-    for k in range(int(s.max())):
-        R = xp.where((k < s)[..., None, None], R @ R, R)
-    return R
-
-
-@op("linalg_matrix_exp", method="matrix_exp",
-    torch=_names("matrix_exp", "torch.matrix_exp", "torch.Tensor.matrix_exp"), family="linalg")
-def matrix_exp(be: Any, A: Any) -> Any:
-    """exp(A) of each square matrix, by scaling and squaring; Dask: per chunk of whole
-    matrices (the scaling depends on each matrix's norm, known only from its values)."""
-    _square("matrix_exp", A)
-    if be.lazy:
-        whole = A.rechunk({A.ndim - 2: -1, A.ndim - 1: -1})
-        return whole.map_blocks(_expm, np, dtype=A.dtype)
-    return _expm(A, be.np)
-
-
 @op("linalg_pinv", method="pinverse", torch=_names("pinv", "torch.pinverse", "torch.Tensor.pinverse"),
     family="linalg")
 def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
@@ -328,15 +291,27 @@ def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: A
 @op("linalg_matrix_rank", method=False, torch=_names("matrix_rank"), family="linalg")
 def matrix_rank(be: Any, A: Any, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
                 rtol: Any = None) -> Any:
-    """The number of singular values above the tolerance (torch's default: max(m, n) * eps)."""
+    """The number of singular values above max(atol, rtol * the largest), per matrix; atol and
+    rtol (numbers or tensors, broadcast against the batch) default as torch's: atol 0, rtol
+    max(m, n) * eps where atol is not positive; ``tol`` is atol with rtol 0 (the old form)."""
     _float("matrix_rank", A)
     s = svdvals(be, A) if not hermitian else be.np.abs(eigvalsh(be, A))
-    smax = be.np.max(s, axis=-1, keepdims=True) if s.size else s.sum(-1, keepdims=True)  # Dask: no max of an empty batch
-    a = atol if atol is not None else tol if tol is not None else 0.0
+    if not s.size:  # nothing to count (and Dask has no max of an empty batch)
+        smax = s.sum(-1, keepdims=True)
+    else:
+        smax = s[..., :1] if not hermitian else be.np.max(s, axis=-1, keepdims=True)
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    default = max(A.shape[-2:]) * np.finfo(A.real.dtype).eps
     if rtol is None:
-        rtol = 0.0 if (atol is not None or tol is not None) and not a == 0 else \
-            max(A.shape[-2:]) * np.finfo(A.dtype).eps
-    return be.np.sum(s > be.np.maximum(a, rtol * smax), axis=-1).astype(np.int64)
+        rtol = default if atol is None else be.np.where(be.np.asarray(atol) > 0, 0.0, default)
+    cut = be.np.maximum(_per_matrix(0.0 if atol is None else atol), _per_matrix(rtol) * smax)
+    return be.np.sum(s > cut, axis=-1).astype(np.int64)
+
+
+def _per_matrix(x: Any) -> Any:
+    """A tolerance (a number, or one per matrix of the batch) against the singular values."""
+    return x[..., None] if getattr(x, "ndim", 0) else x
 
 
 @op("linalg_multi_dot", method=False, torch=_names("multi_dot"), family="linalg")
@@ -369,21 +344,68 @@ def vander(be: Any, x: Any, *, N: Any = None) -> Any:
     return x[..., None] ** be.np.arange(n).astype(x.dtype)
 
 
+LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def _lstsq_operands(A: Any, B: Any) -> tuple[Any, bool]:
+    """B as (..., m, k), and whether it was a (batch of) vector(s) (..., m); torch's checks."""
+    if not 0 <= A.ndim - B.ndim <= 1 or A.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to "
+                           "other.dim() and (input.dim() - other.dim()) <= 1, with input a "
+                           f"(batch of) matrices; got {A.ndim} and {B.ndim} dimensions")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
+                           f"dtype, but got {A.dtype} and {B.dtype}; convert one with .to()")
+    vector = B.ndim == A.ndim - 1
+    B = B[..., None] if vector else B
+    if B.shape[-2] != A.shape[-2]:
+        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2); "
+                           f"got {A.shape[-2]} and {B.shape[-2]}")
+    try:
+        np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    except ValueError:
+        raise RuntimeError(f"torch.linalg.lstsq: the batch dimensions of input "
+                           f"{tuple(A.shape[:-2])} and other {tuple(B.shape[:-2])} must "
+                           "broadcast") from None
+    return B, vector
+
+
 @op("linalg_lstsq", method=False, torch=_names("lstsq"), family="linalg")
 def lstsq(be: Any, A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> Any:
-    """(solution, residuals, rank, singular_values) minimising ||A X - B|| (2-d A)."""
+    """(solution, residuals, rank, singular_values) minimising ||A X - B||, batched; the
+    minimum-norm solution from the SVD, and torch's rules for what each driver returns:
+    rank unless 'gels', singular values for 'gelsd'/'gelss', residuals (per column of B)
+    for tall A unless 'gelsy', and for 'gelsd'/'gelss' only when every A has full rank.
+    The rank is the number of singular values above ``rcond`` times the largest, LAPACK's
+    rule for 'gelsd'/'gelss'; 'gelsy' estimates it from a pivoted QR instead, which agrees
+    except near the cut-off (a large ``rcond`` on 'gelsy' may count differently)."""
     _float("lstsq", A)
-    if A.ndim != 2:
-        raise NotImplementedError("linalg.lstsq: interop solves 2-d A only (loop over the batch)")
-    vector = B.ndim == 1
-    x, res, rank, sv = linalg(be, "lstsq")(A, B[:, None] if vector else B, rcond=rcond)
-    x = x[:, 0] if vector else x
-    empty = be.np.zeros((0,), dtype=A.dtype)
-    rank = be.np.zeros((0,), dtype=np.int64) if driver == "gels" else rank.astype(np.int64)
+    driver = "gelsy" if driver is None else driver  # torch's CPU default
+    if driver not in LSTSQ_DRIVERS:
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of "
+                           f"{LSTSQ_DRIVERS}; got {driver!r}")
+    B, vector = _lstsq_operands(A, B)
+    m, n = A.shape[-2:]
+    real = A.real.dtype
+    if rcond is None or driver == "gels":  # gels assumes full rank: no cut-off
+        rcond = np.finfo(real).eps * max(m, n) if driver != "gels" else 0.0
+    u, s, vh = be.np.linalg.svd(A, full_matrices=False)
+    smax = s[..., :1] if min(m, n) else s.sum(-1, keepdims=True)
+    kept = s > real.type(rcond) * smax
+    inv = be.np.where(kept, 1 / be.np.where(kept, s, real.type(1)), real.type(0)).astype(A.dtype)
+    x = mH(be, vh) @ (inv[..., None] * (mH(be, u) @ B))  # batch dims broadcast here
+    rank = be.np.sum(kept, axis=-1).astype(np.int64)
+    empty = be.np.zeros((0,), dtype=real)
     residuals = empty
-    if A.shape[0] > A.shape[1] and driver not in (None, "gelsy"):  # torch: tall A, these drivers
-        residuals = be.np.sum(be.np.abs(A @ x - B) ** 2, axis=0).astype(A.dtype)
-    return RESULTS["linalg_lstsq"](x, residuals, rank, empty)  # torch: no rank from 'gels'
+    if m > n and driver != "gelsy" and (driver == "gels" or bool(be.to_host(
+            be.np.all(rank == n), "linalg.lstsq's residuals (returned only when every "
+            "matrix has full rank)"))):
+        residuals = be.np.sum(be.np.abs(A @ x - B) ** 2, axis=-2).astype(real)
+        residuals = residuals * 0 if driver == "gels" and n == 0 else residuals  # torch's zeros
+    return RESULTS["linalg_lstsq"](
+        x[..., 0] if vector else x, residuals,
+        be.np.zeros((0,), dtype=np.int64) if driver == "gels" else rank,
+        s.astype(real) if driver in ("gelsd", "gelss") else empty)
 
 
 @op("linalg_solve_triangular", method=False, torch=_names("solve_triangular"), family="linalg")

@@ -21,11 +21,6 @@ def _names(name: str) -> tuple[str, ...]:
     return (f"torch.{name}", f"torch.Tensor.{name}")
 
 
-def _mH(be: Any, x: Any) -> Any:  # noqa: N802
-    x = be.np.swapaxes(x, -1, -2)
-    return be.np.conj(x) if x.dtype.kind == "c" else x
-
-
 @op("cholesky", torch=_names("cholesky"), family="linalg")
 def cholesky(be: Any, input: Any, upper: bool = False) -> Any:
     """L with A = L L^H (``upper=True``: U with A = U^H U); torch.linalg.cholesky's factor."""
@@ -36,17 +31,17 @@ def cholesky(be: Any, input: Any, upper: bool = False) -> Any:
 def cholesky_inverse(be: Any, L: Any, upper: bool = False) -> Any:  # noqa: N803 (torch's name)
     """The inverse of A from its Cholesky factor (lower L, or upper U with ``upper``)."""
     tl._square("cholesky_inverse", L)
-    factor = L if upper else _mH(be, L)  # U with A = U^H U
+    factor = L if upper else tl.mH(be, L)  # U with A = U^H U
     u_inv = tl.solve_triangular(be, factor, _eye_like(be, L), upper=True)
-    return be.np.matmul(u_inv, _mH(be, u_inv))
+    return be.np.matmul(u_inv, tl.mH(be, u_inv))
 
 
 @op(torch=_names("cholesky_solve"), family="linalg")
 def cholesky_solve(be: Any, B: Any, L: Any, upper: bool = False) -> Any:  # noqa: N803
     """X with A X = B, given B and A's Cholesky factor L (U with ``upper``)."""
-    lower = _mH(be, L) if upper else L
+    lower = tl.mH(be, L) if upper else L
     y = tl.solve_triangular(be, lower, B, upper=False)
-    return tl.solve_triangular(be, _mH(be, lower), y, upper=True)
+    return tl.solve_triangular(be, tl.mH(be, lower), y, upper=True)
 
 
 @op(torch=_names("triangular_solve"), family="linalg")
@@ -72,7 +67,7 @@ def qr(be: Any, input: Any, some: bool = True) -> Any:
 def svd(be: Any, input: Any, some: bool = True, compute_uv: bool = True) -> Any:
     """(U, S, V) with A = U diag(S) V^H; ``compute_uv=False``: U and V are zeros."""
     u, s, vh = tl.svd(be, input, full_matrices=not some)
-    v = _mH(be, vh)
+    v = tl.mH(be, vh)
     if not compute_uv:  # torch: zero, full-size U and V
         m, n = input.shape[-2:]
         batch = tuple(input.shape[:-2])
