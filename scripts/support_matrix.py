@@ -57,6 +57,8 @@ SAMPLES: dict[str, tuple] = {
     "bmm": (M[None], M.T[None]), "mv": (M, M[0]), "dot": (M[0], M[0]),
     "einsum": ("ij,kj->ik", M, M), "expand": (M[:1], 3, 4), "broadcast_to": (M[0], (2, 4)),
     "narrow": (M, 1, 1, 2), "searchsorted": (np.sort(M[0]), M[0]),
+    "stft": (M, 2, 1, None, None, True, "reflect", False, None, True),
+    "istft": ((M[:2] + 1j * M[1:]).astype(np.complex64), 2, 1),
 }
 RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like"}
 

@@ -50,7 +50,6 @@ XFAIL: dict[str, str] = {
     'slice': 'aten.slice.Tensor is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_d',
     'sparse.mm.reduce': "can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() first.",
     'sparse.sampled_addmm': "can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() first.",
-    'stft': 'torch.stft is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dlpack(t',
     'svd_lowrank': "expected Tensor but got <class 'interop.tensor.Tensor'>",
     'torch.ops.aten._safe_softmax.default': 'aten._safe_softmax.default is not implemented by interop for the numpy backend; call it on a torch tensor (tor',
     'uniform': "descriptor 'uniform_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",

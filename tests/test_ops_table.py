@@ -477,6 +477,7 @@ NAMED_TESTS = {
     "_pack_padded_sequence": ("test_torch_modules.py", "pack_padded_sequence"),
     "_pad_packed_sequence": ("test_torch_modules.py", "pad_packed_sequence"),
     "embedding_bag": ("test_torch_modules.py", "EmbeddingBag"),
+    "istft": ("test_torch_signal.py", "torch.istft"),
     "_nested_tensor_from_mask_left_aligned": ("test_torch_models.py", "TransformerEncoder"),
 }
 
