@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import interop
@@ -146,3 +146,120 @@ def test_stft_then_istft_round_trips(backend):
     back = torch.istft(spec, 16, hop_length=4, length=100)
     np.testing.assert_allclose(to_numpy(back), SIGNAL, rtol=1e-5, atol=1e-5)
     assert to_numpy(x.stft(16, return_complex=True)).shape == (3, 9, 26)
+
+
+# ------------------------------------------------------------------ grid_sample / affine_grid
+MODES_2D = ["bilinear", "nearest", "bicubic"]
+PADDINGS = ["zeros", "border", "reflection"]
+
+
+@given(data=st.data(), d=st.sampled_from([2, 3]), padding_mode=st.sampled_from(PADDINGS),
+       align_corners=st.booleans(), ties=st.booleans())
+def test_grid_sample_matches_torch_on_random_grids(data, d, padding_mode, align_corners, ties):
+    """Random sizes and grids (inside and outside [-1, 1]; ``ties``: multiples of 1/8, where
+    nearest's rounding meets .5 exactly), every mode and padding, 4-d and 5-d."""
+    mode = data.draw(st.sampled_from(MODES_2D if d == 2 else MODES_2D[:2]), label="mode")
+    sizes = data.draw(st.tuples(*[st.integers(1, 5)] * d), label="input sizes")
+    out = data.draw(st.tuples(*[st.integers(1, 4)] * d), label="grid sizes")
+    seed = data.draw(st.integers(0, 2 ** 16), label="seed")
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((2, 2, *sizes)).astype(np.float32)
+    shape = (2, *out, d)
+    grid = (rng.integers(-20, 21, shape) / 8 if ties else rng.uniform(-1.8, 1.8, shape))
+    grid = grid.astype(np.float32)
+    kwargs = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    want = F.grid_sample(torch.from_numpy(x), torch.from_numpy(grid), **kwargs).numpy()
+    got = F.grid_sample(interop.tensor(x), interop.tensor(grid), **kwargs)
+    np.testing.assert_allclose(to_numpy(got), want, rtol=1e-5, atol=1e-5)
+    if mode == "nearest":  # exact: the same pixel is picked
+        np.testing.assert_array_equal(to_numpy(got), want)
+
+
+GRID_X = RNG.standard_normal((2, 3, 5, 6)).astype(np.float32)
+GRID_G = RNG.uniform(-1.3, 1.3, (2, 4, 7, 2)).astype(np.float32)
+GRID_X3 = RNG.standard_normal((2, 2, 3, 4, 5)).astype(np.float32)
+GRID_G3 = RNG.uniform(-1.3, 1.3, (2, 3, 2, 4, 3)).astype(np.float32)
+SPECIAL = np.array([[[[np.nan, 0.0], [0.2, np.inf], [1e10, -1e10], [-np.inf, 0.3]]]],
+                   np.float32)
+THETA = RNG.standard_normal((2, 2, 3)).astype(np.float32)
+THETA3 = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+
+GRID_CASES = [
+    (F.grid_sample, (GRID_X, GRID_G), dict(mode="bicubic", padding_mode="reflection",
+                                           align_corners=True)),
+    (F.grid_sample, (GRID_X3, GRID_G3), dict(mode="bilinear", padding_mode="border",
+                                             align_corners=False)),
+    (F.grid_sample, (GRID_X3, GRID_G3), dict(mode="nearest", padding_mode="reflection",
+                                             align_corners=False)),
+    (F.grid_sample, (GRID_X.astype(np.float64), GRID_G.astype(np.float64)), {}),
+    (F.grid_sample, (GRID_X[:, :, :1], GRID_G), dict(align_corners=True,
+                                                     padding_mode="reflection")),
+    (F.grid_sample, (GRID_X[:0], GRID_G[:0]), {}),
+    (F.grid_sample, (GRID_X, GRID_G[:, :0]), {}),
+    (torch.grid_sampler, (GRID_X, GRID_G, 2, 1, False), {}),
+    (torch.grid_sampler_2d, (GRID_X, GRID_G, 1, 2, True), {}),
+    (torch.grid_sampler_3d, (GRID_X3, GRID_G3, 0, 0, True), {}),
+    (F.affine_grid, (THETA, (2, 3, 5, 6)), dict(align_corners=False)),
+    (F.affine_grid, (THETA, (2, 3, 1, 6)), dict(align_corners=True)),
+    (F.affine_grid, (THETA3, (2, 3, 4, 1, 5)), dict(align_corners=False)),
+    (F.affine_grid, (THETA.astype(np.float64), (2, 3, 5, 6)), dict(align_corners=True)),
+    (torch.affine_grid_generator, (THETA, (2, 3, 5, 6), False), {}),
+    # torch's refusals
+    (F.grid_sample, (GRID_X, GRID_G), dict(mode="foo")),
+    (F.grid_sample, (GRID_X, GRID_G), dict(padding_mode="foo")),
+    (F.grid_sample, (GRID_X, GRID_G.astype(np.float64)), {}),
+    (F.grid_sample, (GRID_X.astype(np.int64), GRID_G.astype(np.int64)), {}),
+    (F.grid_sample, (GRID_X[:1], GRID_G), {}),
+    (F.grid_sample, (GRID_X, GRID_G[..., :1]), {}),
+    (F.grid_sample, (GRID_X[0], GRID_G[0]), {}),
+    (F.grid_sample, (GRID_X[:, :, :0], GRID_G), {}),
+    (F.grid_sample, (GRID_X3, GRID_G3), dict(mode="bicubic")),
+    (torch.grid_sampler_2d, (GRID_X3, GRID_G3, 0, 0, False), {}),
+    (torch.grid_sampler_3d, (GRID_X, GRID_G, 0, 0, False), {}),
+    (F.affine_grid, (THETA, (2, 3, 0, 6)), dict(align_corners=False)),
+    (F.affine_grid, (THETA, (3, 3, 5, 6)), dict(align_corners=False)),
+    (F.affine_grid, (THETA.astype(np.int64), (2, 3, 5, 6)), dict(align_corners=False)),
+    (F.affine_grid, (THETA, (2, 3, 5)), dict(align_corners=False)),
+    (F.affine_grid, (THETA3, (2, 3, 5, 6)), dict(align_corners=False)),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", GRID_CASES, ids=[f"grid{i}" for i in range(len(GRID_CASES))])
+def test_grid_functions_match_torch(fn, args, kwargs, backend):
+    same_as_torch(fn, args, kwargs, backend, tol=1e-5)
+
+
+@pytest.mark.parametrize("mode", MODES_2D)
+@pytest.mark.parametrize("padding_mode", PADDINGS)
+def test_grid_sample_non_finite_coordinates_as_torch(mode, padding_mode, backend):
+    """nan and infinite coordinates give torch's CPU results (nan, 0 or an edge pixel)."""
+    x = GRID_X[:1, :1, :3, :3].copy()
+    same_as_torch(F.grid_sample, (x, SPECIAL), dict(mode=mode, padding_mode=padding_mode,
+                                                    align_corners=False), backend)
+    same_as_torch(F.grid_sample, (x[..., None], np.concatenate(
+        [SPECIAL, np.full(SPECIAL.shape[:-1] + (1,), 0.1, np.float32)], -1)[..., None, :]),
+        dict(mode="bilinear" if mode == "bicubic" else mode, padding_mode=padding_mode,
+             align_corners=True), backend)
+
+
+def test_grid_sample_of_an_affine_grid_is_a_spatial_transformer(backend):
+    theta = np.array([[[0.8, -0.2, 0.1], [0.3, 0.9, -0.2]]] * 2, np.float32)
+    grid = F.affine_grid(_on(theta, backend), (2, 3, 5, 6), align_corners=False)
+    got = F.grid_sample(_on(GRID_X, backend), grid, align_corners=False)
+    want = F.grid_sample(torch.from_numpy(GRID_X), F.affine_grid(
+        torch.from_numpy(theta), (2, 3, 5, 6), align_corners=False), align_corners=False)
+    np.testing.assert_allclose(to_numpy(got), want.numpy(), rtol=1e-5, atol=1e-5)
+    assert got.backend == backend
+
+
+def test_grid_sample_half_rounds_as_torch():
+    """float16 is computed in float16, as torch's CPU kernel does (nearest: the same pixels)."""
+    x, g = GRID_X.astype(np.float16), (GRID_G * 1.2).astype(np.float16)
+    for mode in MODES_2D:
+        want = F.grid_sample(torch.from_numpy(x), torch.from_numpy(g), mode=mode,
+                             align_corners=False).numpy()
+        got = to_numpy(F.grid_sample(interop.tensor(x), interop.tensor(g), mode=mode,
+                                     align_corners=False))
+        assert got.dtype == np.float16
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32),
+                                   atol=1e-2 if mode == "bicubic" else 0)
