@@ -65,6 +65,9 @@ SAMPLES: dict[str, tuple] = {
     "grid_sampler_3d": (M[None, None, None], np.full((1, 1, 2, 2, 3), 0.3, np.float32), 0, 2,
                         False),
     "affine_grid": (np.eye(2, 3, dtype=np.float32)[None], (1, 1, 2, 3), False),
+    "ctc_loss": (np.log(np.full((3, 1, 3), 1 / 3, np.float32)), np.array([[1, 2]]), (3,), (2,)),
+    "ctc_loss_reduction_code": (np.log(np.full((3, 1, 3), 1 / 3, np.float32)),
+                                np.array([[1, 2]]), (3,), (2,), 0, 1, False),
 }
 RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like"}
 

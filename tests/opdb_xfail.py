@@ -35,7 +35,6 @@ XFAIL: dict[str, str] = {
     'max_pool2d_with_indices_backward': 'aten.max_pool2d_with_indices_backward.default is not implemented by interop for the numpy backend; call it on ',
     'native_batch_norm': 'torch.native_batch_norm is not implemented by interop for the numpy backend; call it on a torch tensor (torch.',
     'native_dropout_backward': 'aten.native_dropout_backward.default is not implemented by interop for the numpy backend; call it on a torch t',
-    'nn.functional.ctc_loss': 'torch.ctc_loss is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dlpa',
     'nn.functional.embedding_bag': 'torch.embedding_bag is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from',
     'nn.functional.fractional_max_pool2d': 'torch.nn.functional.fractional_max_pool2d is not implemented by interop for the numpy backend; call it on a to',
     'nn.functional.fractional_max_pool3d': 'torch.nn.functional.fractional_max_pool3d is not implemented by interop for the numpy backend; call it on a to',

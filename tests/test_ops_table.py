@@ -480,6 +480,7 @@ NAMED_TESTS = {
     "istft": ("test_torch_signal.py", "torch.istft"),
     "grid_sampler": ("test_torch_signal.py", "torch.grid_sampler,"),
     "affine_grid": ("test_torch_signal.py", "F.affine_grid"),
+    "ctc_loss_reduction_code": ("test_torch_signal.py", "torch.ctc_loss"),
     "_nested_tensor_from_mask_left_aligned": ("test_torch_models.py", "TransformerEncoder"),
 }
 

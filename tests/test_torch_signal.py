@@ -263,3 +263,89 @@ def test_grid_sample_half_rounds_as_torch():
         assert got.dtype == np.float16
         np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32),
                                    atol=1e-2 if mode == "bicubic" else 0)
+
+
+# ------------------------------------------------------------------ ctc_loss
+def _ctc_inputs(seed: int, steps: int = 9, batch: int = 3, classes: int = 5, longest: int = 4,
+                dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    logits = torch.from_numpy(rng.standard_normal((steps, batch, classes)))
+    log_probs = logits.log_softmax(2).numpy().astype(dtype)
+    targets = rng.integers(1, classes, (batch, longest))
+    return log_probs, targets
+
+
+LP, TG = _ctc_inputs(0)
+IL, TL = np.array([9, 6, 0]), np.array([4, 2, 0])
+CONCAT = np.concatenate([TG[0, :4], TG[1, :2]])
+REPEATS = np.array([[1, 1, 2, 2], [3, 3, 3, 1], [2, 1, 2, 1]])
+
+CTC_CASES = [
+    (F.ctc_loss, (LP, TG, IL, TL), dict(reduction="none")),
+    (F.ctc_loss, (LP, TG, IL, TL), {}),
+    (F.ctc_loss, (LP, TG, IL, TL), dict(reduction="sum")),
+    (F.ctc_loss, (LP, CONCAT, IL, TL), dict(reduction="none")),
+    (F.ctc_loss, (LP, REPEATS, (9, 9, 9), (4, 4, 4)), dict(reduction="none")),
+    (F.ctc_loss, (LP[:4], REPEATS, (4, 4, 4), (4, 4, 4)), dict(reduction="none")),  # impossible
+    (F.ctc_loss, (LP[:4], REPEATS, (4, 4, 4), (4, 4, 4)), dict(zero_infinity=True)),
+    (F.ctc_loss, (LP, TG, IL, TL), dict(blank=4, reduction="none")),
+    (F.ctc_loss, (LP.astype(np.float64), TG, IL, TL), dict(reduction="none")),
+    (F.ctc_loss, (LP, TG.astype(np.float32), IL, TL), dict(reduction="none")),
+    (F.ctc_loss, (LP[:, 0], TG[0], np.array(9), np.array(4)), dict(reduction="none")),
+    (F.ctc_loss, (LP[:, 0], TG[0], np.array(9), np.array(4)), {}),
+    (torch.ctc_loss, (LP, TG, IL, TL), {}),  # torch 2.13's default reduction: none
+    (torch.ctc_loss, (LP, TG, IL, TL, 0, 1, False), {}),
+    (torch.ctc_loss, (LP, TG, [9, 6, 0], [4, 2, 0], 0, 2, True), {}),
+    # torch's refusals
+    (F.ctc_loss, (LP, TG, IL, TL), dict(reduction="foo")),
+    (F.ctc_loss, (LP, TG, IL.astype(np.float32), TL), {}),
+    (F.ctc_loss, (LP, TG, IL, TL), dict(blank=5)),
+    (F.ctc_loss, (LP, TG, np.array([10, 6, 0]), TL), {}),
+    (F.ctc_loss, (LP, TG, IL, np.array([5, 2, 0])), {}),
+    (F.ctc_loss, (LP, TG, IL, np.array([-1, 2, 0])), {}),
+    (F.ctc_loss, (LP, TG, IL[:2], TL), {}),
+    (F.ctc_loss, (LP, TG[:2], IL, TL), {}),
+    (F.ctc_loss, (LP, np.concatenate([CONCAT, [1]]), IL, TL), {}),
+    (F.ctc_loss, (LP[:, 0], TG[0], 9, 4), {}),
+    (F.ctc_loss, (LP.astype(np.float16), TG, IL, TL), {}),
+    (F.ctc_loss, (LP, TG[None], IL, TL), {}),
+    (F.ctc_loss, (LP[:, :0], TG[:0], IL[:0], TL[:0]), {}),
+]
+
+
+@pytest.mark.parametrize("fn,args,kwargs", CTC_CASES, ids=[f"ctc{i}" for i in range(len(CTC_CASES))])
+def test_ctc_loss_matches_torch(fn, args, kwargs, backend):
+    """(Length tensors are sizes read on the host, as torch reads them: on Dask a value read.)"""
+    same_as_torch(fn, args, kwargs, backend, lazy=False)
+
+
+def test_ctc_loss_on_dask_computes_nothing_with_lengths_given_as_ints():
+    log_probs = interop.tensor(LP, backend="dask", chunks=(3, 2, 5))
+    with interop.config(dask_compute="raise"):
+        loss = F.ctc_loss(log_probs, interop.tensor(TG, backend="dask", chunks=(2, 4)),
+                          (9, 6, 0), (4, 2, 0), reduction="none")
+    want = F.ctc_loss(torch.from_numpy(LP), torch.from_numpy(TG), (9, 6, 0), (4, 2, 0),
+                      reduction="none")
+    np.testing.assert_allclose(to_numpy(loss), want.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@given(seed=st.integers(0, 2 ** 16), steps=st.integers(1, 10), batch=st.integers(1, 4),
+       classes=st.integers(2, 5), longest=st.integers(0, 5), blank=st.integers(0, 4),
+       concatenated=st.booleans(), reduction=st.sampled_from(["none", "mean", "sum"]),
+       zero_infinity=st.booleans())
+def test_ctc_loss_matches_torch_on_random_alignments(seed, steps, batch, classes, longest,
+                                                     blank, concatenated, reduction,
+                                                     zero_infinity):
+    """Any lengths (0 included), labels that repeat or equal the blank, alignments that are
+    impossible (inf), padded or concatenated targets."""
+    log_probs, _ = _ctc_inputs(seed, steps, batch, classes)
+    rng = np.random.default_rng(seed + 1)
+    blank %= classes
+    targets = rng.integers(0, classes, (batch, longest))
+    il, tl = rng.integers(0, steps + 1, batch), rng.integers(0, longest + 1, batch)
+    if concatenated:
+        targets = np.concatenate([targets[b, :tl[b]] for b in range(batch)]).astype(np.int64)
+    kwargs = dict(blank=blank, reduction=reduction, zero_infinity=zero_infinity)
+    want = F.ctc_loss(*map(torch.from_numpy, (log_probs, targets, il, tl)), **kwargs).numpy()
+    got = F.ctc_loss(*map(interop.tensor, (log_probs, targets, il, tl)), **kwargs)
+    np.testing.assert_allclose(to_numpy(got), want, rtol=1e-5, atol=1e-5)
