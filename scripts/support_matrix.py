@@ -57,6 +57,17 @@ SAMPLES: dict[str, tuple] = {
     "bmm": (M[None], M.T[None]), "mv": (M, M[0]), "dot": (M[0], M[0]),
     "einsum": ("ij,kj->ik", M, M), "expand": (M[:1], 3, 4), "broadcast_to": (M[0], (2, 4)),
     "narrow": (M, 1, 1, 2), "searchsorted": (np.sort(M[0]), M[0]),
+    "stft": (M, 2, 1, None, None, True, "reflect", False, None, True),
+    "istft": ((M[:2] + 1j * M[1:]).astype(np.complex64), 2, 1),
+    "grid_sample": (M[None, None], np.full((1, 2, 2, 2), 0.3, np.float32)),
+    "grid_sampler": (M[None, None], np.full((1, 2, 2, 2), 0.3, np.float32), 0, 0, False),
+    "grid_sampler_2d": (M[None, None], np.full((1, 2, 2, 2), 0.3, np.float32), 1, 1, True),
+    "grid_sampler_3d": (M[None, None, None], np.full((1, 1, 2, 2, 3), 0.3, np.float32), 0, 2,
+                        False),
+    "affine_grid": (np.eye(2, 3, dtype=np.float32)[None], (1, 1, 2, 3), False),
+    "ctc_loss": (np.log(np.full((3, 1, 3), 1 / 3, np.float32)), np.array([[1, 2]]), (3,), (2,)),
+    "ctc_loss_reduction_code": (np.log(np.full((3, 1, 3), 1 / 3, np.float32)),
+                                np.array([[1, 2]]), (3,), (2,), 0, 1, False),
 }
 RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like"}
 
