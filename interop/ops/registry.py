@@ -73,9 +73,10 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
         )
         if key in TABLE:
             raise ValueError(f"operation {key!r} is declared twice")
-        checked = refusing(normalizing(impl, key, all_dims_if_empty=all_dims_if_empty,
-                                       tensor_dim_is_other=tensor_dim_is_other),
-                           names[0] if names else key, lacks or {})
+        # The refusal sits inside the normaliser: the fast path's ``bare`` call keeps it.
+        checked = normalizing(refusing(impl, names[0] if names else key, lacks or {}), key,
+                              all_dims_if_empty=all_dims_if_empty,
+                              tensor_dim_is_other=tensor_dim_is_other)
         TABLE[key] = Op(key, checked, function=function, method=meth, inplace=inpl, torch=names,
                         aliases=aliases, creation=creation, out=out, family=family, property=property,
                         doc=(impl.__doc__ or "").strip(),
