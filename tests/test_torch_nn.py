@@ -173,10 +173,10 @@ def test_dropout_training_zeroes_and_scales():
 
 
 def test_unsupported_raises_typeerror_naming_function_and_backend(backend):
-    """torch.stft's Python body runs; the kernel it reaches (torch.stft) is missing."""
+    """F.fold's Python body runs; the kernel it reaches (torch._C._nn.col2im) is missing."""
     t = tensor(IMG, backend)
-    with pytest.raises(TypeError, match=rf"torch\.stft .*{backend} backend"):
-        torch.stft(t[0, 0].flatten(), 4, return_complex=True)
+    with pytest.raises(TypeError, match=rf"torch\._C\._nn\.col2im .*{backend} backend"):
+        F.fold(t[0, :, :4, :1].reshape(1, 3, 4), (2, 2), 1)
 
 
 def test_loss_errors_like_torch():

@@ -139,6 +139,9 @@ def _more_samples():
         "normal": lambda: torch.normal(d, 1.0),
         "bernoulli": lambda: torch.bernoulli(d.clamp(0, 1)),
         "embedding_bag": lambda: F.embedding_bag(i, d),
+        "ctc_loss": lambda: F.ctc_loss(lazy(STEPS).log_softmax(2), i, (3, 3), (3, 2)),
+        "ctc_loss_reduction_code": lambda: torch.ctc_loss(lazy(STEPS).log_softmax(2), i,
+                                                          (3, 3), (3, 2), 0, 2, False),
         "_pack_padded_sequence": lambda: torch.nn.utils.rnn.pack_padded_sequence(
             lazy(STEPS), [3, 2]),
         "_pad_packed_sequence": lambda: torch.nn.utils.rnn.pad_packed_sequence(

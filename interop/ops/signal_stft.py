@@ -47,6 +47,7 @@ def _padded_window(be: Any, window: Any, n_fft: int, win_length: int, dtype: Any
 
 
 def _fft_dtype(name: str, dt: np.dtype) -> None:
+    """torch's CPU FFT refuses float16; so does interop (NumPy would compute in float32)."""
     if dt.kind == "f" and dt.itemsize < 4:
         raise RuntimeError(f"{name}: torch's CPU FFT does not support {dt} (MKL FFT doesn't "
                            "support Half); convert the input with .float() first")
