@@ -14,7 +14,6 @@ XFAIL: dict[str, str] = {
     '_chunk_cat': 'torch._chunk_cat is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dl',
     '_segment_reduce.lengths': 'torch.segment_reduce is not implemented by interop for the numpy backend; call it on a torch tensor (torch.fro',
     '_segment_reduce.offsets': 'torch.segment_reduce is not implemented by interop for the numpy backend; call it on a torch tensor (torch.fro',
-    '_upsample_bilinear2d_aa': 'aten._upsample_bilinear2d_aa is not implemented by interop for the numpy backend; call it on a torch tensor (t',
     'cauchy': "descriptor 'cauchy_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     'cdouble': "descriptor 'cdouble' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     'cfloat': "descriptor 'cfloat' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
@@ -63,10 +62,7 @@ XFAIL: dict[str, str] = {
     'linalg.lstsq': "linalg.lstsq[2]: shape () != torch's (0,)",
     'linalg.lstsq.grad_oriented': "linalg.lstsq[1]: shape (0,) != torch's (3,)",
     'linalg.svd': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
-    'nn.functional.multi_head_attention_forward': '',
     'svd': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     # ---- ShapeError (2)
     'linalg.matrix_rank': 'matrix_rank: operands could not be broadcast together with shapes (0,5) (0,0); the shapes must be broadcastabl',
-    # ---- ValueError (2)
-    # ---- IndexError (1)
 }
