@@ -416,6 +416,20 @@ _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
               "circular": "wrap"}
 
 
+def _check_non_constant_pad(mode: str, length: int, ndim: int, value: Any) -> None:
+    """torch's rule for reflect/replicate/circular: 2, 4 or 6 amounts for the last 1, 2 or 3
+    dims of an input with those dims and one or two more (batch, channel); no fill value."""
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if length not in (2, 4, 6) or ndim not in (length // 2 + 1, length // 2 + 2):
+        raise NotImplementedError(
+            f"Padding size {length} is not supported for {ndim}D input tensor.\n\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
 def _replicate_cropping(be: Any, input: Any, pad: Any) -> Any:
     """Replicate padding with negative amounts, as torch's kernel: along each padded dim,
     output j is input clamp(j - lo, 0, n - 1) for j < n + lo + hi (a crop past the far edge
@@ -440,6 +454,8 @@ def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None
                            f"number of dimensions of the input, got {len(pad)}")
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"pad: mode {mode!r} is not one of {sorted(_PAD_MODES)}")
+    if mode != "constant":
+        _check_non_constant_pad(mode, len(pad), input.ndim, value)
     if mode == "replicate" and any(int(a) < 0 for a in pad):
         return _replicate_cropping(be, input, pad)
     widths = [(0, 0)] * input.ndim
