@@ -15,6 +15,4 @@ XFAIL: dict[tuple[str, str, str], str] = {
     ('matrix_exp', 'function', 'numpy'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
     ('matrix_exp', 'method', 'dask'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
     ('matrix_exp', 'method', 'numpy'): "float32 (5, 5, 5) sample of 1-norm 28: torch's float32 result is 2.4e-3 off float64, interop's 6e-5",
-    ('nn.functional.pad.replicate_negative', 'function', 'dask'): 'pad: cannot broadcast shape (5, 3, 4, 0) to shape (5, 3, 4, 5); the shapes must be broadcastable: trailing dim',
-    ('nn.functional.pad.replicate_negative', 'function', 'numpy'): "pad: can't extend empty axis 3 using modes other than 'constant' or 'empty'",
 }

@@ -239,20 +239,21 @@ def softmin(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3, dtype: A
     return softmax(be, -_softmax_input(be, input, dtype), dim)
 
 
-@op(method=False, torch=("aten._safe_softmax.default", "aten._safe_softmax"),
-    family="nn")
+@op(method=False, family="nn",
+    torch=("torch._safe_softmax", "aten._safe_softmax.default", "aten._safe_softmax"))
 def _safe_softmax(be: Any, input: Any, dim: int, dtype: Any = None) -> Any:
     """softmax, with 0 (not nan) along ``dim`` where every input is -inf (attention rows
-    whose every position is masked)."""
-    out = softmax(be, input, dim, dtype=dtype)
+    whose every position is masked); those rows are never exponentiated."""
     if input.ndim == 0 or input.size == 0:
-        return out
+        return softmax(be, input, dim, dtype=dtype)
     masked = be.np.all(input == -np.inf, axis=_softmax_dim("_safe_softmax", dim, input.ndim),
                        keepdims=True)
+    out = softmax(be, be.np.where(masked, input.dtype.type(0), input), dim, dtype=dtype)
     return be.np.where(masked, out.dtype.type(0), out)
 
 
-@op(method=False, torch=("aten._softmax_backward_data", "torch._softmax_backward_data"),
+@op(method=False, torch=("torch._softmax_backward_data", "aten._softmax_backward_data",
+                         "aten._softmax_backward_data.default"),
     family="nn")
 def _softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: int,
                            input_dtype: Any) -> Any:

@@ -158,6 +158,7 @@ def _resampled(be: Any, input: Any, sizes: list[int], scales: list[float | None]
 
 
 @op(method=False, family="nn", torch=("aten._upsample_bilinear2d_aa",
+                                      "torch._C._nn._upsample_bilinear2d_aa",
                                       "aten._upsample_bilinear2d_aa.default",
                                       "aten._upsample_bilinear2d_aa.vec"))
 def _upsample_bilinear2d_aa(be: Any, input: Any, output_size: Any = None,
