@@ -111,6 +111,8 @@ def test_batch_norm_empty_and_refusals(backend):
     with pytest.raises(ValueError, match="more than 1 value per channel"):
         F.batch_norm(tensor(IMG[:1, :, :1, :1], backend), tensor(rm, backend),
                      tensor(rv, backend), training=True)
+    with pytest.raises(RuntimeError, match="running_mean must be defined in evaluation mode"):
+        F.batch_norm(tensor(IMG, backend), None, None, training=False)
     with pytest.raises(RuntimeError, match="running_mean should contain 3 elements not 2"):
         F.batch_norm(tensor(IMG, backend), tensor(rm[:2], backend), tensor(rv[:2], backend))
 

@@ -18,8 +18,12 @@ from .registry import op
 
 
 def _check(name: str, input: Any, running_mean: Any, running_var: Any, weight: Any,
-           bias: Any) -> None:
-    """torch's shape checks: (N, C, ...) input, per-channel vectors of C elements."""
+           bias: Any, training: bool) -> None:
+    """torch's checks: (N, C, ...) input, per-channel vectors of C elements, running
+    statistics in evaluation mode."""
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(f"{name}: running_mean must be defined in evaluation mode; pass "
+                           "training=True to normalise with the batch's statistics")
     if input.ndim < 2:
         raise RuntimeError(f"{name}: expected an input of shape (N, C, ...) with at least 2 "
                            f"dimensions, got shape {list(input.shape)}; add the batch dim "
@@ -41,11 +45,11 @@ def _normalise(be: Any, input: Any, running_mean: Any, running_var: Any, weight:
     """(output, mean, 1/sqrt(var + eps)) of the statistics used; in training the biased
     batch variance normalises and the unbiased one enters ``running_var``."""
     ndim = input.ndim
-    if training or running_mean is None:
+    if training:
         axes = (0, *range(2, ndim))
         mean = be.np.mean(input, axis=axes)
         var = be.np.mean(be.np.square(input - _channel(mean, ndim)), axis=axes)
-        if training and running_mean is not None:
+        if running_mean is not None:
             count = input.size // input.shape[1]
             _update(be, running_mean, mean, momentum)
             # one value per channel: 0 / 0, nan as in torch
@@ -66,7 +70,7 @@ def batch_norm(be: Any, input: Any, running_mean: Any, running_var: Any, weight:
     (the running buffers are then updated in place, as torch does)."""
     if input.size == 0:  # torch: a copy, the running statistics untouched
         return input.copy()
-    _check("batch_norm", input, running_mean, running_var, weight, bias)
+    _check("batch_norm", input, running_mean, running_var, weight, bias, training)
     if training and input.size // input.shape[1] == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input "
                          f"size {list(input.shape)}")
@@ -80,10 +84,7 @@ def _aten(name: str, input: Any, running_mean: Any, running_var: Any, weight: An
     if input.size == 0:
         raise RuntimeError(f"{name}: input tensor must have at least one element, but got "
                            f"input_sizes = {list(input.shape)}")
-    _check(name, input, running_mean, running_var, weight, bias)
-    if not training and running_mean is None:
-        raise RuntimeError(f"{name}: running_mean and running_var must be defined in "
-                           "evaluation mode; pass training=True to use the batch's statistics")
+    _check(name, input, running_mean, running_var, weight, bias, training)
     out, mean, invstd = _normalise(be, input, running_mean, running_var, weight, bias,
                                    training, momentum, eps)
     if not training:
