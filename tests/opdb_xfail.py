@@ -11,13 +11,9 @@ XFAIL: dict[str, str] = {
     '__getitem__': "descriptor '__getitem__' requires a 'torch._C.TensorBase' object but received a 'Tensor'",
     '__radd__': "descriptor '__radd__' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     '__rmul__': "descriptor '__rmul__' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
-    '_batch_norm_with_update': 'aten._batch_norm_with_update is not implemented by interop for the numpy backend; call it on a torch tensor (t',
     '_chunk_cat': 'torch._chunk_cat is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from_dl',
-    '_native_batch_norm_legit': 'torch._native_batch_norm_legit is not implemented by interop for the numpy backend; call it on a torch tensor ',
     '_segment_reduce.lengths': 'torch.segment_reduce is not implemented by interop for the numpy backend; call it on a torch tensor (torch.fro',
     '_segment_reduce.offsets': 'torch.segment_reduce is not implemented by interop for the numpy backend; call it on a torch tensor (torch.fro',
-    '_softmax_backward_data': 'aten._softmax_backward_data is not implemented by interop for the numpy backend; call it on a torch tensor (to',
-    '_upsample_bilinear2d_aa': 'aten._upsample_bilinear2d_aa is not implemented by interop for the numpy backend; call it on a torch tensor (t',
     'cauchy': "descriptor 'cauchy_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     'cdouble': "descriptor 'cdouble' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     'cfloat': "descriptor 'cfloat' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
@@ -27,8 +23,6 @@ XFAIL: dict[str, str] = {
     'item': "descriptor 'item' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     'log_normal': "descriptor 'log_normal_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     'max_pool2d_with_indices_backward': 'aten.max_pool2d_with_indices_backward.default is not implemented by interop for the numpy backend; call it on ',
-    'native_batch_norm': 'torch.native_batch_norm is not implemented by interop for the numpy backend; call it on a torch tensor (torch.',
-    'native_dropout_backward': 'aten.native_dropout_backward.default is not implemented by interop for the numpy backend; call it on a torch t',
     'nn.functional.embedding_bag': 'torch.embedding_bag is not implemented by interop for the numpy backend; call it on a torch tensor (torch.from',
     'nn.functional.fractional_max_pool2d': 'torch.nn.functional.fractional_max_pool2d is not implemented by interop for the numpy backend; call it on a to',
     'nn.functional.fractional_max_pool3d': 'torch.nn.functional.fractional_max_pool3d is not implemented by interop for the numpy backend; call it on a to',
@@ -40,7 +34,6 @@ XFAIL: dict[str, str] = {
     'sparse.mm.reduce': "can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() first.",
     'sparse.sampled_addmm': "can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() first.",
     'svd_lowrank': "expected Tensor but got <class 'interop.tensor.Tensor'>",
-    'torch.ops.aten._safe_softmax.default': 'aten._safe_softmax.default is not implemented by interop for the numpy backend; call it on a torch tensor (tor',
     'uniform': "descriptor 'uniform_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     # ---- AttributeError (4)
     'bfloat16': "'Tensor' object has no attribute 'bfloat16'",
@@ -48,11 +41,6 @@ XFAIL: dict[str, str] = {
     'resize_': "'Tensor' object has no attribute 'resize_'",
     'to_sparse': "'Tensor' object has no attribute 'to_sparse'",
     # ---- NotImplementedError (8)
-    'nn.functional.alpha_dropout': 'alpha_dropout(training=True) is not implemented by interop; models run in eval mode (model.eval()) use the ide',
-    'nn.functional.dropout2d': 'dropout2d(training=True) is not implemented by interop; models run in eval mode (model.eval()) use the identit',
-    'nn.functional.dropout3d': 'dropout3d(training=True) is not implemented by interop; models run in eval mode (model.eval()) use the identit',
-    'nn.functional.embedding': 'embedding: max_norm renormalises the weight in place; interop does not implement it (renormalise the weight fi',
-    'nn.functional.feature_alpha_dropout.with_train': 'feature_alpha_dropout(training=True) is not implemented by interop; models run in eval mode (model.eval()) use',
     'nn.functional.rrelu': 'rrelu(training=True) draws random slopes; interop implements the eval form only (training=False)',
     'nn.functional.scaled_dot_product_attention': 'scaled_dot_product_attention: dropout_p > 0 is not implemented by interop (pass 0.0 at inference)',
     # ---- AssertionError (8)
@@ -60,13 +48,6 @@ XFAIL: dict[str, str] = {
     'linalg.eig': "torch documents eigenvectors as unique only up to a complex phase; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     'linalg.eigh': "torch documents eigenvectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     'linalg.svd': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
-    'nn.functional.multi_head_attention_forward': '',
     'svd': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     # ---- ShapeError (2)
-    'nn.functional.pad.replicate_negative': "pad: can't extend empty axis 3 using modes other than 'constant' or 'empty'; check the arguments' shapes and v",
-    # ---- ValueError (2)
-    'nn.functional.linear_cross_entropy.chunked': "acc_dtype must be one of {None, torch.float16, torch.bfloat16, torch.float32, torch.float64}, got dtype('float",
-    'nn.functional.linear_cross_entropy.chunked_none': "acc_dtype must be one of {None, torch.float16, torch.bfloat16, torch.float32, torch.float64}, got dtype('float",
-    # ---- IndexError (1)
-    'nn.functional.batch_norm': 'tuple index out of range',
 }

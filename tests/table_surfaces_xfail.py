@@ -11,6 +11,4 @@ TOO_SLOW: dict[tuple[str, str, str], str] = {
 
 XFAIL: dict[tuple[str, str, str], str] = {
     ('linalg.eig', 'function', 'numpy'): "eigenvectors are unique up to a complex phase: NumPy's differ from torch's (values agree)",
-    ('nn.functional.pad.replicate_negative', 'function', 'dask'): 'pad: cannot broadcast shape (5, 3, 4, 0) to shape (5, 3, 4, 5); the shapes must be broadcastable: trailing dim',
-    ('nn.functional.pad.replicate_negative', 'function', 'numpy'): "pad: can't extend empty axis 3 using modes other than 'constant' or 'empty'",
 }

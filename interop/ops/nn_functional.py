@@ -1,5 +1,6 @@
 """torch.nn.functional on backend arrays: activations, softmax, normalisation, linear,
-dropout, embedding, one_hot and pad (convolutions: nn_conv; losses: nn_loss).
+embedding, one_hot and pad (convolutions: nn_conv; losses: nn_loss; dropout: nn_dropout;
+batch_norm: nn_batch_norm).
 
 Each entry answers ``torch.nn.functional.<name>`` (and ``torch.<name>`` /
 ``torch.Tensor.<name>`` where torch has them), so ``F.relu(t)`` and an
@@ -18,7 +19,7 @@ from .. import dtypes
 from ..backends import views
 from ..backends.registry import python_value
 from ._args import check_dim, float_input, int_arg, ordered, special_module
-from .creation import default_generator
+from .reductions import norm as vector_norm
 from .registry import op
 from .shape import _reshape as reshape_any
 
@@ -238,6 +239,33 @@ def softmin(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3, dtype: A
     return softmax(be, -_softmax_input(be, input, dtype), dim)
 
 
+@op(method=False, family="nn",
+    torch=("torch._safe_softmax", "aten._safe_softmax.default", "aten._safe_softmax"))
+def _safe_softmax(be: Any, input: Any, dim: int, dtype: Any = None) -> Any:
+    """softmax, with 0 (not nan) along ``dim`` where every input is -inf (attention rows
+    whose every position is masked); those rows are never exponentiated."""
+    if input.ndim == 0 or input.size == 0:
+        return softmax(be, input, dim, dtype=dtype)
+    masked = be.np.all(input == -np.inf, axis=_softmax_dim("_safe_softmax", dim, input.ndim),
+                       keepdims=True)
+    out = softmax(be, be.np.where(masked, input.dtype.type(0), input), dim, dtype=dtype)
+    return be.np.where(masked, out.dtype.type(0), out)
+
+
+@op(method=False, torch=("torch._softmax_backward_data", "aten._softmax_backward_data",
+                         "aten._softmax_backward_data.default"),
+    family="nn")
+def _softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: int,
+                           input_dtype: Any) -> Any:
+    """The gradient of softmax at its ``output``: y * (g - sum(g * y, dim)), as ``input_dtype``."""
+    d = _softmax_dim("_softmax_backward_data", dim, output.ndim)
+    if output.size == 0:
+        grad = grad_output * output
+    else:
+        grad = output * (grad_output - be.np.sum(grad_output * output, axis=d, keepdims=True))
+    return grad.astype(dtypes.as_dtype(input_dtype))
+
+
 # ------------------------------------------------------------------ normalisation
 def _affine(x: Any, weight: Any, bias: Any) -> Any:
     if weight is not None:
@@ -289,27 +317,6 @@ def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: A
     mean = be.np.mean(g, axis=-1, keepdims=True)
     var = be.np.mean(be.np.square(g - mean), axis=-1, keepdims=True)
     out = reshape_any(be, (g - mean) / be.np.sqrt(var + input.dtype.type(eps)), input.shape)
-    return _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
-
-
-@op(method=False, torch=names("batch_norm", torch_fn=True), family="nn")
-def batch_norm(be: Any, input: Any, running_mean: Any, running_var: Any, weight: Any = None,
-               bias: Any = None, training: bool = False, momentum: float = 0.1,
-               eps: float = 1e-5, cudnn_enabled: bool = True) -> Any:
-    """Inference: normalise with the running statistics; training: with the batch's own
-    (the running buffers are then updated in place on eager backends, as torch does)."""
-    axes = (0, *range(2, input.ndim))
-    if training or running_mean is None:
-        mean = be.np.mean(input, axis=axes)
-        var = be.np.mean(be.np.square(input - _channel(mean, input.ndim)), axis=axes)
-        if training and running_mean is not None and not be.lazy:
-            count = input.size / input.shape[1]
-            running_mean[...] = (1 - momentum) * running_mean + momentum * mean
-            running_var[...] = (1 - momentum) * running_var + momentum * var * count / max(count - 1, 1)
-    else:
-        mean, var = running_mean, running_var
-    out = (input - _channel(mean, input.ndim)) / be.np.sqrt(
-        _channel(var, input.ndim) + input.dtype.type(eps))
     return _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
 
 
@@ -366,20 +373,18 @@ def bilinear(be: Any, input1: Any, input2: Any, weight: Any, bias: Any = None) -
     return out if bias is None else out + bias
 
 
-@op(method=False, torch=names("dropout", torch_fn=True), family="nn")
-def dropout(be: Any, input: Any, p: float = 0.5, training: bool = True,
-            inplace: bool = False) -> Any:
-    """Identity in eval mode (``training=False``); in training, zeroes elements with
-    probability ``p`` (interop's default generator) and scales the rest by 1/(1-p)."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0:
-        return input
-    rng = default_generator.for_backend(be)
-    kwargs = {"chunks": input.chunks} if be.lazy else {}
-    keep = rng.random(input.shape, **kwargs) >= p
-    scale = input.dtype.type(0 if p == 1 else 1 / (1 - p))
-    return in_place(be, input, be.np.where(keep, input * scale, input.dtype.type(0)), inplace)
+def _renormed(be: Any, weight: Any, indices: Any, max_norm: float, norm_type: float) -> Any:
+    """torch's embedding_renorm_: the rows ``indices`` name whose ``norm_type``-norm exceeds
+    ``max_norm`` scaled by max_norm / (norm + 1e-7), written into ``weight`` (on Dask, into its
+    graph); the renormalised weight is returned."""
+    views.check_writable(weight, "embedding(max_norm=...)")
+    named = be.np.isin(be.np.arange(weight.shape[0]), indices)
+    row_norm = vector_norm(be, weight, norm_type, dim=tuple(range(1, weight.ndim)), keepdim=True)
+    dt = weight.dtype.type
+    over = named.reshape((-1,) + (1,) * (weight.ndim - 1)) & (row_norm > dt(max_norm))
+    scale = be.np.where(over, dt(max_norm) / (row_norm + dt(1e-7)), dt(1))
+    views.assign(weight, (weight * scale).astype(weight.dtype))
+    return weight
 
 
 @op(method=False, torch=names("embedding", torch_fn=True), family="nn")
@@ -391,8 +396,7 @@ def embedding(be: Any, input: Any, weight: Any, padding_idx: Any = None, max_nor
         raise RuntimeError(f"embedding: Expected tensor for argument #1 'indices' to have one of "
                            f"the following scalar types: Long, Int; but got {input.dtype} instead")
     if max_norm is not None:
-        raise NotImplementedError("embedding: max_norm renormalises the weight in place; "
-                                  "interop does not implement it (renormalise the weight first)")
+        weight = _renormed(be, weight, input.reshape(-1), max_norm, norm_type)
     flat = be.np.take(weight, input.reshape(-1), axis=0)  # 1-d indices: Dask takes those too
     return flat.reshape((*input.shape, *weight.shape[1:]))
 
@@ -413,6 +417,36 @@ _PAD_MODES = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
               "circular": "wrap"}
 
 
+def _check_non_constant_pad(mode: str, length: int, ndim: int, value: Any) -> None:
+    """torch's rule for reflect/replicate/circular: 2, 4 or 6 amounts for the last 1, 2 or 3
+    dims of an input with those dims and one or two more (batch, channel); no fill value."""
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if length not in (2, 4, 6) or ndim not in (length // 2 + 1, length // 2 + 2):
+        raise NotImplementedError(
+            f"Padding size {length} is not supported for {ndim}D input tensor.\n\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
+def _replicate_cropping(be: Any, input: Any, pad: Any) -> Any:
+    """Replicate padding with negative amounts, as torch's kernel: along each padded dim,
+    output j is input clamp(j - lo, 0, n - 1) for j < n + lo + hi (a crop past the far edge
+    repeats the edge element)."""
+    x = input
+    for i in range(len(pad) // 2):
+        lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
+        d = input.ndim - 1 - i
+        n, size = input.shape[d], input.shape[d] + lo + hi
+        if size < 0 or (n == 0 and size > 0):
+            raise RuntimeError(f"pad: input of size {n} along dim {d} cannot be padded by "
+                               f"({lo}, {hi}) in replicate mode; check the pad amounts")
+        x = be.np.take(x, np.clip(np.arange(size) - lo, 0, max(n - 1, 0)), axis=d)
+    return x
+
+
 @op(method=False, torch=names("pad"), family="nn")
 def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Any:
     """Pad (or, with negative amounts, crop) the last len(pad)//2 dims; pairs run last dim first."""
@@ -421,6 +455,10 @@ def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None
                            f"number of dimensions of the input, got {len(pad)}")
     if mode not in _PAD_MODES:
         raise NotImplementedError(f"pad: mode {mode!r} is not one of {sorted(_PAD_MODES)}")
+    if mode != "constant":
+        _check_non_constant_pad(mode, len(pad), input.ndim, value)
+    if mode == "replicate" and any(int(a) < 0 for a in pad):
+        return _replicate_cropping(be, input, pad)
     widths = [(0, 0)] * input.ndim
     crop = [slice(None)] * input.ndim
     for i in range(len(pad) // 2):
@@ -451,22 +489,6 @@ def rrelu(be: Any, input: Any, lower: float = 1 / 8, upper: float = 1 / 3,
         raise NotImplementedError("rrelu(training=True) draws random slopes; interop implements "
                                   "the eval form only (training=False)")
     return in_place(be, input, _leaky(be, float_input(be, input), (lower + upper) / 2), inplace)
-
-
-def _dropout_like(name: str) -> None:
-    """Channel and alpha dropouts: identity in eval mode, as torch."""
-    def impl(be: Any, input: Any, p: float = 0.5, training: bool = False,
-             inplace: bool = False) -> Any:
-        if training and p > 0:
-            raise NotImplementedError(f"{name}(training=True) is not implemented by interop; "
-                                      "models run in eval mode (model.eval()) use the identity")
-        return input
-    impl.__name__, impl.__doc__ = name, f"{name}: the identity outside training."
-    op(name, method=False, torch=names(name), family="nn")(impl)
-
-
-for _name in ("dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"):
-    _dropout_like(_name)
 
 
 @op(method=False, torch=names("pixel_shuffle", torch_fn=True), family="nn")

@@ -8,8 +8,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import dtypes
 from ._args import float_input
-from .nn_functional import log_softmax_raw, names
+from .nn_functional import linear, log_softmax_raw, names
 from .registry import op
 
 
@@ -268,3 +269,49 @@ def multilabel_soft_margin_loss(be: Any, input: Any, target: Any, weight: Any = 
         loss = loss * weight
     loss = be.np.mean(loss, axis=-1).astype(input.dtype)
     return reduce_loss(be, loss, reduction_arg(size_average, reduce, reduction))
+
+
+@op(method=False, torch=names("linear_cross_entropy"), family="nn")
+def linear_cross_entropy(be: Any, input: Any, linear_weight: Any, target: Any, *,
+                         linear_bias: Any = None, weight: Any = None, reduction: str = "mean",
+                         ignore_index: int | None = None, label_smoothing: float = 0.0,
+                         options: Any = None) -> Any:
+    """cross_entropy(linear(input, linear_weight, linear_bias), target), torch's checks
+    included. torch's chunked path (``options``) computes the same loss in batch chunks to
+    save memory; here the options are validated as torch does and the loss computed whole
+    (the chunking is a memory plan; a lazy backend plans its own)."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.ndim}")
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {in_features} and {linear_weight.shape[-1]}, "
+                           "respectively")
+    num_classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, "
+                           f"(N, {in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*batches, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if options is not None and not out_features and reduction in ("mean", "sum", "none") \
+            and label_smoothing == 0.0 and target.dtype == dtypes.int64:
+        # torch's own validation of the options (a chunk size that contradicts the method)
+        options._adjust(num_batches=batches[0] if batches else 1, in_features=in_features,
+                        num_classes=num_classes, dtype=None)
+    w = linear_weight
+    if out_features:
+        w = w.reshape((math.prod(out_features) * num_classes, in_features))
+    b = None if linear_bias is None else linear_bias.reshape(-1)
+    logits = linear(be, input, w, b).reshape(logits_shape)
+    return cross_entropy(be, logits, target, weight,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         reduction=reduction, label_smoothing=label_smoothing)

@@ -129,17 +129,25 @@ def interpolate(be: Any, input: Any, size: Any = None, scale_factor: Any = None,
                                   "(nearest, nearest-exact, linear, bilinear, bicubic, "
                                   "trilinear, area)")
     sizes, scales = _sizes(input, n, size, scale_factor, recompute_scale_factor)
+    return _resampled(be, input, sizes, scales, mode, bool(align_corners), antialias)
+
+
+def _resampled(be: Any, input: Any, sizes: list[int], scales: list[float | None], mode: str,
+               align_corners: bool, antialias: bool) -> Any:
+    """``input``'s spatial dims resampled to ``sizes`` (``scales``: input pixels per output
+    pixel where the caller fixes them, None: in/out), one dim at a time."""
+    n = input.ndim - 2
     x = input
     for i in range(n):
         axis, length = 2 + i, input.shape[2 + i]
         if antialias:
             x = _contracted(be, x, axis, _antialias_matrix(length, sizes[i], scales[i],
-                                                           bool(align_corners), mode))
+                                                           align_corners, mode))
         elif mode == "bicubic":
             x = _contracted(be, x, axis, _bicubic_matrix(length, sizes[i], scales[i],
-                                                         bool(align_corners)))
+                                                         align_corners))
         elif mode in _LINEAR:
-            i0, i1, lam = _linear_weights(length, sizes[i], scales[i], bool(align_corners))
+            i0, i1, lam = _linear_weights(length, sizes[i], scales[i], align_corners)
             shape = (sizes[i],) + (1,) * (n - 1 - i)
             w = be.np.asarray(lam.reshape(shape).astype(x.dtype))
             x = be.np.take(x, i0, axis=axis) * (1 - w) + be.np.take(x, i1, axis=axis) * w
@@ -147,3 +155,30 @@ def interpolate(be: Any, input: Any, size: Any = None, scale_factor: Any = None,
             x = be.np.take(x, _nearest_index(length, sizes[i], scales[i],
                                              mode == "nearest-exact"), axis=axis)
     return x.astype(input.dtype)
+
+
+@op(method=False, family="nn", torch=("aten._upsample_bilinear2d_aa",
+                                      "torch._C._nn._upsample_bilinear2d_aa",
+                                      "aten._upsample_bilinear2d_aa.default",
+                                      "aten._upsample_bilinear2d_aa.vec"))
+def _upsample_bilinear2d_aa(be: Any, input: Any, output_size: Any = None,
+                            align_corners: bool = False, scales_h: Any = None,
+                            scales_w: Any = None, scale_factors: Any = None) -> Any:
+    """The aten kernel of interpolate(mode='bilinear', antialias=True) on (N, C, H, W) input,
+    both overloads: (output_size, align_corners, scales_h, scales_w), where the scales (if
+    given) fix the source coordinates, and ``.vec`` (output_size or scale_factors)."""
+    if isinstance(scales_h, (list, tuple)):  # .vec's fourth positional argument
+        scale_factors, scales_h = scales_h, None
+    if input.ndim != 4:
+        raise RuntimeError(f"_upsample_bilinear2d_aa: expected a 4-D (N, C, H, W) input, got "
+                           f"shape {list(input.shape)}")
+    if (output_size is None) == (scale_factors is None):
+        raise RuntimeError("_upsample_bilinear2d_aa: Must specify exactly one of output_size "
+                           "and scale_factors")
+    if output_size is not None:
+        sizes = [int(s) for s in output_size]
+        scales = [None if f is None else 1 / f for f in (scales_h, scales_w)]
+    else:
+        sizes, scales = _sizes(input, 2, None, list(scale_factors), False)
+    return _resampled(be, input, sizes, scales, "bilinear", bool(align_corners),
+                      True).astype(input.dtype)

@@ -94,6 +94,17 @@ _DISPATCH_CHECKS = ("has_torch_function", "has_torch_function_unary",
                     "has_torch_function_variadic")
 
 
+def _none_or_dtype(input: object) -> object:
+    """torch.nn.functional's helper, without its ``isinstance(input, torch.Tensor)`` check
+    (it raises for any other tensor): the dtype of a tensor of any kind, or None."""
+    return None if input is None else input.dtype
+
+
+_BODY_HELPERS = {"_none_or_dtype": _none_or_dtype}
+"""Module-level helpers of torch's Python functions that check for torch tensors by type,
+replaced in the bodies run here (F.multi_head_attention_forward's mask handling)."""
+
+
 def _torch_python_body(func: Callable) -> Callable | None:
     """run for a torch function written in Python over other torch calls (a composite, such as
     F.multi_head_attention_forward): its own body, with its opening ``has_torch_function``
@@ -102,8 +113,8 @@ def _torch_python_body(func: Callable) -> Callable | None:
     if code is None or not any(n in code.co_names for n in _DISPATCH_CHECKS):
         return None
     never = {name: (lambda *args: False) for name in _DISPATCH_CHECKS}
-    body = types.FunctionType(code, {**func.__globals__, **never}, func.__name__,
-                              func.__defaults__, func.__closure__)
+    body = types.FunctionType(code, {**func.__globals__, **never, **_BODY_HELPERS},
+                              func.__name__, func.__defaults__, func.__closure__)
     body.__kwdefaults__ = func.__kwdefaults__
 
     def run_body(cls: type, args: tuple, kwargs: dict) -> object:
