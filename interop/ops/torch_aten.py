@@ -1,6 +1,7 @@
-"""aten-level torch functions that torch exposes as ``torch.*`` and op_db tests:
-native_layer_norm and native_group_norm (the output with the saved mean and 1/std) and
-constant_pad_nd.  Written on the same primitives as their torch.nn.functional forms.
+"""aten-level torch functions that torch exposes as ``torch.*`` (or only as
+``torch.ops.aten.*``) and op_db tests: native_layer_norm and native_group_norm (the output
+with the saved mean and 1/std), constant_pad_nd and ``aten.slice``.  Written on the same
+primitives as their torch.nn.functional and indexing forms.
 """
 
 from __future__ import annotations
@@ -8,7 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..backends import views
 from . import nn_functional
+from ._args import check_dim, int_arg
 from .nn_functional import _affine, _channel
 from .registry import op
 from .shape import _reshape as reshape_any
@@ -53,3 +56,21 @@ def native_group_norm(be: Any, input: Any, weight: Any, bias: Any, N: int, C: in
 def constant_pad_nd(be: Any, input: Any, pad: Any, value: Any = 0) -> Any:
     """F.pad in constant mode (negative amounts crop), torch's aten spelling."""
     return nn_functional.pad(be, input, pad, "constant", value)
+
+
+@op("slice", function=False, method=False, family="shape", torch=("aten.slice.Tensor",))
+def slice_(be: Any, input: Any, dim: int = 0, start: Any = None, end: Any = None,
+           step: Any = 1) -> Any:
+    """``input[start:end:step]`` along ``dim`` (bounds clamped, as Python's), a view:
+    torch.ops.aten's spelling of basic slicing."""
+    if input.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = check_dim("slice", dim, input.ndim)
+    start, end = (None if b is None else int_arg("slice", what, b)
+                  for b, what in ((start, "start"), (end, "end")))
+    step = int_arg("slice", "step", step)
+    if step <= 0:
+        raise RuntimeError(f"slice step must be positive, got {step}; flip the tensor "
+                           "(torch.flip) for a reversed order")
+    index = (slice(None),) * d + (slice(start, end, step),)
+    return views.remember(input[index], input, index)
