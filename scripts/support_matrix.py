@@ -56,9 +56,10 @@ SAMPLES: dict[str, tuple] = {
     "scatter_add": (M[:2, :3], 1, I64, M[:2, :3]), "matmul": (M, M.T), "mm": (M, M.T),
     "bmm": (M[None], M.T[None]), "mv": (M, M[0]), "dot": (M[0], M[0]),
     "einsum": ("ij,kj->ik", M, M), "expand": (M[:1], 3, 4), "broadcast_to": (M[0], (2, 4)),
-    "narrow": (M, 1, 1, 2), "searchsorted": (np.sort(M[0]), M[0]),
+    "narrow": (M, 1, 1, 2), "searchsorted": (np.sort(M[0]), M[0]), "_chunk_cat": ([M, M], 1, 3),
 }
-RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like"}
+RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like",
+          "svd_lowrank", "pca_lowrank"}
 
 
 def _available(backend: str) -> bool:
@@ -134,9 +135,10 @@ def _torch_callable(entry: Op) -> Callable | None:
     except ImportError:
         return None
     for name in entry.torch:
-        obj: Any = torch
+        aten = name.startswith("aten.")  # torch.ops.aten.<op>.<overload>
+        obj: Any = torch.ops if aten else torch
         try:
-            for part in name.split(".")[1:]:
+            for part in name.split(".")[0 if aten else 1:]:
                 obj = getattr(obj, part)
         except AttributeError:
             continue

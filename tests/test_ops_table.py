@@ -478,6 +478,8 @@ NAMED_TESTS = {
     "_pad_packed_sequence": ("test_torch_modules.py", "pad_packed_sequence"),
     "embedding_bag": ("test_torch_modules.py", "EmbeddingBag"),
     "_nested_tensor_from_mask_left_aligned": ("test_torch_models.py", "TransformerEncoder"),
+    "resize_": ("test_torch_opdb_ops.py", ".resize_("),
+    "segment_reduce": ("test_torch_opdb_ops.py", "torch.segment_reduce("),
 }
 
 
