@@ -57,6 +57,7 @@ SAMPLES: dict[str, tuple] = {
     "bmm": (M[None], M.T[None]), "mv": (M, M[0]), "dot": (M[0], M[0]),
     "einsum": ("ij,kj->ik", M, M), "expand": (M[:1], 3, 4), "broadcast_to": (M[0], (2, 4)),
     "narrow": (M, 1, 1, 2), "searchsorted": (np.sort(M[0]), M[0]), "_chunk_cat": ([M, M], 1, 3),
+    "_softmax_backward_data": (M, M, 1, np.float32),
 }
 RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like",
           "svd_lowrank", "pca_lowrank"}

@@ -228,6 +228,21 @@ CASES = {
     "resize_grow": (lambda a: a.clone().resize_(4, 4), (M,), False),
     "resize_as_": (lambda a, b: torch.resize_as_(a.clone(), b[:2, :1]), (M, INTS), True),
     "resize_as_method": (lambda a: a.clone().resize_as_(a[0]), (BATCH,), True),
+    # aten kernels op_db calls directly
+    "_safe_softmax": (lambda a: torch.ops.aten._safe_softmax(a.masked_fill(a < 0.3, float("-inf")), 1),
+                      (M,), True),
+    "_safe_softmax_dtype": (lambda a: torch._safe_softmax(a, -1, torch.float64), (BATCH,), True),
+    "_safe_softmax_0d": (lambda a: torch._safe_softmax(a[0, 0], 0), (M,), True),
+    "_softmax_backward_data": (lambda a, b: torch._softmax_backward_data(a, b.softmax(0), 0, torch.float32),
+                               (M, M[::-1].copy()), True),
+    "native_dropout_backward": (lambda a, b: torch.ops.aten.native_dropout_backward(a, b, 1.25),
+                                (M, BOOLS[:, :1].repeat(4, 1)), True),
+    "native_dropout_backward_int": (lambda i, b: torch.ops.aten.native_dropout_backward.default(i, b, 2.0),
+                                    (INTS, BOOLS[:, :1].repeat(4, 1)), True),
+    "max_pool2d_with_indices_backward": (lambda a: torch.ops.aten.max_pool2d_with_indices_backward(
+        a[:, :3, :4] * 0 + 1, a, (2, 3), (2, 2), (1, 1), (1, 1), True,
+        torch.nn.functional.max_pool2d(a, (2, 3), 2, 1, ceil_mode=True, return_indices=True)[1]),
+        (IMG[0],), True),
 }
 
 DASK_LACKS = {"qr_complete"}
@@ -463,6 +478,11 @@ LAZY_CALLS = {
     "resize_": lambda a: a.resize_(2, 5),
     "svd_lowrank": lambda a: torch.svd_lowrank(a, q=2),
     "pca_lowrank": lambda a: torch.pca_lowrank(a, q=2),
+    "_safe_softmax": lambda a: torch._safe_softmax(a, 0),
+    "_softmax_backward_data": lambda a: torch._softmax_backward_data(a, a, 1, torch.float32),
+    "native_dropout_backward": lambda a: torch.ops.aten.native_dropout_backward(a, a > 0, 2.0),
+    "max_pool2d_with_indices_backward": lambda a: torch.ops.aten.max_pool2d_with_indices_backward(
+        a[None, :1, :2], a[None], (2, 2), (2, 2), (0, 0), (1, 1), False, (a[None, :1, :2] > 9).long()),
 }
 
 
@@ -501,6 +521,10 @@ ERRORS = {
     "segment_reduce_float_lengths": lambda a: torch.segment_reduce(a, "sum", lengths=torch.tensor([3.0])),
     "resize_negative": lambda a: a.clone().resize_(2, -3),
     "pca_lowrank_q": lambda a: torch.pca_lowrank(a, q=5),
+    "_safe_softmax_ints": lambda a: torch._safe_softmax(a.long(), 0),
+    "max_pool2d_backward_shape": lambda a: torch.ops.aten.max_pool2d_with_indices_backward(
+        a[None], a[None], (2, 2), (), (0, 0), (1, 1), False, a[None].long()),
+    "_softmax_backward_data_dtypes": lambda a: torch._softmax_backward_data(a, a.double(), 0, torch.float32),
 }
 
 
