@@ -1,7 +1,8 @@
 """torch functions that build a tensor out of others: block_diag, cartesian_prod,
 combinations, complex/polar/view_as_complex, frexp's (mantissa, exponent) pair,
-``Tensor.unfold``'s sliding windows and ``_chunk_cat``'s padded chunks.  Each is a composition of backend primitives
-(concatenate, meshgrid, take, arithmetic), so it stays lazy on Dask.
+``Tensor.unfold``'s sliding windows and ``_chunk_cat``'s padded chunks.  Each is a
+composition of backend primitives (concatenate, meshgrid, take, pad, arithmetic), so it
+stays lazy on Dask.
 """
 
 from __future__ import annotations
