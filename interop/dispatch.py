@@ -374,6 +374,16 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
             be, rargs, rkwargs = unwrap_for_write(args[0], args, kwargs, name)
             return call_impl(impl, be, rargs, rkwargs)
         return run_write
+    if entry.extra.get("rebinds"):
+        def run_rebind(cls: type, args: tuple, kwargs: dict) -> Any:
+            target = args[0]
+            be, rargs, _ = unwrap_call(args[:1], {})  # the result stays on the target's backend
+            rest = [a._raw if isinstance(a, Tensor) else a for a in args[1:]]
+            rkwargs = {k: v._raw if isinstance(v, Tensor) else v
+                       for k, v in (kwargs or {}).items()}
+            target._raw = call_impl(impl, be, [*rargs, *rest], rkwargs)
+            return convert(target, cls)
+        return run_rebind
     if entry.extra.get("targets"):
         def run_to_target(cls: type, args: tuple, kwargs: dict) -> Any:
             be, rargs, _ = unwrap_call(args[:1], {})  # the operand; the rest say where to go

@@ -56,7 +56,8 @@ SAMPLES: dict[str, tuple] = {
     "scatter_add": (M[:2, :3], 1, I64, M[:2, :3]), "matmul": (M, M.T), "mm": (M, M.T),
     "bmm": (M[None], M.T[None]), "mv": (M, M[0]), "dot": (M[0], M[0]),
     "einsum": ("ij,kj->ik", M, M), "expand": (M[:1], 3, 4), "broadcast_to": (M[0], (2, 4)),
-    "narrow": (M, 1, 1, 2), "searchsorted": (np.sort(M[0]), M[0]),
+    "narrow": (M, 1, 1, 2), "searchsorted": (np.sort(M[0]), M[0]), "_chunk_cat": ([M, M], 1, 3),
+    "_softmax_backward_data": (M, M, 1, np.float32),
     "stft": (M, 2, 1, None, None, True, "reflect", False, None, True),
     "istft": ((M[:2] + 1j * M[1:]).astype(np.complex64), 2, 1),
     "grid_sample": (M[None, None], np.full((1, 2, 2, 2), 0.3, np.float32)),
@@ -69,7 +70,8 @@ SAMPLES: dict[str, tuple] = {
     "ctc_loss_reduction_code": (np.log(np.full((3, 1, 3), 1 / 3, np.float32)),
                                 np.array([[1, 2]]), (3,), (2,), 0, 1, False),
 }
-RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like"}
+RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like",
+          "svd_lowrank", "pca_lowrank"}
 
 
 def _available(backend: str) -> bool:
@@ -145,9 +147,10 @@ def _torch_callable(entry: Op) -> Callable | None:
     except ImportError:
         return None
     for name in entry.torch:
-        obj: Any = torch
+        aten = name.startswith("aten.")  # torch.ops.aten.<op>.<overload>
+        obj: Any = torch.ops if aten else torch
         try:
-            for part in name.split(".")[1:]:
+            for part in name.split(".")[0 if aten else 1:]:
                 obj = getattr(obj, part)
         except AttributeError:
             continue

@@ -483,6 +483,10 @@ NAMED_TESTS = {
     "affine_grid": ("test_torch_signal.py", "F.affine_grid"),
     "ctc_loss_reduction_code": ("test_torch_signal.py", "torch.ctc_loss"),
     "_nested_tensor_from_mask_left_aligned": ("test_torch_models.py", "TransformerEncoder"),
+    "resize_": ("test_torch_opdb_ops.py", ".resize_("),
+    "segment_reduce": ("test_torch_opdb_ops.py", "torch.segment_reduce("),
+    "max_pool2d_with_indices_backward": ("test_torch_opdb_ops.py",
+                                         "aten.max_pool2d_with_indices_backward("),
 }
 
 

@@ -192,6 +192,57 @@ CASES = {
     "divide": (lambda a, b: torch.divide(a, b, rounding_mode="floor"), (M, SORTED), True),
     "concat": (lambda a, b: torch.concat([a, b], 1), (M, M), True),
     "vector_norm_0d": (lambda a: torch.linalg.vector_norm(a, dim=0), (np.array(-2.5, np.float32),), True),
+    # aten.slice, nonzero_static, _chunk_cat, hash_tensor, segment_reduce, resize_
+    "slice": (lambda a: torch.ops.aten.slice.Tensor(a, 1, 1, None, 2), (M,), True),
+    "slice_negative": (lambda a: torch.ops.aten.slice.Tensor(a, -1, -3, -1), (BATCH,), True),
+    "slice_clamped_empty": (lambda a: torch.ops.aten.slice.Tensor(a, 0, 5, 2), (M,), True),
+    "slice_defaults": (lambda a: torch.ops.aten.slice.Tensor(a), (M,), True),
+    "nonzero_static_pad": (lambda a: torch.nonzero_static(a > 0, size=20), (BATCH,), True),
+    "nonzero_static_cut": (lambda i: i.nonzero_static(size=2, fill_value=9), (INTS,), True),
+    "nonzero_static_0d": (lambda a: torch.nonzero_static(a[0, 0], size=3), (M,), True),
+    "nonzero_static_empty": (lambda a: torch.nonzero_static(a[:0], size=2), (M,), True),
+    "nonzero_static_size_0": (lambda b: torch.nonzero_static(b, size=0), (BOOLS,), True),
+    "chunk_cat": (lambda a: torch._chunk_cat([a, a[:, :3] * 2], 1, 3), (M,), True),
+    "chunk_cat_ndims": (lambda a: torch._chunk_cat([a, a[:, :, :2, None]], 1, 2), (BATCH,), True),
+    "chunk_cat_bool": (lambda b: torch._chunk_cat([b, b[:2]], 0, 4), (BOOLS,), True),
+    "hash_tensor": (lambda a: torch.hash_tensor(a), (M,), True),
+    "hash_tensor_dims": (lambda a: a.hash_tensor((0, 2), keepdim=True), (BATCH,), True),
+    "hash_tensor_int": (lambda i: torch.hash_tensor(i - 3, 1), (INTS,), True),
+    "hash_tensor_bool": (lambda b: torch.hash_tensor(b, 0), (BOOLS,), True),
+    "hash_tensor_0d": (lambda a: torch.hash_tensor(a[1, 1]), (M,), True),
+    "hash_tensor_empty_dim": (lambda a: torch.hash_tensor(a[:0], 1), (M,), True),
+    **{f"segment_reduce_{r}": (
+        lambda a, n, r=r: torch.segment_reduce(a, r, lengths=n), (M, np.array([1, 0, 2])), True)
+       for r in ("sum", "mean", "max", "min", "prod")},
+    **{f"segment_reduce_{r}_initial": (
+        lambda a, n, r=r: torch.segment_reduce(a, r, lengths=n, axis=1, initial=0.5),
+        (M, np.array([[1, 3, 0], [0, 0, 4], [2, 1, 1]])), True)
+       for r in ("sum", "mean", "max", "min", "prod")},
+    "segment_reduce_offsets": (lambda a, o: torch.segment_reduce(a, "mean", offsets=o, axis=1),
+                               (BATCH, np.array([[0, 1, 1, 3], [0, 0, 2, 3]])), True),
+    "segment_reduce_unsafe": (lambda a, n: torch.segment_reduce(a, "max", lengths=n, unsafe=True),
+                              (M, np.array([2, 0])), True),
+    "resize_shrink": (lambda a: a.clone().resize_(2, 5), (M,), True),
+    "resize_same_numel": (lambda a: a.clone().resize_((4, 3)), (M,), True),
+    "resize_0d": (lambda a: a[0, 0].clone().resize_(()), (M,), True),
+    "resize_grow": (lambda a: a.clone().resize_(4, 4), (M,), False),
+    "resize_as_": (lambda a, b: torch.resize_as_(a.clone(), b[:2, :1]), (M, INTS), True),
+    "resize_as_method": (lambda a: a.clone().resize_as_(a[0]), (BATCH,), True),
+    # aten kernels op_db calls directly
+    "_safe_softmax": (lambda a: torch.ops.aten._safe_softmax(a.masked_fill(a < 0.3, float("-inf")), 1),
+                      (M,), True),
+    "_safe_softmax_dtype": (lambda a: torch._safe_softmax(a, -1, torch.float64), (BATCH,), True),
+    "_safe_softmax_0d": (lambda a: torch._safe_softmax(a[0, 0], 0), (M,), True),
+    "_softmax_backward_data": (lambda a, b: torch._softmax_backward_data(a, b.softmax(0), 0, torch.float32),
+                               (M, M[::-1].copy()), True),
+    "native_dropout_backward": (lambda a, b: torch.ops.aten.native_dropout_backward(a, b, 1.25),
+                                (M, BOOLS[:, :1].repeat(4, 1)), True),
+    "native_dropout_backward_int": (lambda i, b: torch.ops.aten.native_dropout_backward.default(i, b, 2.0),
+                                    (INTS, BOOLS[:, :1].repeat(4, 1)), True),
+    "max_pool2d_with_indices_backward": (lambda a: torch.ops.aten.max_pool2d_with_indices_backward(
+        a[:, :3, :4] * 0 + 1, a, (2, 3), (2, 2), (1, 1), (1, 1), True,
+        torch.nn.functional.max_pool2d(a, (2, 3), 2, 1, ceil_mode=True, return_indices=True)[1]),
+        (IMG[0],), True),
 }
 
 DASK_LACKS = {"qr_complete"}
@@ -380,3 +431,134 @@ def test_unique_along_dim_matches_torch(dim, backend):
 def test_is_signed_as_torch(dtype):
     a = np.zeros(2, dtype)
     assert torch.is_signed(interop.tensor(a)) is torch.is_signed(torch.from_numpy(a))
+
+
+# ------------------------------------------------------------------ slice, resize_, lowrank, ...
+def test_aten_slice_is_a_view(backend):
+    t = interop.tensor(M.copy(), backend=backend)
+    torch.ops.aten.slice.Tensor(t, 1, 0, None, 3)[1:] = -1.0
+    expected = M.copy()
+    expected[1:, ::3] = -1.0
+    np.testing.assert_array_equal(to_numpy(t), expected)
+
+
+def test_resize_changes_the_tensor_itself(backend):
+    t = interop.tensor(M.copy(), backend=backend)
+    assert t.resize_(2, 3) is t and t.shape == (2, 3) and t.backend == backend
+    np.testing.assert_array_equal(to_numpy(t), M.reshape(-1)[:6].reshape(2, 3))
+    assert interop.resize_as_(t, interop.tensor(INTS[0])) is t and t.shape == (4,)
+    t.resize_(8)  # grown: the new elements' values are unspecified (zeros here)
+    assert t.shape == (8,)
+    np.testing.assert_array_equal(to_numpy(t)[:4], M.reshape(-1)[:4])
+
+
+def test_resize_shares_memory_where_torch_keeps_the_storage():
+    a = M.copy()
+    t = interop.as_tensor(a)
+    t.resize_(5)
+    t[0] = 100.0
+    assert a[0, 0] == 100.0  # a contiguous tensor's leading elements, still its memory
+
+
+def test_resize_as_reads_only_the_templates_shape():
+    t = interop.tensor(M.copy())
+    template = interop.tensor(BATCH, backend="dask")
+    with interop.config(dask_compute="raise"):
+        torch.resize_as_(t, template)
+    assert t.backend == "numpy" and t.shape == BATCH.shape
+
+
+LAZY_CALLS = {
+    "slice": lambda a: torch.ops.aten.slice.Tensor(a, 0, 1),
+    "nonzero_static": lambda a: torch.nonzero_static(a > 0, size=5),
+    "_chunk_cat": lambda a: torch._chunk_cat([a, a[:, :1]], 1, 3),
+    "hash_tensor": lambda a: torch.hash_tensor(a, 0),
+    "segment_reduce": lambda a: torch.segment_reduce(a, "mean", lengths=interop.tensor(
+        [3, 0], backend="dask")),
+    "resize_": lambda a: a.resize_(2, 5),
+    "svd_lowrank": lambda a: torch.svd_lowrank(a, q=2),
+    "pca_lowrank": lambda a: torch.pca_lowrank(a, q=2),
+    "_safe_softmax": lambda a: torch._safe_softmax(a, 0),
+    "_softmax_backward_data": lambda a: torch._softmax_backward_data(a, a, 1, torch.float32),
+    "native_dropout_backward": lambda a: torch.ops.aten.native_dropout_backward(a, a > 0, 2.0),
+    "max_pool2d_with_indices_backward": lambda a: torch.ops.aten.max_pool2d_with_indices_backward(
+        a[None, :1, :2], a[None], (2, 2), (2, 2), (0, 0), (1, 1), False, (a[None, :1, :2] > 9).long()),
+}
+
+
+@pytest.mark.parametrize("name", LAZY_CALLS)
+def test_dask_builds_lazily(name):
+    t = interop.tensor(M, backend="dask", chunks=(2, 2))
+    with interop.config(dask_compute="raise"):
+        out = LAZY_CALLS[name](t)
+    for o in out if isinstance(out, tuple) else (out,):
+        assert o.backend == "dask"
+
+
+ERRORS = {
+    "slice_step_0": lambda a: torch.ops.aten.slice.Tensor(a, 0, 0, 2, 0),
+    "slice_0d": lambda a: torch.ops.aten.slice.Tensor(a[0, 0]),
+    "slice_dim": lambda a: torch.ops.aten.slice.Tensor(a, 2),
+    "nonzero_static_size": lambda a: torch.nonzero_static(a, size=-1),
+    "chunk_cat_num_chunks": lambda a: torch._chunk_cat([a], 0, 0),
+    "chunk_cat_empty_list": lambda a: torch._chunk_cat([], 0, 1),
+    "chunk_cat_empty_tensor": lambda a: torch._chunk_cat([a, a[:0]], 0, 2),
+    "chunk_cat_dtypes": lambda a: torch._chunk_cat([a, a.double()], 0, 2),
+    "chunk_cat_negative_dim": lambda a: torch._chunk_cat([a, a[0]], -1, 2),
+    "chunk_cat_dim_beyond": lambda a: torch._chunk_cat([a, a[0]], 1, 2),
+    "chunk_cat_leading": lambda a: torch._chunk_cat([a, a[:2]], 1, 2),
+    "hash_tensor_mode": lambda a: torch.hash_tensor(a, mode=1),
+    "hash_tensor_empty": lambda a: torch.hash_tensor(a[:0]),
+    "hash_tensor_empty_dim": lambda a: torch.hash_tensor(a[:0], 0),
+    "hash_tensor_complex": lambda a: torch.hash_tensor(a.to(torch.complex64)),
+    "segment_reduce_nothing": lambda a: torch.segment_reduce(a, "sum"),
+    "segment_reduce_indices": lambda a: torch.segment_reduce(a, "sum", indices=torch.tensor([0, 1])),
+    "segment_reduce_reduce": lambda a: torch.segment_reduce(a, "std", lengths=torch.tensor([3])),
+    "segment_reduce_negative": lambda a: torch.segment_reduce(a, "sum", lengths=torch.tensor([4, -1])),
+    "segment_reduce_total": lambda a: torch.segment_reduce(a, "sum", lengths=torch.tensor([2, 2])),
+    "segment_reduce_axis": lambda a: torch.segment_reduce(a, "sum", lengths=torch.tensor([3]), axis=1),
+    "segment_reduce_ints": lambda a: torch.segment_reduce(a.long(), "sum", lengths=torch.tensor([3])),
+    "segment_reduce_float_lengths": lambda a: torch.segment_reduce(a, "sum", lengths=torch.tensor([3.0])),
+    "resize_negative": lambda a: a.clone().resize_(2, -3),
+    "pca_lowrank_q": lambda a: torch.pca_lowrank(a, q=5),
+    "_safe_softmax_ints": lambda a: torch._safe_softmax(a.long(), 0),
+    "max_pool2d_backward_shape": lambda a: torch.ops.aten.max_pool2d_with_indices_backward(
+        a[None], a[None], (2, 2), (), (0, 0), (1, 1), False, a[None].long()),
+    "_softmax_backward_data_dtypes": lambda a: torch._softmax_backward_data(a, a.double(), 0, torch.float32),
+}
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_refuses_where_torch_does(name):
+    with pytest.raises(Exception) as expected:
+        ERRORS[name](torch.from_numpy(M.copy()))
+    with pytest.raises(expected.type):
+        ERRORS[name](interop.tensor(M.copy()))
+
+
+def test_bfloat16_method(backend):
+    pytest.importorskip("ml_dtypes")
+    got = interop.tensor(M, backend=backend).bfloat16()
+    expected = torch.from_numpy(M).bfloat16()
+    assert got.dtype == interop.bfloat16 and got.backend == backend
+    np.testing.assert_array_equal(to_numpy(got).astype(np.float32), expected.float().numpy())
+
+
+@pytest.mark.parametrize("name", ["svd_lowrank", "pca_lowrank"])
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (2, 5, 3)])
+def test_lowrank_equals_torch_up_to_signs(name, shape, backend):
+    """torch's random draw, so torch's results up to each singular vector's sign (LAPACK
+    implementations choose it differently)."""
+    a = RNG.standard_normal((*shape[:-1], 2)) @ RNG.standard_normal((*shape[:-2], 2, shape[-1]))
+    a = a.astype(np.float32)
+    fn, kw = getattr(torch, name), {"q": 2}
+    torch.manual_seed(5)
+    expected = [e.numpy() for e in fn(torch.from_numpy(a), **kw)]
+    after_torch = torch.randn(3)
+    torch.manual_seed(5)
+    got = [to_numpy(g) for g in fn(interop.tensor(a, backend=backend), **kw)]
+    assert torch.equal(torch.randn(3), after_torch)  # the same draws from torch's generator
+    sign = np.sign(np.sum(got[0] * expected[0], axis=-2, keepdims=True))
+    for g, e, s in zip(got, expected, (sign, 1, sign)):
+        assert (g.dtype, g.shape) == (e.dtype, e.shape)
+        np.testing.assert_allclose(g * s, e, rtol=1e-4, atol=1e-4)

@@ -148,6 +148,8 @@ def _more_samples():
             torch.nn.utils.rnn.pack_padded_sequence(lazy(STEPS), [3, 2])),
         "_nested_tensor_from_mask_left_aligned":
             lambda: torch._nested_tensor_from_mask_left_aligned(lazy(STEPS), lazy(M[:2] > 1)),
+        "svd_lowrank": lambda: torch.svd_lowrank(d, q=2),
+        "pca_lowrank": lambda: torch.pca_lowrank(d, q=2),
     }.items()
 
 

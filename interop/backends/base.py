@@ -232,6 +232,10 @@ class Backend:
         fn = getattr(self.np, name, None)
         return fn if fn is not None else getattr(np, name)
 
+    def ufunc_reduce(self, name: str, raw: Any, axis: Any, keepdims: bool = False) -> Any:
+        """``numpy.<name>.reduce`` (``bitwise_xor``, ...) over ``axis`` (None: every axis)."""
+        return self.ufunc(name).reduce(raw, axis=axis, keepdims=keepdims)
+
     def contiguous(self, raw: Any) -> Any:
         """A C-contiguous array with ``raw``'s values (``raw`` itself when it already is)."""
         return self.np.ascontiguousarray(raw).reshape(raw.shape)  # 0-d stays 0-d

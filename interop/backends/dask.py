@@ -105,6 +105,11 @@ class DaskBackend(Backend):
         """Dask has no views: the slice remembers ``raw`` so that writes into it are replayed."""
         return views.remember(raw[index], raw, index)
 
+    def ufunc_reduce(self, name: str, raw: da.Array, axis: Any,
+                     keepdims: bool = False) -> da.Array:
+        """Dask's ufuncs have no ``reduce``: chunk by chunk, then the partial results."""
+        return dask_numpy.reduce(getattr(np, name), raw, axis=axis, keepdims=keepdims)
+
     def contiguous(self, raw: da.Array) -> da.Array:
         return raw  # chunks have no memory layout to fix until they are computed
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -271,11 +272,15 @@ def cuda(be: Any, input: Any, device: Any = None, non_blocking: bool = False) ->
     return to(be, input, device=target)
 
 
-def _cast_method(name: str, target: np.dtype) -> Any:
+def _cast_method(name: str, target: np.dtype | Callable[[], np.dtype]) -> Any:
+    """``t.float()`` and its kind; ``target`` may be a function giving the dtype when first
+    called (bfloat16 comes from the optional ml_dtypes package)."""
     def impl(be: Any, input: Any, memory_format: Any = None) -> Any:
-        return input if input.dtype == target else input.astype(target)
+        dt = target() if callable(target) else target
+        return input if input.dtype == dt else input.astype(dt)
     impl.__name__ = name
-    impl.__doc__ = f"Convert to {target} (the tensor itself when it already is)."
+    impl.__doc__ = (f"Convert to {name if callable(target) else target} (the tensor itself "
+                    "when it already is).")
     return impl
 
 
@@ -283,7 +288,7 @@ for _name, _dt in (("float", dtypes.float32), ("double", dtypes.float64),
                    ("half", dtypes.float16), ("int", dtypes.int32), ("long", dtypes.int64),
                    ("short", dtypes.int16), ("bool", dtypes.bool), ("byte", dtypes.uint8),
                    ("char", dtypes.int8), ("cfloat", dtypes.complex64),
-                   ("cdouble", dtypes.complex128)):
+                   ("cdouble", dtypes.complex128), ("bfloat16", dtypes.bfloat16_dtype)):
     op(_name, function=False, family="attributes")(_cast_method(_name, _dt))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from .. import dtypes
 from ..backends import registry, views
 from ..errors import IndexOutOfRangeError, InvalidIndexError
-from ._args import cast, check_dim, kept_scalars, promote, whole_arrays
+from ._args import cast, check_dim, int_arg, kept_scalars, promote, whole_arrays
 from .registry import op
 
 
@@ -234,6 +234,29 @@ def nonzero(be: Any, input: Any, *, as_tuple: bool = False) -> Any:
     if as_tuple:
         return tuple(idx)
     return be.np.stack(idx, axis=1) if idx else be.np.zeros((0, 0), dtype=dtypes.int64)
+
+
+def _nonzero_static(be: Any, input: Any, size: int, fill_value: int) -> Any:
+    hits = be.np.argwhere(input)[:size]  # (hits, ndim), in row-major order; 0-d: (hits, 0)
+    out = be.np.full((size, input.ndim), fill_value, dtype=dtypes.int64)
+    out[:hits.shape[0]] = hits
+    return out
+
+
+@op(family="indexing", method=True)
+def nonzero_static(be: Any, input: Any, *, size: int, fill_value: int = -1) -> Any:
+    """The first ``size`` rows of ``nonzero(input)``, padded with ``fill_value``: a shape
+    known before the values are (so Dask builds it lazily, in one task)."""
+    size = int_arg("nonzero_static", "size", size)
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    if type(fill_value) is not int:
+        fill_value = int_arg("nonzero_static", "fill_value", fill_value)
+    (fill_value,) = kept_scalars("nonzero_static", dtypes.int64, fill_value)
+    shape = (size, input.ndim)
+    if be.lazy:
+        return whole_arrays(be, _nonzero_static, shape, dtypes.int64, input, size, fill_value)
+    return _nonzero_static(be, input, size, fill_value)
 
 
 @op(family="indexing", inplace=True)

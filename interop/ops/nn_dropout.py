@@ -124,14 +124,3 @@ def feature_alpha_dropout(be: Any, input: Any, p: float = 0.5, training: bool = 
                           inplace: bool = False) -> Any:
     """alpha_dropout of whole channels of (N, C, ...) input."""
     return _dropout(be, input, p, training, inplace, lead=2, alpha=True)
-
-
-@op(method=False, family="nn", torch=("aten.native_dropout_backward.default",
-                                      "aten.native_dropout_backward"))
-def native_dropout_backward(be: Any, grad_output: Any, mask: Any, scale: float) -> Any:
-    """The gradient through native_dropout: grad * mask * scale."""
-    if mask.dtype.kind != "b":
-        raise RuntimeError(f"native_dropout_backward: Mask should be Bool Scalar Type "
-                           f"{mask.dtype}; pass the mask native_dropout returned")
-    dt = grad_output.dtype.type
-    return (mask.astype(grad_output.dtype) * grad_output * dt(scale)).astype(grad_output.dtype)

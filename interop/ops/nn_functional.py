@@ -252,20 +252,6 @@ def _safe_softmax(be: Any, input: Any, dim: int, dtype: Any = None) -> Any:
     return be.np.where(masked, out.dtype.type(0), out)
 
 
-@op(method=False, torch=("torch._softmax_backward_data", "aten._softmax_backward_data",
-                         "aten._softmax_backward_data.default"),
-    family="nn")
-def _softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: int,
-                           input_dtype: Any) -> Any:
-    """The gradient of softmax at its ``output``: y * (g - sum(g * y, dim)), as ``input_dtype``."""
-    d = _softmax_dim("_softmax_backward_data", dim, output.ndim)
-    if output.size == 0:
-        grad = grad_output * output
-    else:
-        grad = output * (grad_output - be.np.sum(grad_output * output, axis=d, keepdims=True))
-    return grad.astype(dtypes.as_dtype(input_dtype))
-
-
 # ------------------------------------------------------------------ normalisation
 def _affine(x: Any, weight: Any, bias: Any) -> Any:
     if weight is not None:

@@ -46,7 +46,7 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        aliases: tuple[str, ...] = (), creation: bool = False, out: bool = False,
        property: bool = False, family: str = "", wrap: bool = True,
        targets: bool = False, all_dims_if_empty: bool = False,
-       tensor_dim_is_other: bool = False, writes: bool = False,
+       tensor_dim_is_other: bool = False, writes: bool = False, rebinds: bool = False,
        lacks: dict[str, str] | None = None) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
@@ -58,6 +58,9 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
     Dimension arguments are normalised before ``impl`` runs (``interop.ops.normalize``).
     ``writes=True``: the first argument is written in place (``t[i] = v``): it keeps its
     backend, and the other arguments are brought onto it.
+    ``rebinds=True``: the result replaces the first argument's array (``t.resize_(n)``
+    changes ``t``'s shape, which no write into its buffer can); it is computed on that
+    argument's backend, and tensors after it are read where they are (only their shapes).
     ``lacks={"dask": "why"}``: the backends whose library cannot express it; calls there raise
     ``BackendLacksError``, and the tests and the support matrix read the same declaration.
     """
@@ -82,7 +85,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
                         doc=(impl.__doc__ or "").strip(),
                         extra={**({} if wrap else {"wrap": False}),
                                **({"targets": True} if targets else {}),
-                               **({"writes": True} if writes else {})},
+                               **({"writes": True} if writes else {}),
+                               **({"rebinds": True} if rebinds else {})},
                         lacks=dict(lacks or {}))
         return impl
     return register

@@ -1,7 +1,8 @@
 """torch functions that build a tensor out of others: block_diag, cartesian_prod,
-combinations, complex/polar/view_as_complex, frexp's (mantissa, exponent) pair and
-``Tensor.unfold``'s sliding windows.  Each is a composition of backend primitives
-(concatenate, meshgrid, take, arithmetic), so it stays lazy on Dask.
+combinations, complex/polar/view_as_complex, frexp's (mantissa, exponent) pair,
+``Tensor.unfold``'s sliding windows and ``_chunk_cat``'s padded chunks.  Each is a
+composition of backend primitives (concatenate, meshgrid, take, pad, arithmetic), so it
+stays lazy on Dask.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from collections import namedtuple
 from typing import Any
 
 from .. import dtypes
-from ._args import check_dim, promote
+from ._args import check_dim, int_arg, promote
 from .registry import op
+from .shape import _reshape as reshape_any
 
 _FREXP = namedtuple("frexp", ["mantissa", "exponent"])
 _COMPLEX = {"float16": dtypes.complex64, "float32": dtypes.complex64,
@@ -123,3 +125,47 @@ def tensor_unfold(be: Any, input: Any, dimension: int, size: int, step: int) -> 
     taken = be.np.reshape(taken, (*x.shape[:d], int(starts.shape[0]), size, *x.shape[d + 1:]))
     windows = be.np.moveaxis(taken, d + 1, -1)
     return be.np.reshape(windows, (size,)) if input.ndim == 0 else windows
+
+
+def _chunk_cat_dim(tensors: list, dim: int, num_chunks: int) -> int:
+    """torch's checks of ``_chunk_cat``'s arguments, in its order; the dim, made non-negative."""
+    if num_chunks < 1:
+        raise RuntimeError(f"_chunk_cat expects positive num_chunks, got {num_chunks}")
+    if not tensors:
+        raise RuntimeError("_chunk_cat expects a non-empty input tensor list")
+    for t in tensors:
+        if t.ndim == 0 or t.size == 0:  # (torch's kernel crashes on a 0-d tensor)
+            raise RuntimeError("_chunk_cat expects non-empty tensor (with 1 or more dimensions)")
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("_chunk_cat expects all input tensors with the same dtype; "
+                               "convert them to one dtype first")
+    if len({t.ndim for t in tensors}) == 1:
+        dim = check_dim("_chunk_cat", dim, tensors[0].ndim)
+    elif dim < 0:
+        raise RuntimeError("_chunk_cat expects non-negative dim when input tensors have "
+                           "different ndims")
+    elif any(dim >= t.ndim for t in tensors):
+        raise RuntimeError("_chunk_cat expects dim < ndim for all input tensors")
+    if any(tuple(t.shape[:dim]) != tuple(tensors[0].shape[:dim]) for t in tensors):
+        raise RuntimeError("_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all "
+                           "tensors")
+    return dim
+
+
+@op("_chunk_cat", method=False, family="shape", torch=("torch._chunk_cat",))
+def chunk_cat(be: Any, tensors: Any, dim: int, num_chunks: int) -> Any:
+    """Each tensor cut into ``num_chunks`` chunks along ``dim`` (zero-padded to a multiple of
+    ``num_chunks`` there), each chunk flattened from ``dim`` on, and the chunks of all the
+    tensors joined: shape (*sizes before dim, num_chunks, total) (FSDP's gradient buckets)."""
+    tensors = list(tensors)
+    num_chunks = int_arg("_chunk_cat", "num_chunks", num_chunks)
+    d = _chunk_cat_dim(tensors, dim, num_chunks)
+    lead = tuple(tensors[0].shape[:d])
+    parts = []
+    for t in tensors:
+        n = int(t.shape[d])
+        padded = -(-n // num_chunks) * num_chunks
+        if padded != n:
+            t = be.np.pad(t, [(0, padded - n) if i == d else (0, 0) for i in range(t.ndim)])
+        parts.append(reshape_any(be, t, (*lead, num_chunks, -1)))
+    return be.np.concatenate(parts, axis=d + 1)

@@ -1,11 +1,13 @@
 """torch.Tensor surface that op_db exercises and no other family holds: the ``H``/``mH``
 conjugate transposes, the ``new_*`` constructors (a tensor on the same backend and
-device as ``self``), ``sum_to_size`` and the identity ``resolve_conj``/``resolve_neg``
-(interop keeps no lazy conjugate or negative bits, so there is nothing to resolve).
+device as ``self``), ``sum_to_size``, the identity ``resolve_conj``/``resolve_neg``
+(interop keeps no lazy conjugate or negative bits, so there is nothing to resolve) and
+the in-place ``resize_``/``resize_as_``, which give the tensor itself a new array.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import dtypes
@@ -15,6 +17,7 @@ from ._args import size_arg
 from .attributes import to
 from .reductions import _acc_dtype
 from .registry import op
+from .shape import _reshape as reshape_any
 
 
 def _conj(be: Any, x: Any) -> Any:
@@ -112,3 +115,41 @@ def _identity(name: str) -> Any:
 
 for _name in ("resolve_conj", "resolve_neg"):
     op(_name, family="attributes")(_identity(_name))
+
+
+def _resized(be: Any, input: Any, shape: tuple, name: str) -> Any:
+    """``input``'s elements in row-major order, as many as ``shape`` holds, then zeros.
+
+    torch keeps the storage: shrinking keeps its leading elements (a view here too, where
+    the backend has views and ``input`` is contiguous), growing leaves the new ones
+    uninitialised (zeros here).  torch reads a non-contiguous tensor's storage in memory
+    order; interop has no storage to read, so it takes the elements in row-major order
+    (the same for contiguous tensors, the usual targets of ``resize_``)."""
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"{name}: Trying to create tensor with negative dimension "
+                           f"{min(shape)}: {list(shape)}; pass sizes of 0 or more")
+    if tuple(shape) == tuple(input.shape):
+        return input  # torch keeps the tensor (and its strides) as they are
+    n, size = math.prod(shape), math.prod(input.shape)
+    flat = reshape_any(be, input, (-1,))
+    if n <= size:
+        flat = flat[:n]
+    else:
+        zeros = be.create("zeros", (n - size,), dtype=input.dtype, device=be.device_of(input))
+        flat = be.np.concatenate([flat, zeros])
+    return reshape_any(be, flat, tuple(shape))
+
+
+@op("resize_", function=False, family="shape", rebinds=True, torch=("torch.Tensor.resize_",))
+def resize_(be: Any, input: Any, *size: Any, memory_format: Any = None) -> Any:
+    """Give the tensor itself the shape ``size``: shrinking keeps its leading elements in
+    row-major order, growing adds elements whose values are unspecified (zeros)."""
+    return _resized(be, input, size_arg(size), "resize_")
+
+
+@op("resize_as_", family="shape", rebinds=True,
+    torch=("torch.resize_as_", "torch.Tensor.resize_as_"))
+def resize_as_(be: Any, input: Any, the_template: Any, *, memory_format: Any = None) -> Any:
+    """``input.resize_(the_template.shape)``: only the template's shape is read, so it may
+    sit on any backend or device."""
+    return _resized(be, input, tuple(the_template.shape), "resize_as_")
