@@ -18,7 +18,7 @@ from ..backends import views
 from ..backends.registry import host_values, python_value
 from ._args import cast, check_dim, float_input, ordered, promote
 from .reductions import values_indices
-from .registry import op, torch_alias
+from .registry import op, torch_alias, torch_names
 
 
 def cop(name: str | None = None, **options: Any) -> Any:
@@ -38,10 +38,6 @@ _MINMAX = namedtuple("aminmax", ["min", "max"])
 NO_DASK_ACCUMULATE = {"dask": "dask.array has no ufunc.accumulate"}
 
 
-def _names(name: str, *, method: bool = True) -> tuple[str, ...]:
-    return (f"torch.{name}", *((f"torch.Tensor.{name}",) if method else ()))
-
-
 def _scaled(x: Any, s: Any) -> Any:
     return x if s == 1 else x * s
 
@@ -59,19 +55,19 @@ def _fused(input: Any, prod: Any, beta: Any, alpha: Any, *operands: Any) -> Any:
 
 
 # ------------------------------------------------------------------ fused arithmetic
-@cop(method=False, torch=_names("addmm"), family="composite")
+@cop(method=False, torch=torch_names("addmm", method=True), family="composite")
 def addmm(be: Any, input: Any, mat1: Any, mat2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
     """beta * input + alpha * (mat1 @ mat2); beta=0 ignores input (nan included)."""
     return _fused(input, be.np.matmul(mat1, mat2), beta, alpha, mat1, mat2)
 
 
-@cop(method=False, torch=_names("addmv"), family="composite")
+@cop(method=False, torch=torch_names("addmv", method=True), family="composite")
 def addmv(be: Any, input: Any, mat: Any, vec: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
     """beta * input + alpha * (mat @ vec)."""
     return _fused(input, be.np.matmul(mat, vec), beta, alpha, mat, vec)
 
 
-@cop(method=False, torch=_names("addr"), family="composite")
+@cop(method=False, torch=torch_names("addr", method=True), family="composite")
 def addr(be: Any, input: Any, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any = 1) -> Any:
     """beta * input + alpha * outer(vec1, vec2)."""
     prod = vec1[:, None] * vec2[None, :]
@@ -81,28 +77,28 @@ def addr(be: Any, input: Any, vec1: Any, vec2: Any, *, beta: Any = 1, alpha: Any
     return prod + _scaled(input, beta) if beta != 0 else prod
 
 
-@cop(method=False, torch=_names("baddbmm"), family="composite")
+@cop(method=False, torch=torch_names("baddbmm", method=True), family="composite")
 def baddbmm(be: Any, input: Any, batch1: Any, batch2: Any, *, beta: Any = 1,
             alpha: Any = 1) -> Any:
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     return _fused(input, be.np.matmul(batch1, batch2), beta, alpha, batch1, batch2)
 
 
-@cop(method=False, torch=_names("addbmm"), family="composite")
+@cop(method=False, torch=torch_names("addbmm", method=True), family="composite")
 def addbmm(be: Any, input: Any, batch1: Any, batch2: Any, *, beta: Any = 1,
            alpha: Any = 1) -> Any:
     """beta * input + alpha * sum_b(batch1[b] @ batch2[b])."""
     return _fused(input, be.np.sum(be.np.matmul(batch1, batch2), axis=0), beta, alpha, batch1, batch2)
 
 
-@cop(method=False, torch=_names("addcmul"), family="composite")
+@cop(method=False, torch=torch_names("addcmul", method=True), family="composite")
 def addcmul(be: Any, input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
     """input + value * tensor1 * tensor2."""
     a, b, c = promote(input, tensor1, tensor2)
     return a + _scaled(b * c, value)
 
 
-@cop(method=False, torch=_names("addcdiv"), family="composite")
+@cop(method=False, torch=torch_names("addcdiv", method=True), family="composite")
 def addcdiv(be: Any, input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) -> Any:
     """input + value * tensor1 / tensor2 (integer tensors refused, as torch)."""
     a, b, c = promote(input, tensor1, tensor2)
@@ -112,7 +108,7 @@ def addcdiv(be: Any, input: Any, tensor1: Any, tensor2: Any, *, value: Any = 1) 
     return a + _scaled(b / c, value)
 
 
-@cop(method=False, torch=_names("lerp"), family="composite")
+@cop(method=False, torch=torch_names("lerp", method=True), family="composite")
 def lerp(be: Any, input: Any, end: Any, weight: Any) -> Any:
     """input + weight * (end - input), as torch computes it (exact at weight 0 and 1)."""
     a, b = promote(input, end)
@@ -121,13 +117,13 @@ def lerp(be: Any, input: Any, end: Any, weight: Any) -> Any:
 
 
 # ------------------------------------------------------------------ pointwise
-@cop(method=False, torch=_names("frac"), family="composite")
+@cop(method=False, torch=torch_names("frac", method=True), family="composite")
 def frac(be: Any, input: Any) -> Any:
     """x - trunc(x)."""
     return input - be.np.trunc(input)
 
 
-@cop(method=False, torch=_names("heaviside"), family="composite")
+@cop(method=False, torch=torch_names("heaviside", method=True), family="composite")
 def heaviside(be: Any, input: Any, values: Any) -> Any:
     """0 for x < 0, values for x == 0, 1 for x > 0 (and 0 for NaN, as torch's kernel)."""
     if getattr(input, "dtype", None) != getattr(values, "dtype", None):
@@ -142,21 +138,21 @@ def _integer_pair(name: str, fn: str) -> None:
             raise RuntimeError(f'"{name}_cpu" not implemented for {a.dtype} tensors')
         return be.ufunc(fn)(a, b)
     impl.__name__, impl.__doc__ = name, f"Elementwise {name} of integer tensors."
-    cop(name, method=False, torch=_names(name), family="composite")(impl)
+    cop(name, method=False, torch=torch_names(name, method=True), family="composite")(impl)
 
 
 _integer_pair("gcd", "gcd")
 _integer_pair("lcm", "lcm")
 
 
-@cop(method=False, torch=_names("ldexp"), family="composite")
+@cop(method=False, torch=torch_names("ldexp", method=True), family="composite")
 def ldexp(be: Any, input: Any, other: Any) -> Any:
     """input * 2 ** other, in floating point."""
     a = float_input(be, input)
     return a * be.np.exp2(cast(other, a.dtype) if hasattr(other, "dtype") else other)
 
 
-@cop(method=False, torch=_names("float_power"), family="composite")
+@cop(method=False, torch=torch_names("float_power", method=True), family="composite")
 def float_power(be: Any, input: Any, exponent: Any) -> Any:
     """input ** exponent in double precision (complex128 for complex operands)."""
     complex_ = any(getattr(x, "dtype", np.dtype(type(x) if not isinstance(x, bool) else "b")).kind
@@ -166,7 +162,7 @@ def float_power(be: Any, input: Any, exponent: Any) -> Any:
                        else exponent)
 
 
-@cop(method=False, torch=_names("sgn"), family="composite")
+@cop(method=False, torch=torch_names("sgn", method=True), family="composite")
 def sgn(be: Any, input: Any) -> Any:
     """sign for real tensors; x / |x| (0 at 0) for complex ones."""
     if input.dtype.kind != "c":
@@ -181,14 +177,14 @@ def _inf_test(name: str, sign: int) -> None:
             return be.np.zeros_like(input, dtype=bool)
         return (input == sign * np.inf)
     impl.__name__, impl.__doc__ = name, f"True where x is {'+' if sign > 0 else '-'}inf."
-    cop(name, method=False, torch=_names(name), family="composite")(impl)
+    cop(name, method=False, torch=torch_names(name, method=True), family="composite")(impl)
 
 
 _inf_test("isposinf", 1)
 _inf_test("isneginf", -1)
 
 
-@cop(method=False, torch=_names("isreal"), family="composite")
+@cop(method=False, torch=torch_names("isreal", method=True), family="composite")
 def isreal(be: Any, input: Any) -> Any:
     """True where the imaginary part is 0 (everywhere for real tensors)."""
     if input.dtype.kind != "c":
@@ -196,7 +192,7 @@ def isreal(be: Any, input: Any) -> Any:
     return be.np.imag(input) == 0
 
 
-@cop(method=False, torch=_names("angle"), family="composite")
+@cop(method=False, torch=torch_names("angle", method=True), family="composite")
 def angle(be: Any, input: Any) -> Any:
     """The argument of each element (0 or pi for real numbers; nan stays nan)."""
     if input.dtype.kind == "c":
@@ -210,7 +206,7 @@ def _clamp_side(name: str, fn: str) -> None:
         a, b = promote(input, bound)
         return getattr(be.np, fn)(a, b)
     impl.__name__, impl.__doc__ = name, f"{name}: elementwise bound, torch's promotion."
-    cop(name, method=False, torch=_names(name), family="composite")(impl)
+    cop(name, method=False, torch=torch_names(name, method=True), family="composite")(impl)
 
 
 _clamp_side("clamp_min", "maximum")
@@ -218,7 +214,7 @@ _clamp_side("clamp_max", "minimum")
 
 
 # ------------------------------------------------------------------ products
-@cop(method=False, torch=_names("inner"), family="composite")
+@cop(method=False, torch=torch_names("inner", method=True), family="composite")
 def inner(be: Any, input: Any, other: Any) -> Any:
     """Sum over the last dims of both (a scalar operand multiplies)."""
     a, b = promote(input, other)
@@ -227,7 +223,7 @@ def inner(be: Any, input: Any, other: Any) -> Any:
     return be.np.tensordot(a, b, axes=([-1], [-1]))
 
 
-@cop(method=False, torch=_names("kron"), family="composite")
+@cop(method=False, torch=torch_names("kron", method=True), family="composite")
 def kron(be: Any, input: Any, other: Any) -> Any:
     """The Kronecker product: every pair of axes (a's i-th, b's i-th) merged into one."""
     a, b = promote(input, other)
@@ -239,7 +235,7 @@ def kron(be: Any, input: Any, other: Any) -> Any:
     return be.np.reshape(pairs, tuple(x * y for x, y in zip(a.shape, b.shape)))
 
 
-@cop(method=False, torch=_names("vdot"), family="composite")
+@cop(method=False, torch=torch_names("vdot", method=True), family="composite")
 def vdot(be: Any, input: Any, other: Any) -> Any:
     """sum(conj(input) * other) of two 1-d tensors of one dtype."""
     if input.dtype != other.dtype:
@@ -248,7 +244,7 @@ def vdot(be: Any, input: Any, other: Any) -> Any:
     return be.np.sum(be.np.conj(input) * other)
 
 
-@cop(method=False, torch=_names("cross"), family="composite")
+@cop(method=False, torch=torch_names("cross", method=True), family="composite")
 def cross(be: Any, input: Any, other: Any, dim: Any = None) -> Any:
     """The 3-vector cross product along ``dim`` (default: the first dim of size 3)."""
     a, b = be.np.broadcast_arrays(*promote(input, other))
@@ -262,7 +258,7 @@ def cross(be: Any, input: Any, other: Any, dim: Any = None) -> Any:
                         x[0] * y[1] - x[1] * y[0]], axis=dim)
 
 
-@cop(method=False, torch=_names("diag_embed"), family="composite")
+@cop(method=False, torch=torch_names("diag_embed", method=True), family="composite")
 def diag_embed(be: Any, input: Any, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
     """Matrices with the last dim of ``input`` on their ``offset`` diagonal."""
     n = input.shape[-1] + abs(offset)
@@ -275,7 +271,7 @@ def diag_embed(be: Any, input: Any, offset: int = 0, dim1: int = -2, dim2: int =
     return be.np.moveaxis(out, (-2, -1), (d1, d2))
 
 
-@cop(method=False, torch=_names("diagflat"), family="composite")
+@cop(method=False, torch=torch_names("diagflat", method=True), family="composite")
 def diagflat(be: Any, input: Any, offset: int = 0) -> Any:
     """A matrix with the flattened input on its ``offset`` diagonal."""
     return be.np.diag(be.np.reshape(input, (-1,)), k=offset)
@@ -289,32 +285,32 @@ def _stacker(name: str, fn: str) -> None:
             return be.np.hstack([be.np.reshape(t, (-1, 1)) if t.ndim < 2 else t for t in parts])
         return getattr(be.np, fn)(parts)
     impl.__name__, impl.__doc__ = name, f"{name} of a sequence of tensors (dtypes promoted)."
-    cop(name, method=False, torch=_names(name, method=False), family="composite")(impl)
+    cop(name, method=False, torch=torch_names(name), family="composite")(impl)
 
 
 for _name in ("hstack", "vstack", "dstack", "column_stack"):
     _stacker(_name, _name)
 
 
-@cop(method=False, torch=_names("fliplr"), family="composite")
+@cop(method=False, torch=torch_names("fliplr", method=True), family="composite")
 def fliplr(be: Any, input: Any) -> Any:
     """Reverse the columns (dim 1)."""
     return be.np.flip(input, axis=1)
 
 
-@cop(method=False, torch=_names("flipud"), family="composite")
+@cop(method=False, torch=torch_names("flipud", method=True), family="composite")
 def flipud(be: Any, input: Any) -> Any:
     """Reverse the rows (dim 0)."""
     return be.np.flip(input, axis=0)
 
 
-@cop(method=False, torch=_names("rot90"), family="composite")
+@cop(method=False, torch=torch_names("rot90", method=True), family="composite")
 def rot90(be: Any, input: Any, k: int = 1, dims: Any = (0, 1)) -> Any:
     """Rotate by 90 degrees k times in the plane of ``dims``."""
     return be.np.rot90(input, k, axes=tuple(dims))
 
 
-@cop(method=False, torch=_names("unflatten"), family="composite")
+@cop(method=False, torch=torch_names("unflatten", method=True), family="composite")
 def unflatten(be: Any, input: Any, dim: int, sizes: Any) -> Any:
     """Split ``dim`` into ``sizes`` (one entry may be -1)."""
     d = check_dim("unflatten", dim, input.ndim)
@@ -326,7 +322,7 @@ def unflatten(be: Any, input: Any, dim: int, sizes: Any) -> Any:
                           input)
 
 
-@cop(method=False, torch=_names("tensor_split"), family="composite")
+@cop(method=False, torch=torch_names("tensor_split", method=True), family="composite")
 def tensor_split(be: Any, input: Any, indices_or_sections: Any, dim: int = 0) -> Any:
     """Split into n near-equal parts, or at the given indices."""
     d = check_dim("tensor_split", dim, input.ndim)
@@ -356,7 +352,7 @@ def _split_at(name: str, dim: int, min_ndim: int) -> None:
                                f"the split_size {indices_or_sections}!")
         return tensor_split(be, input, indices_or_sections, d)
     impl.__name__, impl.__doc__ = name, f"tensor_split along dim {dim}."
-    cop(name, method=False, torch=_names(name), family="composite")(impl)
+    cop(name, method=False, torch=torch_names(name, method=True), family="composite")(impl)
 
 
 _split_at("hsplit", 1, 1)
@@ -364,7 +360,7 @@ _split_at("vsplit", 0, 2)
 _split_at("dsplit", 2, 3)
 
 
-@cop(method=False, torch=_names("select"), family="composite")
+@cop(method=False, torch=torch_names("select", method=True), family="composite")
 def select(be: Any, input: Any, dim: int, index: int) -> Any:
     """input[..., index, ...] at ``dim`` (a view)."""
     d = check_dim("select", dim, input.ndim)
@@ -375,13 +371,13 @@ def select(be: Any, input: Any, dim: int, index: int) -> Any:
     return views.remember(input[index], input, index)
 
 
-@cop(method=False, torch=_names("argwhere"), family="composite")
+@cop(method=False, torch=torch_names("argwhere", method=True), family="composite")
 def argwhere(be: Any, input: Any) -> Any:
     """(n, ndim) int64 indices of the nonzero elements."""
     return be.np.argwhere(input).astype(dtypes.int64)
 
 
-@cop(method=False, torch=_names("msort"), family="composite")
+@cop(method=False, torch=torch_names("msort", method=True), family="composite")
 def msort(be: Any, input: Any) -> Any:
     """Sort along dim 0."""
     return be.np.sort(ordered("msort", input), axis=0)
@@ -401,14 +397,15 @@ def _cum_extreme(name: str, better: str) -> None:
             values, indices = be.np.reshape(values, ()), be.np.reshape(indices, ())
         return values_indices[name](values, indices)
     impl.__name__, impl.__doc__ = name, f"Running {better} along ``dim`` and where it was seen."
-    cop(name, method=False, torch=_names(name), family="composite", lacks=NO_DASK_ACCUMULATE)(impl)
+    cop(name, method=False, torch=torch_names(name, method=True), family="composite",
+        lacks=NO_DASK_ACCUMULATE)(impl)
 
 
 _cum_extreme("cummax", "fmax")
 _cum_extreme("cummin", "fmin")
 
 
-@cop(method=False, torch=_names("logcumsumexp"), family="composite",
+@cop(method=False, torch=torch_names("logcumsumexp", method=True), family="composite",
      lacks=NO_DASK_ACCUMULATE)
 def logcumsumexp(be: Any, input: Any, dim: int) -> Any:
     """log(cumsum(exp(x))) along ``dim``, computed stably."""
@@ -419,7 +416,8 @@ def logcumsumexp(be: Any, input: Any, dim: int) -> Any:
     return be.np.logaddexp.accumulate(x, axis=d)
 
 
-@cop(method=False, torch=_names("nansum"), family="composite", all_dims_if_empty=True)
+@cop(method=False, torch=torch_names("nansum", method=True), family="composite",
+     all_dims_if_empty=True)
 def nansum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
            dtype: Any = None) -> Any:
     """Sum ignoring nan (integers accumulate in int64)."""
@@ -428,7 +426,8 @@ def nansum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
     return be.np.nansum(input, axis=d, keepdims=keepdim, dtype=dt)
 
 
-@cop(method=False, torch=_names("nanmean"), family="composite", all_dims_if_empty=True)
+@cop(method=False, torch=torch_names("nanmean", method=True), family="composite",
+     all_dims_if_empty=True)
 def nanmean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
             dtype: Any = None) -> Any:
     """Mean ignoring nan (floating tensors only)."""
@@ -441,7 +440,7 @@ def nanmean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
     return (be.np.nansum(x, axis=d, keepdims=keepdim) / count).astype(x.dtype)
 
 
-@cop(method=False, torch=_names("aminmax"), family="composite")
+@cop(method=False, torch=torch_names("aminmax", method=True), family="composite")
 def aminmax(be: Any, input: Any, *, dim: Any = None, keepdim: bool = False) -> Any:
     """(min, max) together."""
     d = check_dim("aminmax", dim, ordered("aminmax", input).ndim)
@@ -460,7 +459,7 @@ def _moments(name: str, root: bool) -> None:
         mean = be.np.mean(input, axis=d, keepdims=keepdim)
         return (be.np.sqrt(var) if root else var, mean)
     impl.__name__, impl.__doc__ = name, f"({'std' if root else 'var'}, mean) in one call."
-    cop(name, method=False, torch=_names(name, method=False), family="composite",
+    cop(name, method=False, torch=torch_names(name), family="composite",
         all_dims_if_empty=True)(impl)
 
 
@@ -503,7 +502,7 @@ def _median(name: str, skip_nan: bool) -> None:
         return values_indices["median"](values, indices.astype(dtypes.int64))
     impl.__name__ = name
     impl.__doc__ = "The lower median (torch's), with indices when ``dim`` is given."
-    cop(name, method=False, torch=_names(name), family="composite")(impl)
+    cop(name, method=False, torch=torch_names(name, method=True), family="composite")(impl)
 
 
 _median("median", False)
@@ -525,14 +524,14 @@ def _quantile(name: str, skip_nan: bool) -> None:
             out = be.np.where(has_nan, input.dtype.type(np.nan), out)
         return out.astype(input.dtype)
     impl.__name__, impl.__doc__ = name, "Quantiles (q in [0, 1]) along ``dim`` or overall."
-    cop(name, method=False, torch=_names(name), family="composite")(impl)
+    cop(name, method=False, torch=torch_names(name, method=True), family="composite")(impl)
 
 
 _quantile("quantile", False)
 _quantile("nanquantile", True)
 
 
-@cop(method=False, torch=_names("dist"), family="composite")
+@cop(method=False, torch=torch_names("dist", method=True), family="composite")
 def dist(be: Any, input: Any, other: Any, p: Any = 2) -> Any:
     """The p-norm of input - other."""
     diff = be.np.abs(be.np.subtract(*promote(input, other)))
@@ -545,7 +544,7 @@ def dist(be: Any, input: Any, other: Any, p: Any = 2) -> Any:
     return be.np.sum(diff ** p) ** (1 / p)
 
 
-@cop(method=False, torch=_names("cov"), family="composite")
+@cop(method=False, torch=torch_names("cov", method=True), family="composite")
 def cov(be: Any, input: Any, *, correction: int = 1, fweights: Any = None,
         aweights: Any = None) -> Any:
     """Covariance of the rows (variables) over the columns (observations)."""
@@ -553,14 +552,14 @@ def cov(be: Any, input: Any, *, correction: int = 1, fweights: Any = None,
     return out.astype(input.dtype if input.dtype.kind in "fc" else dtypes.get_default_dtype())
 
 
-@cop(method=False, torch=_names("corrcoef"), family="composite")
+@cop(method=False, torch=torch_names("corrcoef", method=True), family="composite")
 def corrcoef(be: Any, input: Any) -> Any:
     """Pearson correlation coefficients of the rows."""
     out = be.np.corrcoef(input)
     return out.astype(input.dtype if input.dtype.kind in "fc" else dtypes.get_default_dtype())
 
 
-@cop(method=False, torch=_names("bucketize", method=False), family="composite")
+@cop(method=False, torch=torch_names("bucketize"), family="composite")
 def bucketize(be: Any, input: Any, boundaries: Any, *, out_int32: bool = False,
               right: bool = False) -> Any:
     """The bucket index of each element among sorted ``boundaries``."""
@@ -568,7 +567,7 @@ def bucketize(be: Any, input: Any, boundaries: Any, *, out_int32: bool = False,
     return out.astype(np.int32 if out_int32 else np.int64)
 
 
-@cop(method=False, torch=_names("histc"), family="composite")
+@cop(method=False, torch=torch_names("histc", method=True), family="composite")
 def histc(be: Any, input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:  # noqa: A002
     """Counts in ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
     lo, hi = float(python_value(min, "histc(): min")), float(python_value(max, "histc(): max"))
@@ -581,7 +580,7 @@ def histc(be: Any, input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> A
     return counts.astype(input.dtype)
 
 
-@cop(method=False, torch=_names("trapezoid", method=False), family="composite")
+@cop(method=False, torch=torch_names("trapezoid"), family="composite")
 def trapezoid(be: Any, y: Any, x: Any = None, *, dx: Any = None, dim: int = -1) -> Any:
     """The trapezoid rule along ``dim`` (spacing ``dx``, or sample points ``x``)."""
     y = be.np.moveaxis(float_input(be, y), dim, -1)

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .registry import op
-from .torch_linalg import _names, _square
+from .registry import op, torch_names
+from .torch_linalg import _square
 
 _SQRT_177 = 0.1330413469565007072504e+2
 _X3 = 2. / 3.
@@ -130,7 +130,7 @@ def expm(A: Any, highest: bool, xp: Any = np) -> Any:
 
 
 @op("linalg_matrix_exp", method="matrix_exp",
-    torch=_names("matrix_exp", "torch.matrix_exp", "torch.Tensor.matrix_exp"), family="linalg")
+    torch=torch_names("matrix_exp", "torch.linalg", function=True, method=True), family="linalg")
 def matrix_exp(be: Any, A: Any) -> Any:
     """exp(A) of each square matrix, by torch's algorithm; on Dask per chunk of whole
     matrices (the degree and the squarings depend on each matrix's norm)."""

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from .indexing import _take_along
-from .nn_functional import _adaptive_bounds, names
-from .registry import op
+from .nn_functional import _adaptive_bounds, NN
+from .registry import op, torch_names
 
 
 def adaptive_max(be: Any, input: Any, output_size: Any, n: int) -> tuple[Any, Any]:
@@ -42,14 +42,14 @@ def _register(n: int) -> None:
         values, indices = adaptive_max(be, input, output_size, n)
         return (values, indices) if return_indices else values
 
-    for name, impl, torch_names in (  # torch.adaptive_max_pool1d returns both, as _with_indices
+    for name, impl, names in (  # torch.adaptive_max_pool1d returns both, as _with_indices
             (f"adaptive_max_pool{n}d_with_indices", with_indices,
-             names(f"adaptive_max_pool{n}d_with_indices") + (
+             torch_names(f"adaptive_max_pool{n}d_with_indices", NN) + (
                  ("torch.adaptive_max_pool1d",) if n == 1 else ())),
-            (f"adaptive_max_pool{n}d", values_only, names(f"adaptive_max_pool{n}d"))):
+            (f"adaptive_max_pool{n}d", values_only, torch_names(f"adaptive_max_pool{n}d", NN))):
         impl.__name__ = name
         impl.__doc__ = f"Maximum over adaptive {n}-d windows giving ``output_size``."
-        op(name, method=False, torch=torch_names, family="nn")(impl)
+        op(name, method=False, torch=names, family="nn")(impl)
 
 
 for _n in (1, 2, 3):

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..backends import views
-from .nn_functional import _affine, _channel, names
-from .registry import op
+from .nn_functional import _affine, _channel, NN
+from .registry import op, torch_names
 
 
 def _check(name: str, input: Any, running_mean: Any, running_var: Any, weight: Any,
@@ -62,7 +62,7 @@ def _normalise(be: Any, input: Any, running_mean: Any, running_var: Any, weight:
     return _affine(out, _channel(weight, ndim), _channel(bias, ndim)), mean, invstd
 
 
-@op(method=False, torch=names("batch_norm", torch_fn=True), family="nn")
+@op(method=False, torch=torch_names("batch_norm", NN, function=True), family="nn")
 def batch_norm(be: Any, input: Any, running_mean: Any, running_var: Any, weight: Any = None,
                bias: Any = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Any:

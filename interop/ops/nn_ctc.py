@@ -17,9 +17,9 @@ import numpy as np
 from ..backends.registry import host_values
 from ..errors import UnsupportedDtypeError
 from ._args import whole_arrays
-from .nn_functional import names
+from .nn_functional import NN
 from .nn_loss import reduce_loss
-from .registry import op
+from .registry import op, torch_names
 
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 """torch.ctc_loss's integer reduction codes (torch's Reduction enum)."""
@@ -165,7 +165,7 @@ def ctc(be: Any, log_probs: Any, targets: Any, input_lengths: Any, target_length
     return reduce_loss(be, loss, reduction)
 
 
-@op(method=False, torch=names("ctc_loss"), family="nn")
+@op(method=False, torch=torch_names("ctc_loss", NN), family="nn")
 def ctc_loss(be: Any, log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any,
              blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Any:
     """The CTC loss of log-probabilities (T, N, C) (or (T, C)) against targets: (N, S) padded,

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import UnsupportedDtypeError
-from .nn_functional import names
-from .registry import op
+from .nn_functional import NN
+from .registry import op, torch_names
 from .shape import _reshape as reshape_any
 
 MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
@@ -194,7 +194,7 @@ def _code(table: dict, value: Any, what: str) -> int:
     return int(value)
 
 
-@op(method=False, torch=names("grid_sample"), family="nn")
+@op(method=False, torch=torch_names("grid_sample", NN), family="nn")
 def grid_sample(be: Any, input: Any, grid: Any, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: Any = None) -> Any:
     """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at ``grid``'s [-1, 1] coordinates."""
@@ -237,7 +237,8 @@ def _base_coordinates(steps: int, align_corners: bool) -> np.ndarray:
     return ramp if align_corners else ramp * (steps - 1) / steps
 
 
-@op(method=False, torch=(*names("affine_grid"), "torch.affine_grid_generator"), family="nn")
+@op(method=False, torch=(*torch_names("affine_grid", NN), "torch.affine_grid_generator"),
+    family="nn")
 def affine_grid(be: Any, theta: Any, size: Any, align_corners: Any = None) -> Any:
     """The grid (N, H, W, 2) or (N, D, H, W, 3) that affine matrices ``theta`` (N, 2, 3) or
     (N, 3, 4) map the output's [-1, 1] coordinates to, for grid_sample."""

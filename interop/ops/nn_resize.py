@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .nn_functional import names
-from .registry import TABLE, op
+from .nn_functional import NN
+from .registry import TABLE, op, torch_names
 
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
@@ -108,7 +108,7 @@ def _contracted(be: Any, x: Any, axis: int, weights: np.ndarray) -> Any:
     return be.np.moveaxis(be.np.moveaxis(x, axis, -1) @ w, -1, axis)
 
 
-@op(method=False, torch=names("interpolate"), family="nn")
+@op(method=False, torch=torch_names("interpolate", NN), family="nn")
 def interpolate(be: Any, input: Any, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: Any = None,
                 recompute_scale_factor: Any = None, antialias: bool = False) -> Any:

@@ -10,8 +10,8 @@ from typing import Any
 
 from ._args import whole_arrays
 from .nn_conv import _batched, _tuple
-from .nn_functional import names
-from .registry import op
+from .nn_functional import NN
+from .registry import op, torch_names
 
 
 def _scatter_planes(be: Any, x: Any, indices: Any, planes: int, size: int) -> Any:
@@ -48,7 +48,7 @@ def _unpool(n: int) -> None:
     name = f"max_unpool{n}d"
     impl.__name__ = name
     impl.__doc__ = f"Values at their max_pool{n}d indices, zeros elsewhere."
-    op(name, method=False, torch=names(name), family="nn")(impl)
+    op(name, method=False, torch=torch_names(name, NN), family="nn")(impl)
 
 
 for _n in (1, 2, 3):

@@ -109,6 +109,18 @@ def refusing(impl: Callable, label: str, lacks: dict[str, str]) -> Callable:
     return checked
 
 
+def torch_names(name: str, module: str = "torch", *, function: bool = False,
+                method: bool = False, also: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """torch's names for an operation, where ``op``'s default rule does not give them (the
+    one way to spell them): ``<module>.<name>`` (``torch``, ``torch.linalg``,
+    ``torch.nn.functional``; ``aten`` adds the default overload), then ``torch.<name>``
+    (``function``) and ``torch.Tensor.<name>`` (``method``) where torch has those too,
+    then ``also``."""
+    own = (f"aten.{name}", f"aten.{name}.default") if module == "aten" else (f"{module}.{name}",)
+    return (*own, *((f"torch.{name}",) if function and module != "torch" else ()),
+            *((f"torch.Tensor.{name}",) if method else ()), *also)
+
+
 def torch_alias(*names: str, to: str) -> None:
     """Add torch names (aliases, reflected operators) to an existing entry."""
     entry = TABLE[to]

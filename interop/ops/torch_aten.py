@@ -17,7 +17,7 @@ from . import nn_functional
 from ._args import check_dim, int_arg, promote, whole_arrays
 from .nn_conv import _ceil_pads, _tuple
 from .nn_functional import _affine, _channel
-from .registry import op
+from .registry import op, torch_names
 from .shape import _reshape as reshape_any
 
 
@@ -80,13 +80,8 @@ def slice_(be: Any, input: Any, dim: int = 0, start: Any = None, end: Any = None
     return views.remember(input[index], input, index)
 
 
-def _aten(name: str, *more: str) -> tuple[str, ...]:
-    """torch.ops.aten.<name> and its default overload (op_db calls either), then ``more``."""
-    return (f"aten.{name}", f"aten.{name}.default", *more)
-
-
 @op("_softmax_backward_data", method=False, family="nn",
-    torch=_aten("_softmax_backward_data", "torch._softmax_backward_data"))
+    torch=torch_names("_softmax_backward_data", "aten", also=("torch._softmax_backward_data",)))
 def softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: int,
                           input_dtype: Any) -> Any:
     """The gradient of softmax's input from its output's: ``y * (g - sum(g * y))`` along
@@ -99,7 +94,7 @@ def softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: int,
     return scaled - output * be.np.sum(scaled, axis=d, keepdims=True)
 
 
-@op(method=False, family="nn", torch=_aten("native_dropout_backward"))
+@op(method=False, family="nn", torch=torch_names("native_dropout_backward", "aten"))
 def native_dropout_backward(be: Any, grad_output: Any, mask: Any, scale: float) -> Any:
     """``grad_output * mask * scale``: dropout's gradient, with torch's dtypes (an integer
     gradient times a float scale is float)."""
@@ -118,7 +113,7 @@ def _add_planes(be: Any, grad: Any, indices: Any, planes: int, size: int) -> Any
     return out
 
 
-@op(method=False, family="nn", torch=_aten("max_pool2d_with_indices_backward"))
+@op(method=False, family="nn", torch=torch_names("max_pool2d_with_indices_backward", "aten"))
 def max_pool2d_with_indices_backward(be: Any, grad_output: Any, input: Any, kernel_size: Any,
                                      stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
                                      indices: Any) -> Any:

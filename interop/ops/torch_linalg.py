@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ._args import check_dim
-from .registry import op, torch_alias
+from .registry import op, torch_alias, torch_names
 
 RESULTS = {name: namedtuple(name, fields) for name, fields in {
     "linalg_qr": ("Q", "R"), "linalg_svd": ("U", "S", "Vh"), "linalg_eigh": ("eigenvalues", "eigenvectors"),
@@ -65,11 +65,8 @@ def _zero_info(be: Any, a: Any) -> Any:
     return be.np.zeros(a.shape[:-2], dtype=np.int32)
 
 
-def _names(name: str, *top: str) -> tuple[str, ...]:
-    return (f"torch.linalg.{name}", *top)
-
-
-@op("linalg_inv", method="inverse", torch=_names("inv", "torch.inverse", "torch.Tensor.inverse"),
+@op("linalg_inv", method="inverse",
+    torch=torch_names("inv", "torch.linalg", also=("torch.inverse", "torch.Tensor.inverse")),
     family="linalg")
 def inv(be: Any, A: Any) -> Any:
     """The inverse of each square matrix."""
@@ -77,13 +74,14 @@ def inv(be: Any, A: Any) -> Any:
     return _like(linalg(be, "inv")(A), A)
 
 
-@op("linalg_inv_ex", method=False, torch=_names("inv_ex"), family="linalg")
+@op("linalg_inv_ex", method=False, torch=torch_names("inv_ex", "torch.linalg"), family="linalg")
 def inv_ex(be: Any, A: Any, *, check_errors: bool = False) -> Any:
     """(inverse, info): info is 0 where the inverse exists."""
     return RESULTS["linalg_inv_ex"](inv(be, A), _zero_info(be, A))
 
 
-@op("linalg_det", method="det", torch=_names("det", "torch.det", "torch.Tensor.det"),
+@op("linalg_det", method="det",
+    torch=torch_names("det", "torch.linalg", function=True, method=True),
     family="linalg")
 def det(be: Any, A: Any) -> Any:
     """The determinant of each square matrix."""
@@ -91,7 +89,8 @@ def det(be: Any, A: Any) -> Any:
     return linalg(be, "det")(A)
 
 
-@op("linalg_slogdet", method="slogdet", torch=_names("slogdet", "torch.slogdet", "torch.Tensor.slogdet"),
+@op("linalg_slogdet", method="slogdet",
+    torch=torch_names("slogdet", "torch.linalg", function=True, method=True),
     family="linalg")
 def slogdet(be: Any, A: Any) -> Any:
     """(sign, log|det|), stable for large determinants."""
@@ -107,7 +106,7 @@ def logdet(be: Any, A: Any) -> Any:
     return be.np.where(sign < 0, A.dtype.type(np.nan), logabs)
 
 
-@op("linalg_solve", method=False, torch=_names("solve"), family="linalg")
+@op("linalg_solve", method=False, torch=torch_names("solve", "torch.linalg"), family="linalg")
 def solve(be: Any, A: Any, B: Any, *, left: bool = True) -> Any:
     """X with A X = B (``left=False``: X A = B); B may be a vector or a batch of them."""
     _square("solve", A)
@@ -119,13 +118,13 @@ def solve(be: Any, A: Any, B: Any, *, left: bool = True) -> Any:
     return _like(linalg(be, "solve")(A, B), A)
 
 
-@op("linalg_solve_ex", method=False, torch=_names("solve_ex"), family="linalg")
+@op("linalg_solve_ex", method=False, torch=torch_names("solve_ex", "torch.linalg"), family="linalg")
 def solve_ex(be: Any, A: Any, B: Any, *, left: bool = True, check_errors: bool = False) -> Any:
     """(result, info) of solve."""
     return RESULTS["linalg_solve_ex"](solve(be, A, B, left=left), _zero_info(be, A))
 
 
-@op("linalg_cholesky", method=False, torch=_names("cholesky"), family="linalg")
+@op("linalg_cholesky", method=False, torch=torch_names("cholesky", "torch.linalg"), family="linalg")
 def cholesky(be: Any, A: Any, *, upper: bool = False) -> Any:
     """L with A = L L^H (``upper=True``: its conjugate transpose)."""
     _square("cholesky", A)
@@ -133,13 +132,14 @@ def cholesky(be: Any, A: Any, *, upper: bool = False) -> Any:
     return be.np.conj(be.np.swapaxes(L, -1, -2)) if upper else L
 
 
-@op("linalg_cholesky_ex", method=False, torch=_names("cholesky_ex"), family="linalg")
+@op("linalg_cholesky_ex", method=False, torch=torch_names("cholesky_ex", "torch.linalg"),
+    family="linalg")
 def cholesky_ex(be: Any, A: Any, *, upper: bool = False, check_errors: bool = False) -> Any:
     """(L, info) of cholesky."""
     return RESULTS["linalg_cholesky_ex"](cholesky(be, A, upper=upper), _zero_info(be, A))
 
 
-@op("linalg_qr", method=False, torch=_names("qr"), family="linalg")
+@op("linalg_qr", method=False, torch=torch_names("qr", "torch.linalg"), family="linalg")
 def qr(be: Any, A: Any, mode: str = "reduced") -> Any:
     """(Q, R); ``mode`` 'reduced', 'complete' or 'r' (Q empty), as torch."""
     _float("qr", A)
@@ -150,7 +150,7 @@ def qr(be: Any, A: Any, mode: str = "reduced") -> Any:
     return RESULTS["linalg_qr"](q, r)
 
 
-@op("linalg_svd", method=False, torch=_names("svd"), family="linalg")
+@op("linalg_svd", method=False, torch=torch_names("svd", "torch.linalg"), family="linalg")
 def svd(be: Any, A: Any, full_matrices: bool = True, *, driver: Any = None) -> Any:
     """(U, S, Vh) with A = U diag(S) Vh."""
     _float("svd", A)
@@ -158,14 +158,14 @@ def svd(be: Any, A: Any, full_matrices: bool = True, *, driver: Any = None) -> A
     return RESULTS["linalg_svd"](u, s, vh)
 
 
-@op("linalg_svdvals", method=False, torch=_names("svdvals"), family="linalg")
+@op("linalg_svdvals", method=False, torch=torch_names("svdvals", "torch.linalg"), family="linalg")
 def svdvals(be: Any, A: Any, *, driver: Any = None) -> Any:
     """The singular values, descending."""
     _float("svdvals", A)
     return be.svdvals(A)
 
 
-@op("linalg_eigh", method=False, torch=_names("eigh"), family="linalg")
+@op("linalg_eigh", method=False, torch=torch_names("eigh", "torch.linalg"), family="linalg")
 def eigh(be: Any, A: Any, UPLO: str = "L") -> Any:
     """(eigenvalues ascending, eigenvectors) of a Hermitian matrix."""
     _square("eigh", A)
@@ -173,7 +173,7 @@ def eigh(be: Any, A: Any, UPLO: str = "L") -> Any:
     return RESULTS["linalg_eigh"](w, v)
 
 
-@op("linalg_eigvalsh", method=False, torch=_names("eigvalsh"), family="linalg")
+@op("linalg_eigvalsh", method=False, torch=torch_names("eigvalsh", "torch.linalg"), family="linalg")
 def eigvalsh(be: Any, A: Any, UPLO: str = "L") -> Any:
     """Eigenvalues of a Hermitian matrix, ascending."""
     _square("eigvalsh", A)
@@ -184,7 +184,7 @@ def _complex(x: Any) -> Any:
     return x if x.dtype.kind == "c" else x.astype(np.result_type(x.dtype, np.complex64))
 
 
-@op("linalg_eig", method=False, torch=_names("eig"), family="linalg",
+@op("linalg_eig", method=False, torch=torch_names("eig", "torch.linalg"), family="linalg",
     lacks=_dask_lacks("eig"))
 def eig(be: Any, A: Any) -> Any:
     """(eigenvalues, eigenvectors), always complex as in torch."""
@@ -193,7 +193,7 @@ def eig(be: Any, A: Any) -> Any:
     return RESULTS["linalg_eig"](_complex(w), _complex(v))
 
 
-@op("linalg_eigvals", method=False, torch=_names("eigvals"), family="linalg",
+@op("linalg_eigvals", method=False, torch=torch_names("eigvals", "torch.linalg"), family="linalg",
     lacks=_dask_lacks("eigvals"))
 def eigvals(be: Any, A: Any) -> Any:
     """Eigenvalues, always complex as in torch."""
@@ -209,7 +209,7 @@ def _dims(dim: Any) -> Any:
     return tuple(dim) if isinstance(dim, list) else dim
 
 
-@op("linalg_norm", method=False, torch=_names("norm"), family="linalg")
+@op("linalg_norm", method=False, torch=torch_names("norm", "torch.linalg"), family="linalg")
 def norm(be: Any, A: Any, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None) -> Any:
     """A vector or matrix norm, chosen by ``ord`` and ``dim`` (numpy.linalg.norm's rules)."""
@@ -220,7 +220,8 @@ def norm(be: Any, A: Any, ord: Any = None, dim: Any = None, keepdim: bool = Fals
     return linalg(be, "norm")(x, ord=_ord(ord), axis=_dims(dim), keepdims=keepdim)
 
 
-@op("linalg_vector_norm", method=False, torch=_names("vector_norm"), family="linalg")
+@op("linalg_vector_norm", method=False, torch=torch_names("vector_norm", "torch.linalg"),
+    family="linalg")
 def vector_norm(be: Any, x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
                 dtype: Any = None) -> Any:
     """(sum |x|^ord)^(1/ord) over ``dim`` (all dims by default); inf/-inf/0 as torch."""
@@ -244,7 +245,8 @@ def vector_norm(be: Any, x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = 
     return (be.np.sum(a ** real.type(ord), axis=d, keepdims=keepdim) ** real.type(1 / ord))
 
 
-@op("linalg_matrix_norm", method=False, torch=_names("matrix_norm"), family="linalg")
+@op("linalg_matrix_norm", method=False, torch=torch_names("matrix_norm", "torch.linalg"),
+    family="linalg")
 def matrix_norm(be: Any, A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
                 dtype: Any = None) -> Any:
     """Frobenius, nuclear, 1/-1/2/-2/inf/-inf matrix norms over the two ``dim`` axes."""
@@ -266,7 +268,7 @@ def _singular_value_norm(be: Any, x: Any, ord: Any, dim: tuple, keepdim: bool) -
 
 
 @op("linalg_matrix_power", method="matrix_power",
-    torch=_names("matrix_power", "torch.matrix_power", "torch.Tensor.matrix_power"), family="linalg")
+    torch=torch_names("matrix_power", "torch.linalg", function=True, method=True), family="linalg")
 def matrix_power(be: Any, A: Any, n: int) -> Any:
     """A^n for integer n (negative: powers of the inverse)."""
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
@@ -274,7 +276,8 @@ def matrix_power(be: Any, A: Any, n: int) -> Any:
     return linalg(be, "matrix_power")(A, n)
 
 
-@op("linalg_pinv", method="pinverse", torch=_names("pinv", "torch.pinverse", "torch.Tensor.pinverse"),
+@op("linalg_pinv", method="pinverse",
+    torch=torch_names("pinv", "torch.linalg", also=("torch.pinverse", "torch.Tensor.pinverse")),
     family="linalg")
 def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
          rtol: Any = None) -> Any:
@@ -288,7 +291,8 @@ def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: A
     return linalg(be, "pinv")(A, rcond=tol, hermitian=hermitian)
 
 
-@op("linalg_matrix_rank", method=False, torch=_names("matrix_rank"), family="linalg")
+@op("linalg_matrix_rank", method=False, torch=torch_names("matrix_rank", "torch.linalg"),
+    family="linalg")
 def matrix_rank(be: Any, A: Any, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
                 rtol: Any = None) -> Any:
     """The number of singular values above max(atol, rtol * the largest), per matrix; atol and
@@ -314,7 +318,8 @@ def _per_matrix(x: Any) -> Any:
     return x[..., None] if getattr(x, "ndim", 0) else x
 
 
-@op("linalg_multi_dot", method=False, torch=_names("multi_dot"), family="linalg")
+@op("linalg_multi_dot", method=False, torch=torch_names("multi_dot", "torch.linalg"),
+    family="linalg")
 def multi_dot(be: Any, tensors: Any) -> Any:
     """The product of a chain of matrices (first/last may be vectors)."""
     out = tensors[0]
@@ -323,20 +328,20 @@ def multi_dot(be: Any, tensors: Any) -> Any:
     return out
 
 
-@op("linalg_cross", method=False, torch=_names("cross"), family="linalg")
+@op("linalg_cross", method=False, torch=torch_names("cross", "torch.linalg"), family="linalg")
 def cross(be: Any, input: Any, other: Any, *, dim: int = -1) -> Any:
     """The 3-vector cross product along ``dim`` (broadcasting the rest)."""
     a, b = be.np.broadcast_arrays(input, other)
     return be.np.cross(a, b, axis=dim)
 
 
-@op("linalg_diagonal", method=False, torch=_names("diagonal"), family="linalg")
+@op("linalg_diagonal", method=False, torch=torch_names("diagonal", "torch.linalg"), family="linalg")
 def linalg_diagonal(be: Any, A: Any, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Any:
     """The diagonals of the matrices (a view where the backend allows)."""
     return be.np.diagonal(A, offset=offset, axis1=dim1, axis2=dim2)
 
 
-@op("linalg_vander", method=False, torch=_names("vander"), family="linalg")
+@op("linalg_vander", method=False, torch=torch_names("vander", "torch.linalg"), family="linalg")
 def vander(be: Any, x: Any, *, N: Any = None) -> Any:
     """Columns x^0, x^1, ..., x^(N-1) (increasing powers, torch's order)."""
     x = be.np.reshape(x, (1,)) if x.ndim == 0 else x  # torch: a 0-d x is one point
@@ -370,7 +375,7 @@ def _lstsq_operands(A: Any, B: Any) -> tuple[Any, bool]:
     return B, vector
 
 
-@op("linalg_lstsq", method=False, torch=_names("lstsq"), family="linalg")
+@op("linalg_lstsq", method=False, torch=torch_names("lstsq", "torch.linalg"), family="linalg")
 def lstsq(be: Any, A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> Any:
     """(solution, residuals, rank, singular_values) minimising ||A X - B||, batched; the
     minimum-norm solution from the SVD, and torch's rules for what each driver returns:
@@ -408,7 +413,8 @@ def lstsq(be: Any, A: Any, B: Any, rcond: Any = None, *, driver: Any = None) -> 
         s.astype(real) if driver in ("gelsd", "gelss") else empty)
 
 
-@op("linalg_solve_triangular", method=False, torch=_names("solve_triangular"), family="linalg")
+@op("linalg_solve_triangular", method=False, torch=torch_names("solve_triangular", "torch.linalg"),
+    family="linalg")
 def solve_triangular(be: Any, A: Any, B: Any, *, upper: bool, left: bool = True,
                      unitriangular: bool = False) -> Any:
     """X with A X = B (``left=False``: X A = B) for triangular A (its other half is ignored)."""
@@ -421,14 +427,15 @@ def solve_triangular(be: Any, A: Any, B: Any, *, upper: bool, left: bool = True,
     return solve(be, T, B, left=left)
 
 
-@op("linalg_cond", method=False, torch=_names("cond"), family="linalg")
+@op("linalg_cond", method=False, torch=torch_names("cond", "torch.linalg"), family="linalg")
 def cond(be: Any, A: Any, p: Any = None) -> Any:
     """The condition number in the ``p`` norm (2-norm by default)."""
     _float("cond", A)
     return linalg(be, "cond")(A, p=_ord(p))
 
 
-@op("linalg_tensorinv", method=False, torch=_names("tensorinv"), family="linalg",
+@op("linalg_tensorinv", method=False, torch=torch_names("tensorinv", "torch.linalg"),
+    family="linalg",
     lacks=_dask_lacks("tensorinv"))
 def tensorinv(be: Any, A: Any, ind: int = 2) -> Any:
     """The inverse of A for tensordot over its first ``ind`` dims."""
@@ -436,7 +443,8 @@ def tensorinv(be: Any, A: Any, ind: int = 2) -> Any:
     return linalg(be, "tensorinv")(A, ind=ind)
 
 
-@op("linalg_tensorsolve", method=False, torch=_names("tensorsolve"), family="linalg",
+@op("linalg_tensorsolve", method=False, torch=torch_names("tensorsolve", "torch.linalg"),
+    family="linalg",
     lacks=_dask_lacks("tensorsolve"))
 def tensorsolve(be: Any, A: Any, B: Any, dims: Any = None) -> Any:
     """X with tensordot(A, X, X.ndim) = B."""

@@ -10,24 +10,20 @@ from collections import namedtuple
 from typing import Any
 
 from . import torch_linalg as tl
-from .registry import op
+from .registry import op, torch_names
 
 _QR = namedtuple("qr", ["Q", "R"])
 _SVD = namedtuple("svd", ["U", "S", "V"])
 _TRIANGULAR = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
 
-def _names(name: str) -> tuple[str, ...]:
-    return (f"torch.{name}", f"torch.Tensor.{name}")
-
-
-@op("cholesky", torch=_names("cholesky"), family="linalg")
+@op("cholesky", torch=torch_names("cholesky", method=True), family="linalg")
 def cholesky(be: Any, input: Any, upper: bool = False) -> Any:
     """L with A = L L^H (``upper=True``: U with A = U^H U); torch.linalg.cholesky's factor."""
     return tl.cholesky(be, input, upper=upper)
 
 
-@op(torch=_names("cholesky_inverse"), family="linalg")
+@op(torch=torch_names("cholesky_inverse", method=True), family="linalg")
 def cholesky_inverse(be: Any, L: Any, upper: bool = False) -> Any:  # noqa: N803 (torch's name)
     """The inverse of A from its Cholesky factor (lower L, or upper U with ``upper``)."""
     tl._square("cholesky_inverse", L)
@@ -36,7 +32,7 @@ def cholesky_inverse(be: Any, L: Any, upper: bool = False) -> Any:  # noqa: N803
     return be.np.matmul(u_inv, tl.mH(be, u_inv))
 
 
-@op(torch=_names("cholesky_solve"), family="linalg")
+@op(torch=torch_names("cholesky_solve", method=True), family="linalg")
 def cholesky_solve(be: Any, B: Any, L: Any, upper: bool = False) -> Any:  # noqa: N803
     """X with A X = B, given B and A's Cholesky factor L (U with ``upper``)."""
     lower = tl.mH(be, L) if upper else L
@@ -44,7 +40,7 @@ def cholesky_solve(be: Any, B: Any, L: Any, upper: bool = False) -> Any:  # noqa
     return tl.solve_triangular(be, tl.mH(be, lower), y, upper=True)
 
 
-@op(torch=_names("triangular_solve"), family="linalg")
+@op(torch=torch_names("triangular_solve", method=True), family="linalg")
 def triangular_solve(be: Any, b: Any, A: Any, upper: bool = True,  # noqa: N803
                      transpose: bool = False, unitriangular: bool = False) -> Any:
     """(X, A) with op(A) X = b for triangular A; op transposes with ``transpose``."""
@@ -53,7 +49,7 @@ def triangular_solve(be: Any, b: Any, A: Any, upper: bool = True,  # noqa: N803
     return _TRIANGULAR(x, be.np.array(A, copy=True) if not be.lazy else A)
 
 
-@op("qr", torch=_names("qr"), family="linalg")
+@op("qr", torch=torch_names("qr", method=True), family="linalg")
 def qr(be: Any, input: Any, some: bool = True) -> Any:
     """(Q, R); ``some=False``: complete Q (not on Dask, whose qr is the reduced one)."""
     if be.lazy and not some and input.shape[-2] > input.shape[-1]:
@@ -63,7 +59,7 @@ def qr(be: Any, input: Any, some: bool = True) -> Any:
     return _QR(q, r)
 
 
-@op("svd", torch=_names("svd"), family="linalg")
+@op("svd", torch=torch_names("svd", method=True), family="linalg")
 def svd(be: Any, input: Any, some: bool = True, compute_uv: bool = True) -> Any:
     """(U, S, V) with A = U diag(S) V^H; ``compute_uv=False``: U and V are zeros."""
     u, s, vh = tl.svd(be, input, full_matrices=not some)
