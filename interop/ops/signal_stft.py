@@ -90,8 +90,10 @@ def stft(be: Any, input: Any, n_fft: int, hop_length: Any = None, win_length: An
         if x.ndim in (1, 2) and x.shape[-1] == 0 or x.ndim == 2 and x.shape[0] == 0:
             raise RuntimeError(f"stft: expected a non-empty signal, but got shape "
                                f"{list(x.shape)}")
-        if x.ndim in (1, 2):
-            x = TABLE["pad"].impl(be, x, (half, half), pad_mode)
+        if x.ndim in (1, 2):  # padded as torch does it: viewed as 3-d (pad's rule for modes)
+            x3 = be.np.reshape(x, (1,) * (3 - x.ndim) + x.shape)
+            padded = TABLE["pad"].impl(be, x3, (half, half), pad_mode)
+            x = be.np.reshape(padded, padded.shape[3 - x.ndim:])
     where = _describe("stft", x, n_fft, hop, win, window, normalized=int(normalized),
                       onesided=onesided, return_complex=int(want_complex),
                       align_to_window=align_to_window)
