@@ -7,7 +7,7 @@ Each reason is the first failing sample's error, as measured by
 """
 
 XFAIL: dict[str, str] = {
-    # ---- TypeError (50)
+    # ---- TypeError (17)
     '__getitem__': "descriptor '__getitem__' requires a 'torch._C.TensorBase' object but received a 'Tensor'",
     '__radd__': "descriptor '__radd__' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
     '__rmul__': "descriptor '__rmul__' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
@@ -25,13 +25,13 @@ XFAIL: dict[str, str] = {
     'sparse.mm.reduce': "can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() first.",
     'sparse.sampled_addmm': "can't convert SparseCsr layout tensor to numpy. Use Tensor.to_dense() first.",
     'uniform': "descriptor 'uniform_' for 'torch._C.TensorBase' objects doesn't apply to a 'Tensor' object",
-    # ---- AttributeError (4)
+    # ---- AttributeError (2)
     'chalf': "'Tensor' object has no attribute 'chalf'",
     'to_sparse': "'Tensor' object has no attribute 'to_sparse'",
-    # ---- NotImplementedError (8)
+    # ---- NotImplementedError (2)
     'nn.functional.rrelu': 'rrelu(training=True) draws random slopes; interop implements the eval form only (training=False)',
     'nn.functional.scaled_dot_product_attention': 'scaled_dot_product_attention: dropout_p > 0 is not implemented by interop (pass 0.0 at inference)',
-    # ---- AssertionError (8)
+    # ---- AssertionError (7)
     'as_strided.partial_views': 'the samples take views of a larger tensor; the harness copies a view into an array of its own, so the storage around it that torch.as_strided reaches is gone',
     'linalg.eig': "torch documents eigenvectors as unique only up to a complex phase; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
     'linalg.eigh': "torch documents eigenvectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
@@ -39,5 +39,4 @@ XFAIL: dict[str, str] = {
     'pca_lowrank': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently; with torch's random draw, U, S and V equal torch's up to the columns' signs on every sample (tests/test_torch_opdb_ops.py)",
     'svd_lowrank': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently; with torch's random draw, U, S and V equal torch's up to the columns' signs on every sample (tests/test_torch_opdb_ops.py)",
     'svd': "torch documents singular vectors as unique only up to sign; torch's LAPACK (MKL) and NumPy's (OpenBLAS) choose differently on some samples and no rule on the values reproduces MKL's choice",
-    # ---- ShapeError (2)
 }
