@@ -543,11 +543,7 @@ def make_public(run: Callable, name: str, qualname: str, doc: str = "",
                 cls, be, raws = plain
                 if direct is not None and raws is not None and be is not None:
                     if not kwargs and (fits is None or fits(raws)):
-                        try:  # call_impl, one frame sooner
-                            ret = bare(be, *raws)
-                        except _RESTATED as exc:
-                            raise restated(bare, be, raws, exc)  # noqa: B904
-                        return finish(ret, cls, args)
+                        return finish(call_impl(bare, be, raws, kwargs), cls, args)
                     if "out" not in kwargs:
                         return finish(call_impl(direct, be, raws, kwargs), cls, args)
                 return run(cls, args, kwargs)

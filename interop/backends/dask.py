@@ -44,6 +44,18 @@ class _WithLazyExtras:
         return getattr(self._module, name)
 
 
+def _sized_extremum(reduce: Any) -> Any:
+    """Dask's ``min``/``max``, with an empty result made directly: Dask's own computes a
+    wrongly shaped one ((1, 0) for a (5, 0, 5) input in chunks, reduced along axis 0)."""
+    def extremum(x: Any, axis: Any = None, keepdims: bool = False, **options: Any) -> Any:
+        result = reduce(x, axis=axis, keepdims=keepdims, **options)
+        if 0 in result.shape and all(n == n for n in result.shape):  # known, empty
+            return da.empty(result.shape, dtype=result.dtype)
+        return result
+    extremum.__name__ = reduce.__name__
+    return extremum
+
+
 def _namespace() -> _WithLazyExtras:
     plain, linalg, fft = {}, {}, {}
     for func, lazy in dask_numpy.lazy_functions().items():
@@ -54,6 +66,7 @@ def _namespace() -> _WithLazyExtras:
     namespace = _WithLazyExtras(da, plain)
     namespace.linalg = _WithLazyExtras(da.linalg, linalg)  # replaces Dask's: a superset of it
     namespace.fft = _WithLazyExtras(da.fft, fft)
+    namespace.min, namespace.max = _sized_extremum(da.min), _sized_extremum(da.max)
     return namespace
 
 

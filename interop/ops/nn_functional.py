@@ -444,8 +444,11 @@ def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None
         crop[d] = slice(-min(lo, 0) or None, min(hi, 0) or None)
     x = input[tuple(crop)]
     if mode == "constant":
-        return be.np.pad(x, widths, mode="constant",
-                         constant_values=input.dtype.type(0 if value is None else value))
+        fill = input.dtype.type(0 if value is None else value)
+        if x.size == 0:  # only fill: made directly (Dask's pad divides by an empty chunk's size)
+            shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, widths))
+            return be.np.full(shape, fill, dtype=input.dtype)
+        return be.np.pad(x, widths, mode="constant", constant_values=fill)
     return be.np.pad(x, widths, mode=_PAD_MODES[mode])
 
 
