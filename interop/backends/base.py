@@ -228,7 +228,8 @@ class Backend:
 
     def advanced_index(self, raw: Any, items: tuple) -> Any:
         """``raw[items]``, NumPy's advanced indexing for items that are whole-dimension slices,
-        ``...`` and index arrays (integers were applied before, as torch applies them)."""
+        ``...`` and index arrays (integers were applied before, as torch applies them; a
+        lazy backend may get 0-d integer arrays too, which select as those integers)."""
         return raw[items]
 
     def advanced_assign(self, raw: Any, items: tuple, value: Any) -> None:

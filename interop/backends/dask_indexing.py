@@ -32,9 +32,11 @@ def native(raw: da.Array, items: tuple) -> bool:
 
 def take(raw: da.Array, items: tuple) -> da.Array:
     """``raw[items]`` with NumPy's rule for where the broadcast dimensions go: in place of
-    the indexed ones when those are adjacent, else first."""
+    the indexed ones when those are adjacent, else first (0-d arrays select, as torch's
+    integers, and separate nothing)."""
     _check_masks(raw, items)
-    if any(_is_mask(i) for i in items) and raw.size == 0:
+    if sum(_is_array(i) for i in items) == 1 and any(_is_mask(i) and i.size == 0 for i in items):
+        # a mask with nothing to select: a size known without computing
         return da.empty(_masked_shape(raw, items, 0), dtype=raw.dtype, chunks=-1)
     if math.isnan(raw.size) and any(_is_mask(i) and i.ndim > 1 for i in items):
         raise UnknownShapeError(  # Dask would only warn, and select in another order
@@ -98,8 +100,8 @@ def put(raw: da.Array, items: tuple, value: Any) -> da.Array:
         return raw
     value = value if getattr(value, "ndim", 0) else da.asarray(value, dtype=raw.dtype)
     value = da.broadcast_to(value, plan.out_shape)
-    if plan.adjacent:  # the broadcast dimensions first, as the merged array has them
-        value = da.moveaxis(value, range(plan.at[0], plan.at[0] + len(plan.shape)),
+    if plan.first:  # the broadcast dimensions first, as the merged array has them
+        value = da.moveaxis(value, range(plan.first, plan.first + len(plan.shape)),
                             range(len(plan.shape)))
     target = plan.merged(raw).copy()
     target[plan.offsets()] = _reshape(value, (plan.points, *plan.rest))
@@ -127,9 +129,13 @@ class _Plan:
             raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
                              "with shapes " + ", ".join(str(list(a.shape)) for a in self.arrays)
                              ) from None
-        self.adjacent = self.at == list(range(self.at[0], self.at[0] + len(self.at)))
-        first = self.at[0] if self.adjacent else 0
-        self.out_shape = (*self.rest[:first], *self.shape, *self.rest[first:])
+        # torch's rule: 0-d arrays select, as integers; the others' dimensions go in place
+        # when no other dimension stands between them, else first
+        spread = [d for d, a in zip(self.at, self.arrays) if a.ndim] or self.at[:1]
+        between = range(spread[0], spread[-1] + 1)
+        self.adjacent = all(d in self.at for d in between)
+        self.first = sum(d not in self.at for d in range(spread[0])) if self.adjacent else 0
+        self.out_shape = (*self.rest[:self.first], *self.shape, *self.rest[self.first:])
         self.points = math.prod(self.shape)
         for size in self.sizes:
             if size == 0 and self.points:
@@ -154,10 +160,10 @@ class _Plan:
 
     def unmerged_result(self, points: da.Array) -> da.Array:
         out = _reshape(points, (*self.shape, *self.rest))
-        if not self.adjacent:
+        if not self.first:
             return out
         return da.moveaxis(out, range(len(self.shape)),
-                           range(self.at[0], self.at[0] + len(self.shape)))
+                           range(self.first, self.first + len(self.shape)))
 
 
 def _is_array(item: Any) -> bool:

@@ -126,11 +126,11 @@ def _advanced_split(be: Any, index: Any) -> tuple[tuple | None, tuple] | None:
     if not any(isinstance(i, list) or getattr(i, "ndim", 0) for i in items):
         return None
     items = tuple(_index_array(be, i) if isinstance(i, list) else i for i in items)
-    if all(getattr(i, "ndim", 0) or i is Ellipsis or type(i) is slice for i in items):
+    if all(_is_index_array(i) or i is Ellipsis or _whole(i) for i in items):
         return None, items
     basic, rest = [], []
     for i in items:
-        if getattr(i, "ndim", 0):
+        if _is_index_array(i):
             basic += [slice(None)] * (i.ndim if i.dtype == bool else 1)
             rest.append(i)
         elif i is None or i is Ellipsis or isinstance(i, bool) or type(i) is slice:
@@ -138,14 +138,24 @@ def _advanced_split(be: Any, index: Any) -> tuple[tuple | None, tuple] | None:
             rest.append(Ellipsis if i is Ellipsis else slice(None))
         else:
             basic.append(i)  # an integer: its dimension goes
-    whole = all(i is Ellipsis or i == slice(None) for i in basic)
-    return (None if whole else tuple(basic)), tuple(rest)
+    return tuple(basic), tuple(rest)
+
+
+def _is_index_array(item: Any) -> bool:
+    """An index array: of 1 or more dimensions, or a lazy 0-d integer one (kept lazy by
+    ``_integer_items``, it selects as an integer would, ``Backend.advanced_index``)."""
+    ndim = None if isinstance(item, np.generic) else getattr(item, "ndim", None)
+    return bool(ndim) or ndim == 0 and item.dtype.kind in "iu"
+
+
+def _whole(item: Any) -> bool:
+    return type(item) is slice and item.start is None and item.stop is None and item.step in (None, 1)
 
 
 def _lone(be: Any, items: tuple) -> bool:
     """One array among slices that the backend assigns through as it is (or, on Dask, with
     values of unknown size: ``Backend.assign_masked``)."""
-    arrays = [i for i in items if getattr(i, "ndim", 0)]
+    arrays = [i for i in items if _is_index_array(i)]
     return len(arrays) == 1 and (arrays[0].ndim == 1 or arrays[0].dtype == bool)
 
 
@@ -163,15 +173,23 @@ def _checked(be: Any, index: Any, shape: tuple, name: str) -> Any:
 def _integer_items(index: Any, name: str) -> Any:
     """0-d integer tensors in ``index`` (also as slice bounds) as Python ints, as torch takes
     them: the result is a view, not a copy.  A lazy one is a value read, through the
-    ``dask_compute`` gate."""
+    ``dask_compute`` gate, except beside index arrays: the result is a copy then, and the
+    0-d tensor stays an index array, selecting lazily (``_advanced_split``)."""
     items = index if isinstance(index, tuple) else (index,)
     if not any(_is_0d_integer(i) or type(i) is slice and any(
             _is_0d_integer(b) for b in (i.start, i.stop, i.step)) for i in items):
         return index
+    lazy_kept = any(isinstance(i, list) or getattr(i, "ndim", 0) for i in items)
     ints = tuple(slice(*(_as_int(b, name) if _is_0d_integer(b) else b
                          for b in (i.start, i.stop, i.step))) if type(i) is slice
+                 else i if lazy_kept and _is_lazy(i)
                  else _as_int(i, name) if _is_0d_integer(i) else i for i in items)
     return ints if isinstance(index, tuple) else ints[0]
+
+
+def _is_lazy(item: Any) -> bool:
+    be = registry.backend_of(item)
+    return be is not None and be.lazy
 
 
 def _is_0d_integer(item: Any) -> bool:
@@ -198,7 +216,7 @@ def _checked_when_run(index: Any, shape: tuple, name: str) -> Any:
     checked = []
     for item, d in zip(items, _dims_indexed(items, len(shape))):
         if d is not None and getattr(item, "dtype", None) is not None and item.dtype.kind in "iu" \
-                and item.ndim and d < len(shape):
+                and d < len(shape):
             if getattr(item, "dask", None) is not None:
                 item = item.map_blocks(_in_bounds, shape[d], name, dtype=item.dtype)
             elif type(item) is np.ndarray:
