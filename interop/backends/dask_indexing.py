@@ -68,7 +68,8 @@ def _masked(raw: da.Array, items: tuple) -> da.Array:
 
 def _check_masks(raw: da.Array, items: tuple) -> None:
     """NumPy's IndexError for a mask whose shape is not that of the dimensions it selects
-    (known now, from the shapes: Dask would fail later, or broadcast)."""
+    (known now, from the shapes: Dask would fail later, or broadcast).  As NumPy (and the
+    NumPy backend), a mask with a dimension of size 0 selects nothing, whatever the sizes."""
     d = 0
     for item in _spelled_out(items, raw.ndim, by_dim=True):
         if _is_mask(item):
@@ -77,7 +78,7 @@ def _check_masks(raw: da.Array, items: tuple) -> None:
                 raise IndexError(f"too many indices for array: array is {raw.ndim}-dimensional, "
                                  f"but a mask of {item.ndim} dimensions was indexed at {d}")
             for k, (size, n) in enumerate(zip(sizes, item.shape)):
-                if size == size and n == n and size != n:
+                if size == size and n == n and size != n and n != 0:  # NumPy's empty masks
                     raise IndexError(f"boolean index did not match indexed array along axis "
                                      f"{d + k}; size of axis is {size} but size of corresponding "
                                      f"boolean axis is {n}")
