@@ -12,7 +12,8 @@ import pytest
 
 import interop
 import interop.array_api as xp
-from interop.array_api import _names
+from interop.array_api import _names, _wrap
+from interop.backends import registry
 from tests.conftest import to_numpy
 
 
@@ -189,10 +190,20 @@ def test_mixed_numpy_and_dask_give_dask():
 
 
 def test_missing_backend_function_names_op_backend_and_fix():
-    d = _t(np.eye(3), "dask")
-    with pytest.raises(TypeError, match=r"linalg\.cross is not implemented by the dask backend.*to\(backend='numpy'\)"):
-        xp.linalg.cross(d, d)
-    assert xp.linalg.cross(d.to(backend="numpy"), d.to(backend="numpy")).shape == (3, 3)
+    with pytest.raises(TypeError, match=r"linalg\.cross is not implemented by the dask backend.*"
+                                        r"lacks fancy_cross.*to\(backend='numpy'\)"):
+        _wrap._function_of(registry.get_backend("dask"), "linalg", "fancy_cross",
+                           "interop.array_api.linalg.cross")
+
+
+def test_linalg_cross_on_dask_is_lazy_and_matches_numpy():
+    """array-api-compat's Dask namespace lacks linalg.cross: NumPy's, built lazily."""
+    from tests.dask_counting import ComputeCounter
+    a, b = np.arange(12.0).reshape(4, 3), np.arange(3.0)[::-1].copy()
+    with ComputeCounter() as counter:
+        got = xp.linalg.cross(_t(a, "dask"), _t(b, "dask"))
+    assert counter.count == 0 and got.backend == "dask"
+    np.testing.assert_array_equal(got.compute().numpy(), np.cross(a, b))
 
 
 def test_dask_svd_is_reduced_only():

@@ -179,6 +179,7 @@ RULES = {
     **{n: _from_numpy_dask(n) for n in (
         "take_along_axis", "linalg.det", "linalg.slogdet", "linalg.eigh", "linalg.eigvalsh",
         "linalg.matrix_power", "linalg.pinv")},
+    "linalg.cross": _from_numpy_dask("cross"),  # array-api-compat's Dask linalg lacks it
     "linalg.cholesky": _cholesky,
     "linspace": _linspace,
     "repeat": _repeat,

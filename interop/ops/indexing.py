@@ -87,7 +87,7 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
     elif isinstance(value, (list, tuple)):  # converted whole first: NumPy would write the
         value = be.np.asarray(value, dtype=input.dtype)  # leading entries, then fail on a bad one
     split = _advanced_split(be, index)
-    if split is not None and (split[0] is not None or not _lone(be, split[1])):
+    if split is not None and (split[0] is not None or not _lone(split[1])):
         basic, rest = split
         target = input if basic is None else be.view_at(input, basic)  # writes reach input
         try:
@@ -133,7 +133,8 @@ def _advanced_split(be: Any, index: Any) -> tuple[tuple | None, tuple] | None:
         if _is_index_array(i):
             basic += [slice(None)] * (i.ndim if i.dtype == bool else 1)
             rest.append(i)
-        elif i is None or i is Ellipsis or isinstance(i, bool) or type(i) is slice:
+        elif i is None or i is Ellipsis or type(i) is slice or isinstance(i, bool) \
+                or getattr(i, "dtype", None) == bool:  # a 0-d mask, as True or False
             basic.append(i)  # None, True and False add a dimension, a slice keeps one
             rest.append(Ellipsis if i is Ellipsis else slice(None))
         else:
@@ -149,10 +150,11 @@ def _is_index_array(item: Any) -> bool:
 
 
 def _whole(item: Any) -> bool:
-    return type(item) is slice and item.start is None and item.stop is None and item.step in (None, 1)
+    return type(item) is slice and item.start is None and item.stop is None \
+        and item.step in (None, 1)
 
 
-def _lone(be: Any, items: tuple) -> bool:
+def _lone(items: tuple) -> bool:
     """One array among slices that the backend assigns through as it is (or, on Dask, with
     values of unknown size: ``Backend.assign_masked``)."""
     arrays = [i for i in items if _is_index_array(i)]
