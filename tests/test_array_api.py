@@ -282,3 +282,15 @@ def test_complex_tanh_at_positive_infinity_is_one_plus_zero_j(backend):
     got = np.asarray(xp.tanh(z).to(backend="numpy").raw)
     assert got[0] == 1 and not np.signbit(got[0].imag) and not np.signbit(got[1].imag)
     np.testing.assert_allclose(got[2], np.tanh(complex(0.5, 0.5)))
+
+
+def test_repeat_on_dask_keeps_sizes_that_do_not_depend_on_values():
+    """Array repeats make a NaN size on Dask (it depends on their values), except along an
+    axis of size 0: nothing to repeat, whatever the counts."""
+    empty = _t(np.zeros((2, 0, 3)), "dask")
+    counts = _t(np.array([2]), "dask")
+    assert tuple(xp.repeat(empty, counts, axis=1).shape) == (2, 0, 3)
+    assert tuple(xp.repeat(empty, counts).shape) == (0,)
+    out = xp.repeat(_t(np.arange(3), "dask"), _t(np.array([1, 0, 2]), "dask"))
+    assert np.isnan(out.shape[0])
+    np.testing.assert_array_equal(out.compute().numpy(), [0, 2, 2])
