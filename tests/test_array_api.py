@@ -12,7 +12,8 @@ import pytest
 
 import interop
 import interop.array_api as xp
-from interop.array_api import _names
+from interop.array_api import _names, _wrap
+from interop.backends import registry
 from tests.conftest import to_numpy
 
 
@@ -189,10 +190,20 @@ def test_mixed_numpy_and_dask_give_dask():
 
 
 def test_missing_backend_function_names_op_backend_and_fix():
-    d = _t(np.eye(3), "dask")
-    with pytest.raises(TypeError, match=r"linalg\.cross is not implemented by the dask backend.*to\(backend='numpy'\)"):
-        xp.linalg.cross(d, d)
-    assert xp.linalg.cross(d.to(backend="numpy"), d.to(backend="numpy")).shape == (3, 3)
+    with pytest.raises(TypeError, match=r"linalg\.cross is not implemented by the dask backend.*"
+                                        r"lacks fancy_cross.*to\(backend='numpy'\)"):
+        _wrap._function_of(registry.get_backend("dask"), "linalg", "fancy_cross",
+                           "interop.array_api.linalg.cross")
+
+
+def test_linalg_cross_on_dask_is_lazy_and_matches_numpy():
+    """array-api-compat's Dask namespace lacks linalg.cross: NumPy's, built lazily."""
+    from tests.dask_counting import ComputeCounter
+    a, b = np.arange(12.0).reshape(4, 3), np.arange(3.0)[::-1].copy()
+    with ComputeCounter() as counter:
+        got = xp.linalg.cross(_t(a, "dask"), _t(b, "dask"))
+    assert counter.count == 0 and got.backend == "dask"
+    np.testing.assert_array_equal(got.compute().numpy(), np.cross(a, b))
 
 
 def test_dask_svd_is_reduced_only():
@@ -271,3 +282,15 @@ def test_complex_tanh_at_positive_infinity_is_one_plus_zero_j(backend):
     got = np.asarray(xp.tanh(z).to(backend="numpy").raw)
     assert got[0] == 1 and not np.signbit(got[0].imag) and not np.signbit(got[1].imag)
     np.testing.assert_allclose(got[2], np.tanh(complex(0.5, 0.5)))
+
+
+def test_repeat_on_dask_keeps_sizes_that_do_not_depend_on_values():
+    """Array repeats make a NaN size on Dask (it depends on their values), except along an
+    axis of size 0: nothing to repeat, whatever the counts."""
+    empty = _t(np.zeros((2, 0, 3)), "dask")
+    counts = _t(np.array([2]), "dask")
+    assert tuple(xp.repeat(empty, counts, axis=1).shape) == (2, 0, 3)
+    assert tuple(xp.repeat(empty, counts).shape) == (0,)
+    out = xp.repeat(_t(np.arange(3), "dask"), _t(np.array([1, 0, 2]), "dask"))
+    assert np.isnan(out.shape[0])
+    np.testing.assert_array_equal(out.compute().numpy(), [0, 2, 2])

@@ -643,7 +643,7 @@ def _shift_fft(draw, n):
 
 
 # ------------------------------------------------------------------ running and comparing
-DASK_LACKS = {"linalg.cross"}
+DASK_LACKS: set[str] = set()  # functions Dask's namespace lacks (none left)
 ONE_CHUNK = ("linalg.",)  # Dask's linalg wants whole matrices in a chunk
 SHAPE_ONLY = {"empty", "empty_like"}
 

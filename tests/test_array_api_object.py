@@ -120,8 +120,6 @@ def _index(key, make):
 
 @pytest.mark.parametrize("what", INDICES)
 def test_getitem_follows_the_standard(what, backend):
-    if backend == "dask" and what == "integer arrays":
-        pytest.skip("Dask: no indexing with more than one integer array")
     key = INDICES[what]
     exp = strict.asarray(A)[_index(key, strict.asarray)]
     got = interop.tensor(A, backend=backend)[_index(key, lambda a: interop.tensor(a, backend=backend))]

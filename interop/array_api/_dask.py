@@ -135,7 +135,8 @@ def _linspace(start: Any, stop: Any, /, num: int, **kwargs: Any) -> Any:
 def _repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     """Dask repeats by a Python int along one axis of a non-empty array only; otherwise
     NumPy's repeat runs on blocks whole along the axis, with the counts in every task (the
-    result's size along it is unknown, NaN, until computed, as the standard allows)."""
+    result's size along it is unknown, NaN, until computed, as the standard allows, except
+    for an axis of size 0, which stays 0)."""
     import dask.array as da
     if axis is None:  # flattened; Dask's reshape fails on empty arrays of several chunks
         x, axis = (x.rechunk(-1) if x.size == 0 else x).reshape(-1), 0
@@ -146,7 +147,8 @@ def _repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     counts = counts.astype(np.int64) if counts.dtype == np.uint64 else counts
     x = x.rechunk({axis: -1})
     index = "abcdefghij"[:x.ndim]
-    size = (lambda c: c * repeats) if isinstance(repeats, int) else (lambda c: np.nan)
+    # a size known from the shapes: an int's multiple, or none of a chunk of no values
+    size = (lambda c: c * repeats) if isinstance(repeats, int) else (lambda c: c and np.nan)
     return da.blockwise(lambda block, n: np.repeat(block, n, axis=axis), index, x, index,
                         counts, "z"[:counts.ndim], concatenate=True, dtype=x.dtype,
                         adjust_chunks={index[axis]: size}, meta=x._meta)
@@ -179,6 +181,7 @@ RULES = {
     **{n: _from_numpy_dask(n) for n in (
         "take_along_axis", "linalg.det", "linalg.slogdet", "linalg.eigh", "linalg.eigvalsh",
         "linalg.matrix_power", "linalg.pinv")},
+    "linalg.cross": _from_numpy_dask("cross"),  # array-api-compat's Dask linalg lacks it
     "linalg.cholesky": _cholesky,
     "linspace": _linspace,
     "repeat": _repeat,

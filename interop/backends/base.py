@@ -226,6 +226,16 @@ class Backend:
         """``raw[index]`` as a view whose writes reach ``raw``."""
         return raw[index]
 
+    def advanced_index(self, raw: Any, items: tuple) -> Any:
+        """``raw[items]``, NumPy's advanced indexing for items that are whole-dimension slices,
+        ``...`` and index arrays (integers were applied before, as torch applies them; a
+        lazy backend may get 0-d integer arrays too, which select as those integers)."""
+        return raw[items]
+
+    def advanced_assign(self, raw: Any, items: tuple, value: Any) -> None:
+        """``raw[items] = value`` in place, for the same items."""
+        raw[items] = value
+
     def ufunc(self, name: str) -> Any:
         """The library's ufunc ``name``, else NumPy's, which arrays implementing NEP 13 (Dask's
         lazily, CuPy's on the GPU) run themselves."""

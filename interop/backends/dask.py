@@ -25,7 +25,7 @@ import numpy as np
 
 from ..config import setting
 from ..errors import LinAlgError
-from . import dask_numpy, registry, views
+from . import dask_indexing, dask_numpy, registry, views
 from .base import (Backend, DaskComputeError, DaskComputeWarning, Device, UnknownShapeError,
                    user_stacklevel)
 
@@ -122,6 +122,16 @@ class DaskBackend(Backend):
                      keepdims: bool = False) -> da.Array:
         """Dask's ufuncs have no ``reduce``: chunk by chunk, then the partial results."""
         return dask_numpy.reduce(getattr(np, name), raw, axis=axis, keepdims=keepdims)
+
+    def advanced_index(self, raw: da.Array, items: tuple) -> da.Array:
+        """Several index arrays, or an n-d one, as one lazy take (``dask_indexing``)."""
+        return dask_indexing.take(raw, items)
+
+    def advanced_assign(self, raw: da.Array, items: tuple, value: Any) -> None:
+        if dask_indexing.native(raw, items):
+            raw[items] = value
+        else:
+            replace_in_place(raw, dask_indexing.put(raw, items, value))
 
     def contiguous(self, raw: da.Array) -> da.Array:
         return raw  # chunks have no memory layout to fix until they are computed

@@ -6,8 +6,9 @@ view, not a copied scalar, so ``t[0].add_(1)`` writes through as in torch).
 
 from __future__ import annotations
 
-import math
 from typing import Any
+
+import numpy as np
 
 from .. import dtypes
 from ..backends import registry, views
@@ -51,15 +52,17 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
         return input[index]  # t[1:3]: a view, nothing to check or convert
     index = _integer_items(index, "t[index]")
     _check_index(input, index, "t[index]")
+    split = _advanced_split(be, index)
+    if split is not None:
+        basic, rest = split
+        selected = input if basic is None else input[basic]  # a copy follows: no view kept
+        try:
+            return be.advanced_index(selected, _checked(be, rest, selected.shape, "t[index]"))
+        except IndexError as exc:
+            raise _index_error("t[index]", exc) from None
     if be.lazy:
-        if getattr(index, "dtype", None) == bool:
-            if index.ndim == 0:  # Dask refuses 0-d masks
-                return input[None][index[None]]
-            if input.size == 0:  # and fails on empty arrays: nothing is selected
-                return be.np.empty_like(input, shape=(0, *input.shape[index.ndim:]))
-            if index.ndim > 1 and math.isnan(input.size):  # Dask would only warn of it
-                raise ValueError("a boolean mask of 2 or more dimensions on unknown (NaN) sizes "
-                                 "selects the values in another order than NumPy's")
+        if getattr(index, "dtype", None) == bool:  # a 0-d mask (arrays went above): Dask
+            return input[None][index[None]]  # refuses it
         out = input[_checked_when_run(index, input.shape, "t[index]")]
         views.remember(out, input, index)  # Dask has no views: writes into out must reach input
         return out
@@ -83,6 +86,16 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
         value = value.astype(input.dtype)
     elif isinstance(value, (list, tuple)):  # converted whole first: NumPy would write the
         value = be.np.asarray(value, dtype=input.dtype)  # leading entries, then fail on a bad one
+    split = _advanced_split(be, index)
+    if split is not None and (split[0] is not None or not _lone(split[1])):
+        basic, rest = split
+        target = input if basic is None else be.view_at(input, basic)  # writes reach input
+        try:
+            be.advanced_assign(target, _checked(be, rest, target.shape, "t[index] = value"), value)
+        except IndexError as exc:
+            raise _index_error("t[index] = value", exc) from None
+        views.written(target)
+        return
     if be.lazy and getattr(index, "dtype", None) == bool and getattr(value, "dask", None) is not None \
             and be.assign_masked(input, index, value):  # values of unknown size, lazily
         views.written(input)
@@ -97,18 +110,88 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
     views.written(input)
 
 
+def _advanced_split(be: Any, index: Any) -> tuple[tuple | None, tuple] | None:
+    """torch's order for index tensors beside integers: ``(basic, rest)``, where
+    ``t[index]`` is ``t[basic][rest]`` (basic None: ``index`` itself, with no integer, None
+    or bool); None where ``index`` has no index array.
+
+    torch applies integers (select), slices and None first, then the index tensors
+    (lists too) with NumPy's rule on what remains: broadcast together, their
+    dimensions in place when adjacent, else first.  NumPy counts integers as index
+    arrays, so ``t[0, :, i]`` differs (NumPy puts ``i``'s dimension first).  Splitting
+    also hands the backend only slices and arrays: Dask then indexes with several
+    arrays, or an n-d one (``Backend.advanced_index``).
+    """
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(i, list) or getattr(i, "ndim", 0) for i in items):
+        return None
+    items = tuple(_index_array(be, i) if isinstance(i, list) else i for i in items)
+    if all(_is_index_array(i) or i is Ellipsis or _whole(i) for i in items):
+        return None, items
+    basic, rest = [], []
+    for i in items:
+        if _is_index_array(i):
+            basic += [slice(None)] * (i.ndim if i.dtype == bool else 1)
+            rest.append(i)
+        elif i is None or i is Ellipsis or type(i) is slice or isinstance(i, bool) \
+                or getattr(i, "dtype", None) == bool:  # a 0-d mask, as True or False
+            basic.append(i)  # None, True and False add a dimension, a slice keeps one
+            rest.append(Ellipsis if i is Ellipsis else slice(None))
+        else:
+            basic.append(i)  # an integer: its dimension goes
+    return tuple(basic), tuple(rest)
+
+
+def _is_index_array(item: Any) -> bool:
+    """An index array: of 1 or more dimensions, or a lazy 0-d integer one (kept lazy by
+    ``_integer_items``, it selects as an integer would, ``Backend.advanced_index``)."""
+    ndim = None if isinstance(item, np.generic) else getattr(item, "ndim", None)
+    return bool(ndim) or ndim == 0 and item.dtype.kind in "iu"
+
+
+def _whole(item: Any) -> bool:
+    return type(item) is slice and item.start is None and item.stop is None \
+        and item.step in (None, 1)
+
+
+def _lone(items: tuple) -> bool:
+    """One array among slices that the backend assigns through as it is (or, on Dask, with
+    values of unknown size: ``Backend.assign_masked``)."""
+    arrays = [i for i in items if _is_index_array(i)]
+    return len(arrays) == 1 and (arrays[0].ndim == 1 or arrays[0].dtype == bool)
+
+
+def _index_array(be: Any, items: list) -> Any:
+    """A list in an index is an index tensor, as in torch (an empty one of integers); on the
+    host for a lazy backend, which Dask indexes with also where sizes are unknown."""
+    array = np.asarray(items) if be.lazy else be.np.asarray(items)
+    return array.astype(np.int64) if array.dtype.kind == "f" and array.size == 0 else array
+
+
+def _checked(be: Any, index: Any, shape: tuple, name: str) -> Any:
+    return _checked_when_run(index, shape, name) if be.lazy else index
+
+
 def _integer_items(index: Any, name: str) -> Any:
     """0-d integer tensors in ``index`` (also as slice bounds) as Python ints, as torch takes
     them: the result is a view, not a copy.  A lazy one is a value read, through the
-    ``dask_compute`` gate."""
+    ``dask_compute`` gate, except beside index arrays: the result is a copy then, and the
+    0-d tensor stays an index array, selecting lazily (``_advanced_split``)."""
     items = index if isinstance(index, tuple) else (index,)
     if not any(_is_0d_integer(i) or type(i) is slice and any(
             _is_0d_integer(b) for b in (i.start, i.stop, i.step)) for i in items):
         return index
+    lazy_kept = any(isinstance(i, list) or getattr(i, "ndim", 0) for i in items)
     ints = tuple(slice(*(_as_int(b, name) if _is_0d_integer(b) else b
                          for b in (i.start, i.stop, i.step))) if type(i) is slice
+                 else i if lazy_kept and _is_lazy(i)
                  else _as_int(i, name) if _is_0d_integer(i) else i for i in items)
     return ints if isinstance(index, tuple) else ints[0]
+
+
+def _is_lazy(item: Any) -> bool:
+    be = registry.backend_of(item)
+    return be is not None and be.lazy
 
 
 def _is_0d_integer(item: Any) -> bool:
@@ -127,15 +210,35 @@ def _as_int(item: Any, name: str) -> int:
 def _checked_when_run(index: Any, shape: tuple, name: str) -> Any:
     """Dask does not check the values of a lazy integer index (an assignment drops the
     entries out of range, a read wraps them): bound-check them in the graph, so that
-    computing raises instead of returning wrong numbers."""
+    computing raises instead of returning wrong numbers.  Host index arrays are checked
+    now (they may be raveled into offsets, where Dask could not tell)."""
     items = index if isinstance(index, tuple) else (index,)
-    if any(i is None or i is Ellipsis or getattr(i, "dtype", None) == bool for i in items):
-        return index  # positions do not map one to one onto dimensions: Dask's own checks only
-    checked = tuple(
-        i.map_blocks(_in_bounds, shape[d], name, dtype=i.dtype)
-        if getattr(i, "dask", None) is not None and i.dtype.kind in "iu" and d < len(shape) else i
-        for d, i in enumerate(items))
-    return checked if isinstance(index, tuple) else checked[0]
+    if not any(getattr(i, "dtype", None) is not None and i.dtype.kind in "iu" for i in items):
+        return index
+    checked = []
+    for item, d in zip(items, _dims_indexed(items, len(shape))):
+        if d is not None and getattr(item, "dtype", None) is not None and item.dtype.kind in "iu" \
+                and d < len(shape):
+            if getattr(item, "dask", None) is not None:
+                item = item.map_blocks(_in_bounds, shape[d], name, dtype=item.dtype)
+            elif type(item) is np.ndarray:
+                _in_bounds(item, shape[d], name)
+        checked.append(item)
+    return tuple(checked) if isinstance(index, tuple) else checked[0]
+
+
+def _dims_indexed(items: tuple, ndim: int) -> list:
+    """The first dimension each item of an index indexes (None for ``...``, None, True)."""
+    def width(i: Any) -> int:
+        if i is None or i is Ellipsis or isinstance(i, bool):
+            return 0
+        return i.ndim if getattr(i, "dtype", None) == bool else 1
+    free = ndim - sum(width(i) for i in items)
+    dims, d = [], 0
+    for item in items:
+        dims.append(None if item is None or item is Ellipsis or isinstance(item, bool) else d)
+        d += free if item is Ellipsis else width(item)
+    return dims
 
 
 def _in_bounds(block: Any, size: int, name: str) -> Any:
