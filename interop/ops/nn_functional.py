@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..errors import UnsupportedDtypeError
 from ..backends import views
 from ..backends.registry import python_value
 from ._args import check_dim, float_input, int_arg, ordered, special_module
@@ -194,6 +195,10 @@ def _softmax_dim(name: str, dim: Any, ndim: int) -> int:
 def _softmax_input(be: Any, input: Any, dtype: Any) -> Any:
     if dtype is not None:
         return input.astype(dtypes.as_dtype(dtype))
+    if dtypes.kind(input.dtype) in "biu":  # torch's kernels have no integer form
+        raise UnsupportedDtypeError(f'softmax: "softmax_lastdim_kernel_impl" not implemented '
+                                    f"for {input.dtype}; pass dtype=torch.float32 or convert "
+                                    "with .float()")
     return float_input(be, input)
 
 
