@@ -19,6 +19,7 @@ from ..backends.registry import host_values, python_value
 from ._args import cast, check_dim, float_input, ordered, promote
 from .reductions import values_indices
 from .registry import op, torch_alias, torch_names
+from .shape import _reshape
 
 
 def cop(name: str | None = None, **options: Any) -> Any:
@@ -318,7 +319,7 @@ def unflatten(be: Any, input: Any, dim: int, sizes: Any) -> Any:
     if -1 in sizes:
         known = math.prod(s for s in sizes if s != -1)
         sizes[sizes.index(-1)] = input.shape[d] // known if known else 0
-    return views.reshaped(be.np.reshape(input, (*input.shape[:d], *sizes, *input.shape[d + 1:])),
+    return views.reshaped(_reshape(be, input, (*input.shape[:d], *sizes, *input.shape[d + 1:])),
                           input)
 
 
@@ -374,6 +375,10 @@ def select(be: Any, input: Any, dim: int, index: int) -> Any:
 @cop(method=False, torch=torch_names("argwhere", method=True), family="composite")
 def argwhere(be: Any, input: Any) -> Any:
     """(n, ndim) int64 indices of the nonzero elements."""
+    if input.size == 0:  # no elements, no indices: a known size (Dask's argwhere fails there)
+        return be.np.zeros((0, input.ndim), dtype=dtypes.int64)
+    if input.ndim == 0:  # (n, 0): found as one element's, without its column
+        return be.np.argwhere(be.np.reshape(input, (1,)))[:, :0].astype(dtypes.int64)
     return be.np.argwhere(input).astype(dtypes.int64)
 
 

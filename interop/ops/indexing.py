@@ -376,7 +376,7 @@ def masked_fill(be: Any, input: Any, mask: Any, value: Any) -> Any:
 def masked_select(be: Any, input: Any, mask: Any) -> Any:
     """The elements where ``mask`` is True, as a 1-d tensor."""
     a, m = be.np.broadcast_arrays(input, mask)
-    return a[m]
+    return be.np.reshape(a, (-1,))[be.np.reshape(m, (-1,))]  # 1-d, so 0-d operands too on Dask
 
 
 @op(family="indexing", inplace=True, method=True)

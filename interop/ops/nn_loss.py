@@ -9,7 +9,7 @@ import math
 from typing import Any
 
 from .. import dtypes
-from ._args import float_input
+from ._args import check_dim, float_input
 from .nn_functional import linear, log_softmax_raw, NN
 from .registry import op, torch_names
 
@@ -185,6 +185,9 @@ def cross_entropy(be: Any, input: Any, target: Any, weight: Any = None, size_ave
 def cosine_similarity(be: Any, x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along ``dim`` (torch's order)."""
     x1, x2 = be.np.broadcast_arrays(x1, x2)
+    if x1.ndim == 0:  # torch: 0-d operands are one element along dim 0 (or -1)
+        check_dim("cosine_similarity", dim, 0)
+        return cosine_similarity(be, x1[None], x2[None], 0, eps)  # a 0-d result
     e = x1.dtype.type(eps)
     n1 = be.np.maximum(be.np.sqrt(be.np.sum(x1 * x1, axis=dim, keepdims=True)), e)
     n2 = be.np.maximum(be.np.sqrt(be.np.sum(x2 * x2, axis=dim, keepdims=True)), e)
