@@ -55,6 +55,29 @@ def test_linalg_matches_torch(name, backend):
     np.testing.assert_allclose(res, exp, rtol=2e-4, atol=2e-4)
 
 
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((3, 4, 4), (4, 2)),  # B a matrix for every matrix of A (torch: not a batch of vectors)
+    ((3, 4, 4), (3, 4)),  # a batch of vectors: B.shape == A.shape[:-1]
+    ((3, 4, 4), (4,)), ((2, 1, 4, 4), (3, 4, 1)), ((2, 3, 4, 4), (3, 4))])
+def test_solve_reads_b_by_torchs_vector_rule(a_shape, b_shape, backend):
+    """B is a batch of vectors only when 1-d or shaped like A without its last dimension;
+    otherwise a (broadcast) batch of matrices, or refused where torch refuses it."""
+    rng = np.random.default_rng(1)
+    A = (rng.standard_normal(a_shape) + 4 * np.eye(4)).astype(np.float32)
+    B = rng.standard_normal(b_shape).astype(np.float32)
+    try:
+        expected = LA.solve(torch.from_numpy(A), torch.from_numpy(B)).numpy()
+    except RuntimeError:
+        with pytest.raises((RuntimeError, ValueError)):
+            to_numpy(LA.solve(interop.tensor(A, backend=backend), interop.tensor(B, backend=backend)))
+        return
+    got = to_numpy(LA.solve(interop.tensor(A, backend=backend, chunks=(1,) + A.shape[1:])
+                            if backend == "dask" else interop.tensor(A, backend=backend),
+                            interop.tensor(B, backend=backend)))
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=2e-4, atol=2e-4)
+
+
 def test_named_tuples_and_reconstruction():
     a = interop.tensor(TALL)
     q, r = LA.qr(a)

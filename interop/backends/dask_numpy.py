@@ -389,9 +389,11 @@ def _solve(a: Any, b: Any) -> Any:
         return _solve(a, _dask(b)[:, None])[..., 0]
     import dask.array as da
     a, b = _dask(a), _dask(b)
-    whole = [x.rechunk({x.ndim - 2: -1, x.ndim - 1: -1}) for x in (a, b)]
+    a, b = (x.rechunk({x.ndim - 2: -1, x.ndim - 1: -1}) for x in (a, b))
+    if a.shape[:-2] == b.shape[:-2]:  # one batch, chunked alike (Dask will not align them)
+        b = b.rechunk(a.chunks[:-2] + b.chunks[-2:])
     dtype = np.linalg.solve(np.eye(1, dtype=a.dtype), np.eye(1, dtype=b.dtype)).dtype
-    return da.apply_gufunc(np.linalg.solve, "(m,m),(m,n)->(m,n)", *whole, output_dtypes=dtype)
+    return da.apply_gufunc(np.linalg.solve, "(m,m),(m,n)->(m,n)", a, b, output_dtypes=dtype)
 
 
 def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:

@@ -113,7 +113,7 @@ def solve(be: Any, A: Any, B: Any, *, left: bool = True) -> Any:
     if not left:
         return be.np.swapaxes(solve(be, be.np.swapaxes(A, -1, -2), be.np.swapaxes(B, -1, -2)),
                               -1, -2)
-    if B.ndim == A.ndim - 1 or (B.ndim == 1 and A.ndim == 2):  # a (batch of) vector(s)
+    if B.ndim == 1 or B.ndim == A.ndim - 1 and B.shape == A.shape[:-1]:  # torch's vector rule
         return _like(linalg(be, "solve")(A, B[..., None])[..., 0], A)
     return _like(linalg(be, "solve")(A, B), A)
 
