@@ -15,10 +15,10 @@ from ..dispatch import (DispatchedProperty, make_getitem, make_inplace_run, make
                         make_public, make_run)
 from ..repr import display_name
 from . import attributes, creation, dask_api, dtype_functions, interchange, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
-from . import composite, fft, nn_conv, nn_functional, nn_loss, nn_resize, special, torch_linalg  # noqa: F401  (torch.*)
-from . import nn_adaptive_max, nn_batch_norm, nn_dropout, nn_embedding, nn_margin, nn_rnn, nn_unpool, torch_checks, torch_random  # noqa: F401,E501  (more of torch)
+from . import composite, fft, nn, special, torch_linalg  # noqa: F401  (torch.*)
+from . import torch_checks, torch_random  # noqa: F401  (more of torch)
 from . import linalg_expm, linalg_householder, linalg_ldl, linalg_lu, torch_aten, torch_build, torch_linalg_legacy, torch_lowrank, torch_reductions, torch_scatter, torch_stats, torch_strided, torch_tensor  # noqa: F401,E501
-from . import nn_ctc, nn_grid, signal_stft  # noqa: F401  (ctc_loss, grid_sample, affine_grid, stft, istft)
+from . import signal_stft  # noqa: F401  (stft, istft)
 from .registry import TABLE, Op, op
 from .signatures import public_signature
 

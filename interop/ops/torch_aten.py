@@ -13,10 +13,10 @@ from typing import Any
 from .. import dtypes
 from ..backends import views
 from ..errors import ShapeError, UnsupportedDtypeError
-from . import nn_functional
+from .nn import functional
 from ._args import check_dim, int_arg, promote, whole_arrays
-from .nn_conv import _ceil_pads, _tuple
-from .nn_functional import _affine, _channel
+from .nn.conv import _ceil_pads, _tuple
+from .nn.functional import _affine, _channel
 from .registry import op, torch_names
 from .shape import _reshape as reshape_any
 
@@ -59,7 +59,7 @@ def native_group_norm(be: Any, input: Any, weight: Any, bias: Any, N: int, C: in
 @op(method=False, torch=("torch.constant_pad_nd",), family="nn")
 def constant_pad_nd(be: Any, input: Any, pad: Any, value: Any = 0) -> Any:
     """F.pad in constant mode (negative amounts crop), torch's aten spelling."""
-    return nn_functional.pad(be, input, pad, "constant", value)
+    return functional.pad(be, input, pad, "constant", value)
 
 
 @op("slice", function=False, method=False, family="shape", torch=("aten.slice.Tensor",))

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ..dispatch import unwrap_call
 from ..ops import TORCH_NAMES
-from ..ops.nn_rnn import HOST_SIZES
+from ..ops.nn.rnn import HOST_SIZES
 from .after_import import when_imported
 
 _cache: dict[int, tuple[Callable, Callable | None]] = {}

@@ -18,8 +18,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ..backends.registry import host_values
-from .registry import op
+from ...backends.registry import host_values
+from ..registry import op
 
 HOST_SIZES = {"torch.lstm": 1, "torch.gru": 1, "torch.rnn_tanh": 1, "torch.rnn_relu": 1,
               "torch._pack_padded_sequence": 1, "torch._pad_packed_sequence": 1,

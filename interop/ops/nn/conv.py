@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .nn_functional import NN
-from .registry import op, torch_names
+from .functional import NN
+from ..registry import op, torch_names
 
 
 def _tuple(v: Any, n: int) -> tuple[int, ...]:

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UnsupportedDtypeError
-from .nn_functional import NN
-from .registry import op, torch_names
-from .shape import _reshape as reshape_any
+from ...errors import UnsupportedDtypeError
+from .functional import NN
+from ..registry import op, torch_names
+from ..shape import _reshape as reshape_any
 
 MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}

@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ._args import whole_arrays
-from .nn_conv import _batched, _tuple
-from .nn_functional import NN
-from .registry import op, torch_names
+from .._args import whole_arrays
+from .conv import _batched, _tuple
+from .functional import NN
+from ..registry import op, torch_names
 
 
 def _scatter_planes(be: Any, x: Any, indices: Any, planes: int, size: int) -> Any:

@@ -4,7 +4,7 @@ maxima of embedding rows over bags of indices, bag by bag, from take, slicing an
 
 The bags are given by ``offsets``, sizes on the host in torch (a CPU tensor; F.embedding_bag
 makes them with torch.arange for a 2-D input): read as ints before the operands move onto a
-Dask input's backend (``HOST_SIZES`` in interop/ops/nn_rnn.py).
+Dask input's backend (``HOST_SIZES`` in interop/ops/nn/rnn.py).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
-from .nn_rnn import host_sizes
-from .registry import op
+from ... import dtypes
+from .rnn import host_sizes
+from ..registry import op
 
 MODES = ("sum", "mean", "max")
 

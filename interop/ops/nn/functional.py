@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
-from ..errors import UnsupportedDtypeError
-from ..backends import views
-from ..backends.registry import python_value
-from ._args import check_dim, float_input, int_arg, ordered, special_module
-from .reductions import norm as vector_norm
-from .registry import op, torch_names
-from .shape import _reshape as reshape_any
+from ... import dtypes
+from ...errors import UnsupportedDtypeError
+from ...backends import views
+from ...backends.registry import python_value
+from .._args import check_dim, float_input, int_arg, ordered, special_module
+from ..reductions import norm as vector_norm
+from ..registry import op, torch_names
+from ..shape import _reshape as reshape_any
 
 NN = "torch.nn.functional"
 

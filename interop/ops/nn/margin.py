@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from .indexing import _take_along
-from .nn_functional import NN, pairwise_distance
-from .nn_loss import reduce_loss, reduction_arg
-from .registry import op, torch_names
+from ..indexing import _take_along
+from .functional import NN, pairwise_distance
+from .loss import reduce_loss, reduction_arg
+from ..registry import op, torch_names
 
 
 @op(method=False, torch=torch_names("triplet_margin_loss", NN),

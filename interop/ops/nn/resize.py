@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .nn_functional import NN
-from .registry import TABLE, op, torch_names
+from .functional import NN
+from ..registry import TABLE, op, torch_names
 
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.registry import host_values
-from ..errors import UnsupportedDtypeError
-from ._args import whole_arrays
-from .nn_functional import NN
-from .nn_loss import reduce_loss
-from .registry import op, torch_names
+from ...backends.registry import host_values
+from ...errors import UnsupportedDtypeError
+from .._args import whole_arrays
+from .functional import NN
+from .loss import reduce_loss
+from ..registry import op, torch_names
 
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 """torch.ctc_loss's integer reduction codes (torch's Reduction enum)."""

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import views
-from .nn_functional import _affine, _channel, NN
-from .registry import op, torch_names
+from ...backends import views
+from .functional import _affine, _channel, NN
+from ..registry import op, torch_names
 
 
 def _check(name: str, input: Any, running_mean: Any, running_var: Any, weight: Any,

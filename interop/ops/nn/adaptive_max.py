@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from .indexing import _take_along
-from .nn_functional import _adaptive_bounds, NN
-from .registry import op, torch_names
+from ..indexing import _take_along
+from .functional import _adaptive_bounds, NN
+from ..registry import op, torch_names
 
 
 def adaptive_max(be: Any, input: Any, output_size: Any, n: int) -> tuple[Any, Any]:

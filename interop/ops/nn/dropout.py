@@ -10,9 +10,9 @@ import math
 import warnings
 from typing import Any
 
-from .creation import default_generator
-from .nn_functional import in_place, NN
-from .registry import op, torch_names
+from ..creation import default_generator
+from .functional import in_place, NN
+from ..registry import op, torch_names
 
 ALPHA = 1.7580993408473766
 """-SELU's negative saturation (scale * alpha): where alpha dropout puts a dropped element."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import dtypes
-from ._args import check_dim, float_input
-from .nn_functional import linear, log_softmax_raw, NN
-from .registry import op, torch_names
+from ... import dtypes
+from .._args import check_dim, float_input
+from .functional import linear, log_softmax_raw, NN
+from ..registry import op, torch_names
 
 
 def reduction_arg(size_average: Any, reduce: Any, reduction: str) -> str:
