@@ -52,6 +52,7 @@ SAMPLES: dict[str, tuple] = {
     "map_blocks": (M, lambda b: b + 1), "can_cast": (np.float32, np.int32),
     "promote_types": (np.int32, np.float32), "imag": (M.astype(np.complex64),),
     "gather": (M[:2, :3], 1, I64), "masked_fill": (M[:2, :3], B, -1.0),
+    "masked_select": (M[:2, :3], B),
     "index_add": (M, 0, np.array([0, 2, 0]), M), "scatter": (M[:2, :3], 1, I64, M[:2, :3]),
     "scatter_add": (M[:2, :3], 1, I64, M[:2, :3]), "matmul": (M, M.T), "mm": (M, M.T),
     "bmm": (M[None], M.T[None]), "mv": (M, M[0]), "dot": (M[0], M[0]),
