@@ -303,3 +303,22 @@ def test_importing_interop_does_not_import_array_api_strict():
     code = "import sys, interop; print('array_api_strict' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_numpy_functions_run_by_name_in_the_namespace_of_a_library_without_nep18(device) -> None:
+    """array-api-strict arrays implement neither NEP 13 nor 18: ``np.mean``, ``np.fft.rfft`` and
+    ufuncs run its own functions of the same name, on the data's device, never via the host."""
+    t = on(device)
+    for func, expected in [(np.mean, np.mean(HOST)), (np.sqrt, np.sqrt(HOST)),
+                           (np.fft.rfft, np.fft.rfft(HOST)), (np.add, HOST + HOST)]:
+        got = func(t, t) if func is np.add else func(t)
+        assert isinstance(got, interop.Tensor) and got.device == device, func
+        np.testing.assert_allclose(values(got), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("call", [lambda t: np.median(t), lambda t: np.add.reduce(t)],
+                         ids=["median", "add.reduce"])
+def test_numpy_functions_the_namespace_lacks_raise_naming_the_backend(call) -> None:
+    with pytest.raises(TypeError, match="not implemented by the strict backend"):
+        call(on("strict:1"))

@@ -166,6 +166,7 @@ class Backend:
     array_type: type = type(None)
     device_types: tuple[str, ...] = ("cpu",)  # the device types this backend holds data on
     multi_device: bool = False  # its arrays may sit on different devices (several GPUs)
+    numpy_protocols: bool = True  # its arrays implement NEP 13/18: NumPy calls run its own code
 
     @property
     def xp(self) -> Any:
@@ -176,6 +177,17 @@ class Backend:
     def np(self) -> Any:
         """The library's NumPy-compatible module (numpy, cupy, dask.array)."""
         raise NotImplementedError
+
+    def numpy_function(self, func: Any, method: str = "__call__") -> Any:
+        """For a library whose arrays lack NumPy's protocols (``numpy_protocols`` False): the
+        function NumPy's ``func`` names, found by name in ``self.np`` (``np.fft.fft`` ->
+        ``self.np.fft.fft``); None where it has none, ufunc methods included."""
+        if method != "__call__":
+            return None
+        module: Any = self.np
+        for part in (getattr(func, "__module__", None) or "numpy").split(".")[1:]:
+            module = getattr(module, part, None)
+        return getattr(module, func.__name__, None)
 
     def owns(self, raw: Any) -> bool:
         return isinstance(raw, self.array_type)

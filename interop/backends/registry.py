@@ -26,15 +26,23 @@ from ..config import setting
 from ..errors import unknown_name
 from .base import BACKEND_NAMES, CPU, DEVICE_TYPES, Backend, Device, DeviceMismatchError
 
-_MODULE_OF_LIBRARY = {"numpy": "numpy", "cupy": "cupy", "cupyx": "cupy", "dask": "dask",
-                      "array_api_strict": "strict"}
+# Each backend: the top-level modules whose arrays it holds, and what to install for it.
+# Adding a backend is one line here, its name in base.BACKEND_NAMES, and its module.
+_LIBRARIES: dict[str, tuple[tuple[str, ...], str]] = {
+    "numpy": (("numpy",), "pip install interop (numpy and array-api-compat are its dependencies)"),
+    "cupy": (("cupy", "cupyx"), "pip install cupy-cuda12x (the wheel matching your CUDA)"),
+    "dask": (("dask",), "pip install 'interop[dask]'"),
+    "strict": (("array_api_strict",), "pip install array-api-strict"),
+}
+_MODULE_OF_LIBRARY = {module: name for name, (modules, _) in _LIBRARIES.items()
+                      for module in modules}
 _loaded: dict[str, Backend] = {}
 _by_type: dict[type, Backend] = {}
 _default = [os.environ.get("INTEROP_BACKEND", "numpy")]
 
 
 def get_backend(name: str | Backend) -> Backend:
-    """The backend called ``name`` ('numpy', 'cupy' or 'dask'), loading it on first use."""
+    """The backend called ``name`` (one of ``BACKEND_NAMES``), loading it on first use."""
     if isinstance(name, Backend):
         return name
     be = _loaded.get(name)
@@ -45,10 +53,7 @@ def get_backend(name: str | Backend) -> Backend:
     try:
         module = importlib.import_module(f"interop.backends.{name}")
     except ImportError as exc:
-        extra = {"numpy": "pip install interop (numpy and array-api-compat are its dependencies)",
-                 "dask": "pip install 'interop[dask]'",
-                 "cupy": "pip install cupy-cuda12x (the wheel matching your CUDA)",
-                 "strict": "pip install array-api-strict"}[name]
+        extra = _LIBRARIES[name][1]
         raise ImportError(f"the {name} backend needs {exc.name}, which is not installed: {extra}") from exc
     be = _loaded[name] = module.backend
     _by_type[be.array_type] = be

@@ -34,6 +34,7 @@ class StrictBackend(Backend):
     array_type = Array
     device_types = ("cpu", "strict")
     multi_device = True
+    numpy_protocols = False
     xp = array_api_strict
     np = array_api_strict
 

@@ -10,6 +10,10 @@ own implementation (NEP 13/18): NumPy's semantics, the data's device, Dask
 stays lazy.  Results come back as the lowest Tensor subclass; ``out=``
 tensors are written through and returned themselves.
 
+A library whose arrays lack both protocols (array-api-strict, JAX, Cubed) gets
+the function of the same name from its own namespace (``np.mean`` -> its
+``mean``), so NumPy never converts its arrays behind the user's back.
+
 What the backend lacks raises a TypeError naming the function and the
 backend: never a silent copy to the host, never a silent Dask compute.
 """
@@ -54,7 +58,11 @@ def _lacks(label: str, be: Backend | None) -> TypeError:
 def _call_backend(func: Any, method: str, be: Backend | None, rargs: list, rkwargs: dict) -> Any:
     """The NumPy callable on raw arrays, with NumPy's 'nobody implements it' made clear."""
     fn = func if method == "__call__" else getattr(func, method)
-    if be is not None and be.lazy and method in numpy_dask.METHODS:
+    if be is not None and not be.numpy_protocols:
+        fn = be.numpy_function(func, method)
+        if fn is None:
+            raise _lacks(_label(func, method), be)
+    elif be is not None and be.lazy and method in numpy_dask.METHODS:
         fn = _lazy_method(func, method)
     try:
         if be is not None and be.lazy:
@@ -191,7 +199,8 @@ def __array_ufunc__(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any,  #
         plain = dispatch.plain_call(inputs, kwargs)
         if plain is not None:
             cls, be, raws = plain
-            if raws is not None and be is not None and method == "__call__" and not kwargs:
+            if raws is not None and be is not None and method == "__call__" and not kwargs \
+                    and be.numpy_protocols:
                 try:  # the common call: plain operands of one array type
                     ret = ufunc(*raws)
                 except TypeError:  # run it again the general way, for the clear error
