@@ -65,7 +65,7 @@ def to_interop(x, backend: str = "numpy", axes: tuple = (0,)):
         host = x.detach().resolve_conj().resolve_neg().cpu().numpy().copy()
         if backend == "dask":
             return interop.tensor(host, backend="dask", chunks=halved(host.shape, axes))
-        return interop.tensor(host)
+        return interop.tensor(host, backend=backend)
     if type(x) in (list, tuple):
         return type(x)(to_interop(v, backend, axes) for v in x)
     if isinstance(x, dict):
@@ -268,66 +268,78 @@ def write_table(results, path: Path) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-DASK_LIMIT_S = 120  # per operator: a graph that takes longer is reported, not waited for
-DASK_SAMPLES = 12  # the first samples of each operator (max_pool2d alone has 1440)
-DASK_TOO_SLOW = {"nn.functional.conv_transpose3d": "not run: its first sample's graph takes "
-                 "minutes (one task per kernel offset and chunk; a known gap of the Dask path)"}
+BACKEND_LIMIT_S = 120  # per operator: a run that takes longer is reported, not waited for
+BACKEND_SAMPLES = 12  # the first samples of each operator (max_pool2d alone has 1440)
+BACKEND_LABELS = {"dask": "Dask", "jax": "JAX", "torch": "PyTorch", "cubed": "Cubed"}
+TOO_SLOW = {"dask": {"nn.functional.conv_transpose3d": "not run: its first sample's graph "
+                     "takes minutes (one task per kernel offset and chunk; a known gap of the "
+                     "Dask path)"}}
+SECTIONS = "\n## On the "  # each backend's section of the coverage page starts so
 
 
 def _timed_out(signum, frame):
     raise TimeoutError
 
 
-def dask_section(path: Path) -> None:
-    """Run every float32 operator that passes on NumPy on Dask tensors too, and (re)write
-    the Dask section of the coverage page: the figure and each operator that fails there."""
-    operators = float32_operators()
+def backend_section(path: Path, backend: str) -> None:
+    """Run every float32 operator that passes on NumPy on ``backend``'s tensors too, and
+    (re)write that backend's section of the coverage page: the figure and each operator
+    that fails there."""
+    operators, too_slow = float32_operators(), TOO_SLOW.get(backend, {})
     signal.signal(signal.SIGALRM, _timed_out)
     failures, ran = {}, 0
     for name in OPERATORS:
         if name in XFAIL:
             continue
-        if name in DASK_TOO_SLOW:
-            failures[name] = f"0/0: {DASK_TOO_SLOW[name]}"
+        if name in too_slow:
+            failures[name] = f"0/0: {too_slow[name]}"
             continue
         started = time.perf_counter()
-        signal.alarm(DASK_LIMIT_S)
+        signal.alarm(BACKEND_LIMIT_S)
         try:
-            passed, total, first = run_opinfo(operators[name], "float32", "dask",
-                                              DASK_SAMPLES)
+            passed, total, first = run_opinfo(operators[name], "float32", backend,
+                                              BACKEND_SAMPLES)
         except TimeoutError:
-            passed, total, first = 0, 1, f"TimeoutError: more than {DASK_LIMIT_S} s"
+            passed, total, first = 0, 1, f"TimeoutError: more than {BACKEND_LIMIT_S} s"
         finally:
             signal.alarm(0)
         print(f"{name}: {passed}/{total} in {time.perf_counter() - started:.1f} s", flush=True)
         ran += bool(total)
         if total and passed < total:
             failures[name] = f"{passed}/{total}: {first}"
-    lines = ["## On the Dask backend", "",
-             "`python -m tests.test_torch_opdb --dask`: every float32 operator that passes on "
-             f"NumPy, its first {DASK_SAMPLES} samples run again on Dask tensors in two chunks "
-             "along the first axis (values computed for the comparison).", "",
-             f"float32 on dask: {ran - len(set(failures) - set(DASK_TOO_SLOW))}/{ran} of the "
-             f"operators that pass on NumPy pass on Dask ({len(DASK_TOO_SLOW)} not run)", "", "| operator | samples passed | first failure |", "|---|---|---|"]
+    label = BACKEND_LABELS[backend]
+    layout = ("in two chunks along the first axis (values computed for the comparison)"
+              if backend == "dask" else f"on the {backend} backend")
+    lines = [f"## On the {label} backend", "",
+             f"`python -m tests.test_torch_opdb --backend {backend}`: every float32 operator "
+             f"that passes on NumPy, its first {BACKEND_SAMPLES} samples run again on tensors "
+             f"{layout}.", "",
+             f"float32 on {backend}: {ran - len(set(failures) - set(too_slow))}/{ran} of the "
+             f"operators that pass on NumPy pass on {label} ({len(too_slow)} not run)", "",
+             "| operator | samples passed | first failure |", "|---|---|---|"]
     lines += [f"| {op} | {why.split(':', 1)[0]} | {why.split(': ', 1)[1].replace('|', '/')} |"
               for op, why in sorted(failures.items())]
-    text = path.read_text()
-    text = text.split("\n## On the Dask backend")[0].rstrip("\n")
-    path.write_text(text + "\n\n" + "\n".join(lines) + "\n")
+    main, _, rest = path.read_text().partition(SECTIONS)
+    sections = {part.partition(" backend")[0]: SECTIONS + part.rstrip("\n")
+                for part in rest.split(SECTIONS) if part}
+    sections[label] = "\n" + "\n".join(lines)
+    path.write_text(main.rstrip("\n") + "\n" + "".join(
+        sections[k] + "\n" for k in sorted(sections)))
     print(lines[4])
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["--dask"]:
-    dask_section(Path(__file__).resolve().parents[1] / "docs" / "torch_coverage.md")
+if __name__ == "__main__" and sys.argv[1:2] == ["--backend"]:
+    backend_section(Path(__file__).resolve().parents[1] / "docs" / "torch_coverage.md",
+                    sys.argv[2])
 elif __name__ == "__main__":
     res = survey(set(sys.argv[1:]) or None)
     print(summary(res))
     if len(sys.argv) == 1:
         page = Path(__file__).resolve().parents[1] / "docs" / "torch_coverage.md"
-        dask_part = page.read_text().partition("\n## On the Dask backend")[1:]
+        sections = page.read_text().partition(SECTIONS)[1:]
         write_table(res, page)
-        if dask_part[0]:  # the Dask section is rewritten by --dask, kept by this run
-            page.write_text(page.read_text() + "".join(dask_part))
+        if sections[0]:  # the backends' sections are rewritten by --backend, kept by this run
+            page.write_text(page.read_text() + "".join(sections))
     else:
         for key, value in sorted(res.items()):
             print(key, value)
