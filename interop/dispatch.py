@@ -487,6 +487,26 @@ def plain_call(args: tuple, kwargs: dict | None) -> tuple[type, Backend | None, 
     return cls, be, raws
 
 
+def exact_tensors(args: tuple) -> tuple[Backend, list] | None:
+    """The commonest call, checked before ``plain_call``: one or two exact Tensors of one
+    array type on one device, nothing else: (backend, raw arrays); else None."""
+    if len(args) == 1:
+        a = args[0]
+        if type(a) is Tensor:
+            raw = a._raw
+            be = _raw_backends.get(type(raw))
+            if be is not None:
+                return be, [raw]
+    elif len(args) == 2:
+        a, b = args
+        if type(a) is Tensor and type(b) is Tensor:
+            raw_a, raw_b = a._raw, b._raw
+            be = _raw_backends.get(type(raw_a))
+            if be is not None and type(raw_b) is type(raw_a) and not be.multi_device:
+                return be, [raw_a, raw_b]
+    return None
+
+
 def _lower(cls: type, t: type) -> type | None:
     """The lower of two classes in one line of descent; None for unrelated subclasses."""
     if issubclass(t, cls):
@@ -538,6 +558,10 @@ def make_public(run: Callable, name: str, qualname: str, doc: str = "",
 
     def public(*args: Any, **kwargs: Any) -> Any:
         if not _active():
+            if bare is not None and not kwargs:
+                exact = exact_tensors(args)
+                if exact is not None and (fits is None or fits(exact[1])):
+                    return finish(call_impl(bare, exact[0], exact[1], kwargs), Tensor, args)
             plain = plain_call(args, kwargs)
             if plain is not None:
                 cls, be, raws = plain
@@ -755,15 +779,22 @@ def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
     """
     if kwargs is None:
         kwargs = {}
-    for t in types:
-        if not issubclass(cls, t) and not tf.is_plain_value_type(t):
-            return NotImplemented
+    if len(types) != 1 or types[0] is not cls:  # (cls,): torch's commonest call, nothing to check
+        for t in types:
+            if not issubclass(cls, t) and not tf.is_plain_value_type(t):
+                return NotImplemented
     run = implementation_for(func)
     if run is None:
         with tf.DisableTorchFunctionSubclass():
             return convert(func(*args, **kwargs), cls)
     direct = getattr(run, "direct", None)
     if direct is not None and (not kwargs or "out" not in kwargs):
+        exact = exact_tensors(args) if cls is Tensor and not kwargs else None
+        if exact is not None:  # torch.add(t, t): public's fast path, from torch's side
+            fits = getattr(direct, "fits", None)
+            if fits is None or fits(exact[1]):
+                return finish(call_impl(getattr(direct, "bare", direct), *exact, kwargs),
+                              Tensor, args)
         return run_op(direct, False, cls, args, kwargs)  # what run does, one call sooner
     return run(cls, args, kwargs)
 

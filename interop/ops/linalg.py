@@ -36,6 +36,8 @@ def matmul(be: Any, input: Any, other: Any) -> Any:
                            f"({'x'.join(map(str, input.shape))} and "
                            f"{'x'.join(map(str, other.shape))})")
     out = be.np.matmul(input, other)
+    if input.dtype.kind in "fc":
+        return out
     if input.dtype.kind == "b" and (out.size and input.shape[-1] or input.ndim == other.ndim == 1):
         raise UnsupportedDtypeError('matmul: "dot"/"addmm" not implemented for bool tensors '
                                     "(torch too, when there is work); convert first, e.g. "

@@ -54,6 +54,9 @@ def _reduce_args(name: str, input: Any, dim: Any, axis: Any, keepdim: bool,
 def sum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,  # noqa: A001
         axis: Any = None, keepdims: bool | None = None) -> Any:
     """Sum over ``dim`` (all by default); integers and bools accumulate in int64."""
+    if dim is None and dtype is None and axis is None and keepdims is None and not keepdim \
+            and input.dtype.kind in "fc" and input.dtype.itemsize > 2:
+        return input.sum()  # the commonest call, where NumPy's own accumulation is torch's
     d, k = _reduce_args("sum", input, dim, axis, keepdim, keepdims)
     acc = _acc_dtype(input, dtype)
     return _accumulated(input.sum, acc, axis=d, keepdims=k)
