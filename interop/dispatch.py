@@ -52,14 +52,14 @@ def wrap(ret: Any, cls: type, args: tuple = ()) -> Any:
     t = type(ret)
     if t in _raw_backends:
         return make(cls, ret, None if cls is Tensor else _source(cls, args))
+    if isinstance(ret, np.generic):  # a NumPy reduction's scalar: a 0-d tensor, as torch's
+        return make(cls, np.asarray(ret), None if cls is Tensor else _source(cls, args))
     if t is tuple or t is list:
         return t([wrap(x, cls, args) for x in ret])
     if isinstance(ret, Tensor):
         return ret if isinstance(ret, cls) else ret.as_subclass(cls)
     if isinstance(ret, tuple) and hasattr(ret, "_fields"):
         return t(*(wrap(x, cls, args) for x in ret))
-    if isinstance(ret, np.generic):
-        return make(cls, np.asarray(ret), None if cls is Tensor else _source(cls, args))
     if registry.backend_of(ret) is not None:
         return make(cls, ret, None if cls is Tensor else _source(cls, args))
     return ret
@@ -487,19 +487,19 @@ def plain_call(args: tuple, kwargs: dict | None) -> tuple[type, Backend | None, 
     return cls, be, raws
 
 
-def exact_tensors(args: tuple) -> tuple[Backend, list] | None:
-    """The commonest call, checked before ``plain_call``: one or two exact Tensors of one
-    array type on one device, nothing else: (backend, raw arrays); else None."""
+def exact_tensors(args: tuple, cls: type = Tensor) -> tuple[Backend, list] | None:
+    """The commonest call, checked before ``plain_call``: one or two tensors of exactly
+    ``cls``, of one array type on one device, nothing else: (backend, raw arrays); else None."""
     if len(args) == 1:
         a = args[0]
-        if type(a) is Tensor:
+        if type(a) is cls:
             raw = a._raw
             be = _raw_backends.get(type(raw))
             if be is not None:
                 return be, [raw]
     elif len(args) == 2:
         a, b = args
-        if type(a) is Tensor and type(b) is Tensor:
+        if type(a) is cls and type(b) is cls:
             raw_a, raw_b = a._raw, b._raw
             be = _raw_backends.get(type(raw_a))
             if be is not None and type(raw_b) is type(raw_a) and not be.multi_device:
@@ -789,12 +789,12 @@ def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
             return convert(func(*args, **kwargs), cls)
     direct = getattr(run, "direct", None)
     if direct is not None and (not kwargs or "out" not in kwargs):
-        exact = exact_tensors(args) if cls is Tensor and not kwargs else None
-        if exact is not None:  # torch.add(t, t): public's fast path, from torch's side
+        exact = None if kwargs else exact_tensors(args, cls)
+        if exact is not None:  # torch.add(t, t), super() in a subclass: public's fast path
             fits = getattr(direct, "fits", None)
             if fits is None or fits(exact[1]):
                 return finish(call_impl(getattr(direct, "bare", direct), *exact, kwargs),
-                              Tensor, args)
+                              cls, args)
         return run_op(direct, False, cls, args, kwargs)  # what run does, one call sooner
     return run(cls, args, kwargs)
 
