@@ -25,7 +25,7 @@ from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float
                      int64, long, set_default_dtype, short, uint8, uint16, uint32, uint64)
 from .ops import TABLE as _TABLE
 from .ops import install as _install
-from .ops.creation import Generator, default_generator, manual_seed
+from .ops.creation.core import Generator, default_generator, manual_seed
 from .ops.dask_api import compute_all as compute
 from .ops.dask_api import persist_all as persist
 from .protocols import numpy_protocols as _numpy_protocols

@@ -19,10 +19,9 @@ import interop
 from interop.ops import TABLE
 
 FAMILY_TITLES = {
-    "elementwise": "Elementwise", "special": "Special functions", "reduction": "Reductions",
-    "reductions": "Reductions", "sorting": "Sorting and searching", "shape": "Shape and views",
-    "indexing": "Indexing and scatter", "linalg": "Linear algebra", "fft": "FFT",
-    "creation": "Creation", "nn": "Neural network functions", "composite": "Composites",
+    "elementwise": "Elementwise", "reductions": "Reductions, statistics and sorting",
+    "shape": "Shape and views", "indexing": "Indexing and scatter", "linalg": "Linear algebra",
+    "fft": "FFT", "creation": "Creation", "nn": "Neural network functions",
     "attributes": "Attributes and conversions", "dtypes": "Dtypes", "dask": "Dask",
     "interchange": "Interchange",
 }

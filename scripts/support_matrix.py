@@ -72,7 +72,9 @@ SAMPLES: dict[str, tuple] = {
                                 np.array([[1, 2]]), (3,), (2,), 0, 1, False),
 }
 RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "empty", "empty_like",
-          "svd_lowrank", "pca_lowrank"}
+          "svd_lowrank", "pca_lowrank", "bernoulli", "multinomial", "normal", "dropout",
+          "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "rrelu"}
+"""Operations whose values are random (or uninitialised): any values on Dask count as works."""
 
 
 def _available(backend: str) -> bool:

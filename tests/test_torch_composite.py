@@ -1,5 +1,6 @@
-"""torch functions built from backend primitives (interop/ops/composite.py) against torch,
-on numpy and dask (cupy on a GPU); what Dask lacks raises a TypeError naming both."""
+"""torch functions built from backend primitives (pointwise, products, stacking and
+statistics in interop/ops' domain packages) against torch, on numpy and dask (cupy on a
+GPU); what Dask lacks raises a TypeError naming both."""
 
 from __future__ import annotations
 

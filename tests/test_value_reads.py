@@ -18,7 +18,7 @@ import pytest
 import interop
 from interop import dispatch
 from interop.ops import TABLE
-from interop.ops.elementwise import BINARY, UNARY
+from interop.ops.elementwise.core import BINARY, UNARY
 from tests import test_ops_table, test_torch_composite, test_torch_linalg, test_torch_nn, \
     test_torch_opdb_ops
 

@@ -14,11 +14,8 @@ from typing import Any
 from ..dispatch import (DispatchedProperty, make_getitem, make_inplace_run, make_operator,
                         make_public, make_run)
 from ..repr import display_name
-from . import attributes, creation, dask_api, dtype_functions, interchange, elementwise, indexing, linalg, operators, reductions, shape, sorting  # noqa: F401
-from . import composite, fft, nn, special, torch_linalg  # noqa: F401  (torch.*)
-from . import torch_checks, torch_random  # noqa: F401  (more of torch)
-from . import linalg_expm, linalg_householder, linalg_ldl, linalg_lu, torch_aten, torch_build, torch_linalg_legacy, torch_lowrank, torch_reductions, torch_scatter, torch_stats, torch_strided, torch_tensor  # noqa: F401,E501
-from . import signal_stft  # noqa: F401  (stft, istft)
+from . import attributes, dask_api, dtype_functions, interchange, operators, torch_checks  # noqa: F401
+from . import creation, elementwise, fft, indexing, linalg, nn, reductions, shape  # noqa: F401  (domains)
 from .registry import TABLE, Op, op
 from .signatures import public_signature
 

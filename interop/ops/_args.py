@@ -184,3 +184,8 @@ def special_module(be: Any, name: str) -> Any:
     except ImportError as exc:
         raise TypeError(f"torch.special.{name} on the {be.name} backend needs {exc.name}, which "
                         "is not installed (pip install scipy)") from exc
+
+
+def scaled(x: Any, s: Any) -> Any:
+    """``x * s``, skipped for the common ``s == 1`` (alpha, beta, value arguments)."""
+    return x if s == 1 else x * s

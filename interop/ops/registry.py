@@ -61,6 +61,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
     ``rebinds=True``: the result replaces the first argument's array (``t.resize_(n)``
     changes ``t``'s shape, which no write into its buffer can); it is computed on that
     argument's backend, and tensors after it are read where they are (only their shapes).
+    ``family``: for the modules outside the domain packages (attributes, dtypes, dask);
+    elsewhere the package is the family (``domain_of``).
     ``lacks={"dask": "why"}``: the backends whose library cannot express it; calls there raise
     ``BackendLacksError``, and the tests and the support matrix read the same declaration.
     """
@@ -81,7 +83,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
                               all_dims_if_empty=all_dims_if_empty,
                               tensor_dim_is_other=tensor_dim_is_other)
         TABLE[key] = Op(key, checked, function=function, method=meth, inplace=inpl, torch=names,
-                        aliases=aliases, creation=creation, out=out, family=family, property=property,
+                        aliases=aliases, creation=creation, out=out, property=property,
+                        family=family or domain_of(impl),
                         doc=(impl.__doc__ or "").strip(),
                         extra={**({} if wrap else {"wrap": False}),
                                **({"targets": True} if targets else {}),
@@ -90,6 +93,13 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
                         lacks=dict(lacks or {}))
         return impl
     return register
+
+
+def domain_of(impl: Callable) -> str:
+    """The family of an operation declared in a domain package: its name
+    (``interop.ops.linalg.lu`` -> ``linalg``); so where a record lives is its family."""
+    parts = impl.__module__.split(".")
+    return parts[2] if len(parts) > 3 and parts[:2] == ["interop", "ops"] else ""
 
 
 def refusing(impl: Callable, label: str, lacks: dict[str, str]) -> Callable:

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..indexing import _take_along
+from ..indexing.core import _take_along
 from .functional import _adaptive_bounds, NN
 from ..registry import op, torch_names
 
@@ -49,7 +49,7 @@ def _register(n: int) -> None:
             (f"adaptive_max_pool{n}d", values_only, torch_names(f"adaptive_max_pool{n}d", NN))):
         impl.__name__ = name
         impl.__doc__ = f"Maximum over adaptive {n}-d windows giving ``output_size``."
-        op(name, method=False, torch=names, family="nn")(impl)
+        op(name, method=False, torch=names)(impl)
 
 
 for _n in (1, 2, 3):

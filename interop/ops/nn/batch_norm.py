@@ -62,7 +62,7 @@ def _normalise(be: Any, input: Any, running_mean: Any, running_var: Any, weight:
     return _affine(out, _channel(weight, ndim), _channel(bias, ndim)), mean, invstd
 
 
-@op(method=False, torch=torch_names("batch_norm", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("batch_norm", NN, function=True))
 def batch_norm(be: Any, input: Any, running_mean: Any, running_var: Any, weight: Any = None,
                bias: Any = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Any:
@@ -92,7 +92,7 @@ def _aten(name: str, input: Any, running_mean: Any, running_var: Any, weight: An
     return out, mean, invstd
 
 
-@op(method=False, torch=("torch.native_batch_norm",), family="nn")
+@op(method=False, torch=("torch.native_batch_norm",))
 def native_batch_norm(be: Any, input: Any, weight: Any, bias: Any, running_mean: Any,
                       running_var: Any, training: bool, momentum: float, eps: float) -> Any:
     """(batch_norm(input), save_mean, save_invstd), torch's aten form."""
@@ -100,7 +100,7 @@ def native_batch_norm(be: Any, input: Any, weight: Any, bias: Any, running_mean:
                  training, momentum, eps, be)
 
 
-@op(method=False, torch=("torch._native_batch_norm_legit",), family="nn")
+@op(method=False, torch=("torch._native_batch_norm_legit",))
 def _native_batch_norm_legit(be: Any, input: Any, weight: Any, bias: Any, *args: Any) -> Any:
     """native_batch_norm; its ``no_stats`` overload (input, weight, bias, training, momentum,
     eps) normalises with the batch's statistics and keeps no running ones."""
@@ -111,7 +111,7 @@ def _native_batch_norm_legit(be: Any, input: Any, weight: Any, bias: Any, *args:
                  training, momentum, eps, be)
 
 
-@op(method=False, torch=("aten._batch_norm_with_update",), family="nn")
+@op(method=False, torch=("aten._batch_norm_with_update",))
 def _batch_norm_with_update(be: Any, input: Any, weight: Any, bias: Any, running_mean: Any,
                             running_var: Any, momentum: float, eps: float) -> Any:
     """Training-mode native_batch_norm, updating the running statistics, with torch's empty

@@ -94,8 +94,7 @@ def _conv(n: int) -> None:
         return convolution(be, input, weight, bias, stride, padding, dilation, groups, n)
     impl.__name__ = f"conv{n}d"
     impl.__doc__ = f"{n}-d convolution (cross-correlation), as torch.nn.functional.conv{n}d."
-    op(f"conv{n}d", method=False, torch=torch_names(f"conv{n}d", NN, function=True),
-       family="nn")(impl)
+    op(f"conv{n}d", method=False, torch=torch_names(f"conv{n}d", NN, function=True))(impl)
 
 
 for _n in (1, 2, 3):
@@ -210,13 +209,11 @@ def _pools(n: int) -> None:
     for kind, impl in (("max", max_impl), ("avg", avg_impl)):
         name = f"{kind}_pool{n}d"
         impl.__name__, impl.__doc__ = name, f"{kind} pooling over {n}-d windows."
-        op(name, method=False, torch=torch_names(name, NN, function=kind == "max" or n == 1),
-           family="nn")(impl)
+        op(name, method=False, torch=torch_names(name, NN, function=kind == "max" or n == 1))(impl)
     name = f"max_pool{n}d_with_indices"
     max_indices_impl.__name__ = name
     max_indices_impl.__doc__ = f"(max pooling over {n}-d windows, flat spatial argmax indices)."
-    op(name, method=False, torch=torch_names(name, NN, function=n == 1),
-       family="nn")(max_indices_impl)
+    op(name, method=False, torch=torch_names(name, NN, function=n == 1))(max_indices_impl)
 
 
 for _n in (1, 2, 3):
@@ -283,14 +280,14 @@ def _conv_transpose(n: int) -> None:
                               dilation, n)
     name = f"conv_transpose{n}d"
     impl.__name__, impl.__doc__ = name, f"{n}-d transposed convolution, as torch's {name}."
-    op(name, method=False, torch=torch_names(name, NN, function=True), family="nn")(impl)
+    op(name, method=False, torch=torch_names(name, NN, function=True))(impl)
 
 
 for _n in (1, 2, 3):
     _conv_transpose(_n)
 
 
-@op(method=False, torch=torch_names("unfold", NN), family="nn")
+@op(method=False, torch=torch_names("unfold", NN))
 def unfold(be: Any, input: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
            stride: Any = 1) -> Any:
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L), channel-major as torch orders it."""

@@ -165,7 +165,7 @@ def ctc(be: Any, log_probs: Any, targets: Any, input_lengths: Any, target_length
     return reduce_loss(be, loss, reduction)
 
 
-@op(method=False, torch=torch_names("ctc_loss", NN), family="nn")
+@op(method=False, torch=torch_names("ctc_loss", NN))
 def ctc_loss(be: Any, log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any,
              blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> Any:
     """The CTC loss of log-probabilities (T, N, C) (or (T, C)) against targets: (N, S) padded,
@@ -178,8 +178,7 @@ def ctc_loss(be: Any, log_probs: Any, targets: Any, input_lengths: Any, target_l
                zero_infinity)
 
 
-@op("ctc_loss_reduction_code", function=False, method=False, torch=("torch.ctc_loss",),
-    family="nn")
+@op("ctc_loss_reduction_code", function=False, method=False, torch=("torch.ctc_loss",))
 def ctc_loss_reduction_code(be: Any, log_probs: Any, targets: Any, input_lengths: Any,
                             target_lengths: Any, blank: int = 0, reduction: int = 0,
                             zero_infinity: bool = False) -> Any:

@@ -10,7 +10,7 @@ import math
 import warnings
 from typing import Any
 
-from ..creation import default_generator
+from ..creation.core import default_generator
 from .functional import in_place, NN
 from ..registry import op, torch_names
 
@@ -60,7 +60,7 @@ def _dropout(be: Any, input: Any, p: float, training: bool, inplace: bool, *,
     return in_place(be, input, out.astype(input.dtype), inplace)
 
 
-@op(method=False, torch=torch_names("dropout", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("dropout", NN, function=True))
 def dropout(be: Any, input: Any, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Any:
     """Identity in eval mode (``training=False``); in training, zeroes elements with
@@ -68,7 +68,7 @@ def dropout(be: Any, input: Any, p: float = 0.5, training: bool = True,
     return _dropout(be, input, p, training, inplace)
 
 
-@op(method=False, torch=torch_names("dropout1d", NN), family="nn")
+@op(method=False, torch=torch_names("dropout1d", NN))
 def dropout1d(be: Any, input: Any, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Any:
     """Zeroes whole channels of (N, C, L) or (C, L) input; the rest scaled by 1/(1-p)."""
@@ -91,7 +91,7 @@ def _warn_dims(name: str, ndim: int, dims: tuple[int, int], spatial: int) -> Non
                       f"dimension (i.e. {dims[0]}D or {dims[1]}D inputs).", stacklevel=4)
 
 
-@op(method=False, torch=torch_names("dropout2d", NN), family="nn")
+@op(method=False, torch=torch_names("dropout2d", NN))
 def dropout2d(be: Any, input: Any, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Any:
     """Zeroes whole channels of (N, C, H, W) input (torch reads any input as (N, C, ...),
@@ -101,7 +101,7 @@ def dropout2d(be: Any, input: Any, p: float = 0.5, training: bool = True,
     return _dropout(be, input, p, training, inplace, lead=2)
 
 
-@op(method=False, torch=torch_names("dropout3d", NN), family="nn")
+@op(method=False, torch=torch_names("dropout3d", NN))
 def dropout3d(be: Any, input: Any, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Any:
     """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) input (torch reads inputs of
@@ -111,7 +111,7 @@ def dropout3d(be: Any, input: Any, p: float = 0.5, training: bool = True,
     return _dropout(be, input, p, training, inplace, lead=2 if input.ndim == 5 else 1)
 
 
-@op(method=False, torch=torch_names("alpha_dropout", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("alpha_dropout", NN, function=True))
 def alpha_dropout(be: Any, input: Any, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Any:
     """Dropout for SELU networks: dropped elements take SELU's saturation, then an affine map
@@ -119,7 +119,7 @@ def alpha_dropout(be: Any, input: Any, p: float = 0.5, training: bool = False,
     return _dropout(be, input, p, training, inplace, alpha=True)
 
 
-@op(method=False, torch=torch_names("feature_alpha_dropout", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("feature_alpha_dropout", NN, function=True))
 def feature_alpha_dropout(be: Any, input: Any, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Any:
     """alpha_dropout of whole channels of (N, C, ...) input."""

@@ -48,7 +48,7 @@ def _offset2bag(bounds: list[tuple[int, int]], n: int) -> np.ndarray:
     return np.pad(bag_of, (0, n - len(bag_of)))
 
 
-@op(function=False, method=False, family="nn", torch=("torch.embedding_bag",))
+@op(function=False, method=False, torch=("torch.embedding_bag",))
 def embedding_bag(be: Any, weight: Any, input: Any, offsets: Any, scale_grad_by_freq: bool = False,
                   mode: int = 0, sparse: bool = False, per_sample_weights: Any = None,
                   include_last_offset: bool = False, padding_idx: int | None = None) -> tuple:

@@ -20,9 +20,9 @@ from ...errors import UnsupportedDtypeError
 from ...backends import views
 from ...backends.registry import python_value
 from .._args import check_dim, float_input, int_arg, ordered, special_module
-from ..reductions import norm as vector_norm
+from ..reductions.core import norm as vector_norm
 from ..registry import op, torch_names
-from ..shape import _reshape as reshape_any
+from ..shape.core import _reshape as reshape_any
 
 NN = "torch.nn.functional"
 
@@ -42,7 +42,7 @@ def erf(be: Any, x: Any) -> Any:
 
 
 # ------------------------------------------------------------------ activations
-@op(method=True, inplace=True, family="nn",
+@op(method=True, inplace=True,
     torch=(*torch_names("relu", NN, function=True, method=True), "torch.Tensor.relu_"))
 def relu(be: Any, input: Any, inplace: bool = False) -> Any:
     """max(x, 0), keeping the dtype (integers stay integers, as in torch)."""
@@ -58,7 +58,7 @@ def _activation(name: str, fn: Any, doc: str, *, torch_fn: bool = False,
         x = input if keep_int else float_input(be, input)
         return in_place(be, input, fn(be, x, *args, **kwargs), inplace)
     impl.__name__, impl.__doc__ = name, doc
-    op(name, method=False, torch=torch_names(name, NN, function=torch_fn), family="nn")(impl)
+    op(name, method=False, torch=torch_names(name, NN, function=torch_fn))(impl)
 
 
 def _hardtanh(be: Any, x: Any, min_val: float = -1.0, max_val: float = 1.0) -> Any:
@@ -110,7 +110,7 @@ _activation("hardswish", lambda be, x: x * be.np.clip(x / 6 + x.dtype.type(0.5),
 _activation("mish", lambda be, x: x * be.np.tanh(_softplus_raw(be, x)), "x * tanh(softplus(x)).")
 
 
-@op(method=False, torch=torch_names("gelu", NN), family="nn")
+@op(method=False, torch=torch_names("gelu", NN))
 def gelu(be: Any, input: Any, approximate: str = "none") -> Any:
     """x * Phi(x): exact (erf) or torch's tanh approximation (``approximate='tanh'``)."""
     x = float_input(be, input)
@@ -124,34 +124,34 @@ def gelu(be: Any, input: Any, approximate: str = "none") -> Any:
     return (t(0.5) * x * (1 + erf(be, x * t(1 / math.sqrt(2))))).astype(x.dtype)
 
 
-@op(method=False, torch=torch_names("softplus", NN), family="nn")
+@op(method=False, torch=torch_names("softplus", NN))
 def softplus(be: Any, input: Any, beta: float = 1.0, threshold: float = 20.0) -> Any:
     """log(1 + exp(beta x)) / beta, linear above ``threshold``."""
     return _softplus_raw(be, float_input(be, input), beta, threshold)
 
 
-@op(method=False, torch=torch_names("logsigmoid", NN), family="nn")
+@op(method=False, torch=torch_names("logsigmoid", NN))
 def logsigmoid(be: Any, input: Any) -> Any:
     """log(sigmoid(x)), computed stably."""
     x = float_input(be, input)
     return be.np.minimum(x, 0) - be.np.log1p(be.np.exp(-be.np.abs(x)))
 
 
-@op(method=False, torch=torch_names("softsign", NN), family="nn")
+@op(method=False, torch=torch_names("softsign", NN))
 def softsign(be: Any, input: Any) -> Any:
     """x / (1 + |x|)."""
     x = float_input(be, input)
     return x / (1 + be.np.abs(x))
 
 
-@op(method=False, torch=torch_names("tanhshrink", NN), family="nn")
+@op(method=False, torch=torch_names("tanhshrink", NN))
 def tanhshrink(be: Any, input: Any) -> Any:
     """x - tanh(x)."""
     x = float_input(be, input)
     return x - be.np.tanh(x)
 
 
-@op(method=False, torch=torch_names("threshold", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("threshold", NN, function=True))
 def threshold(be: Any, input: Any, threshold: float, value: float, inplace: bool = False) -> Any:
     """x where x > threshold, else value (the dtype kept)."""
     value = python_value(value, "threshold(): value")  # a number, as torch's Scalar
@@ -159,13 +159,13 @@ def threshold(be: Any, input: Any, threshold: float, value: float, inplace: bool
     return in_place(be, input, out, inplace)
 
 
-@op(method=True, torch=torch_names("hardshrink", NN, function=True, method=True), family="nn")
+@op(method=True, torch=torch_names("hardshrink", NN, function=True, method=True))
 def hardshrink(be: Any, input: Any, lambd: float = 0.5) -> Any:
     """x where |x| > lambd, else 0."""
     return be.np.where(be.np.abs(input) > lambd, input, input.dtype.type(0))
 
 
-@op(method=False, torch=torch_names("softshrink", NN), family="nn")
+@op(method=False, torch=torch_names("softshrink", NN))
 def softshrink(be: Any, input: Any, lambd: float = 0.5) -> Any:
     """x -+ lambd outside [-lambd, lambd], else 0."""
     t = input.dtype.type
@@ -173,7 +173,7 @@ def softshrink(be: Any, input: Any, lambd: float = 0.5) -> Any:
                        be.np.where(input < -lambd, input + t(lambd), t(0)))
 
 
-@op(method=False, torch=torch_names("glu", NN), family="nn")
+@op(method=False, torch=torch_names("glu", NN))
 def glu(be: Any, input: Any, dim: int = -1) -> Any:
     """a * sigmoid(b), the halves of ``dim``."""
     d = check_dim("glu", dim, input.ndim)
@@ -209,7 +209,7 @@ def log_softmax_raw(be: Any, x: Any, d: Any) -> Any:
     return shifted - be.np.log(be.np.sum(be.np.exp(shifted), axis=d, keepdims=True))
 
 
-@op(method=True, torch=torch_names("softmax", NN, function=True, method=True), family="nn")
+@op(method=True, torch=torch_names("softmax", NN, function=True, method=True))
 def softmax(be: Any, input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
     """exp(x) / sum(exp(x)) along ``dim``, computed stably."""
     x = _softmax_input(be, input, dtype)
@@ -220,7 +220,7 @@ def softmax(be: Any, input: Any, dim: int | None = None, _stacklevel: int = 3, d
     return e / be.np.sum(e, axis=d, keepdims=True)
 
 
-@op(method=True, torch=torch_names("log_softmax", NN, function=True, method=True), family="nn")
+@op(method=True, torch=torch_names("log_softmax", NN, function=True, method=True))
 def log_softmax(be: Any, input: Any, dim: int | None = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Any:
     """x - logsumexp(x) along ``dim``."""
@@ -228,13 +228,13 @@ def log_softmax(be: Any, input: Any, dim: int | None = None, _stacklevel: int = 
     return log_softmax_raw(be, x, _softmax_dim("log_softmax", dim, x.ndim))
 
 
-@op(method=False, torch=torch_names("softmin", NN), family="nn")
+@op(method=False, torch=torch_names("softmin", NN))
 def softmin(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
     """softmax(-x)."""
     return softmax(be, -_softmax_input(be, input, dtype), dim)
 
 
-@op(method=False, family="nn",
+@op(method=False,
     torch=("torch._safe_softmax", "aten._safe_softmax.default", "aten._safe_softmax"))
 def _safe_softmax(be: Any, input: Any, dim: int, dtype: Any = None) -> Any:
     """softmax, with 0 (not nan) along ``dim`` where every input is -inf (attention rows
@@ -256,7 +256,7 @@ def _affine(x: Any, weight: Any, bias: Any) -> Any:
     return x
 
 
-@op(method=False, torch=torch_names("layer_norm", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("layer_norm", NN, function=True))
 def layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5, cudnn_enable: bool = True) -> Any:
     """Normalise over the trailing ``normalized_shape`` dims (biased variance), then scale/shift."""
@@ -272,7 +272,7 @@ def layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any = None, b
     return _affine(out, weight, bias)
 
 
-@op(method=False, torch=torch_names("rms_norm", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("rms_norm", NN, function=True))
 def rms_norm(be: Any, input: Any, normalized_shape: Any, weight: Any = None,
              eps: float | None = None) -> Any:
     """x / sqrt(mean(x^2) + eps) over the trailing dims (eps: the dtype's epsilon by default)."""
@@ -288,7 +288,7 @@ def _channel(v: Any, ndim: int) -> Any:
     return None if v is None else v.reshape((-1,) + (1,) * (ndim - 2))
 
 
-@op(method=False, torch=torch_names("group_norm", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("group_norm", NN, function=True))
 def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Any:
     """Normalise each group of channels per sample, then a per-channel affine."""
@@ -301,7 +301,7 @@ def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: A
     return _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
 
 
-@op(method=False, torch=torch_names("instance_norm", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("instance_norm", NN, function=True))
 def instance_norm(be: Any, input: Any, running_mean: Any = None, running_var: Any = None,
                   weight: Any = None, bias: Any = None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5, cudnn_enabled: bool = False) -> Any:
@@ -316,7 +316,7 @@ def instance_norm(be: Any, input: Any, running_mean: Any = None, running_var: An
     return _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
 
 
-@op(method=False, torch=torch_names("normalize", NN), family="nn")
+@op(method=False, torch=torch_names("normalize", NN))
 def normalize(be: Any, input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Any = None) -> Any:
     """x / max(||x||_p, eps) along ``dim``."""
@@ -332,7 +332,7 @@ def normalize(be: Any, input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e
 
 
 # ------------------------------------------------------------------ layers
-@op(method=False, torch=torch_names("linear", NN), family="nn")
+@op(method=False, torch=torch_names("linear", NN))
 def linear(be: Any, input: Any, weight: Any, bias: Any = None) -> Any:
     """x @ weight.T + bias (weight is (out_features, in_features), as nn.Linear stores it)."""
     if input.dtype != weight.dtype:
@@ -347,7 +347,7 @@ def linear(be: Any, input: Any, weight: Any, bias: Any = None) -> Any:
     return out if bias is None else out + bias
 
 
-@op(method=False, torch=torch_names("bilinear", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("bilinear", NN, function=True))
 def bilinear(be: Any, input1: Any, input2: Any, weight: Any, bias: Any = None) -> Any:
     """x1^T W_k x2 + b_k for each output feature k."""
     out = be.np.einsum("...i,kij,...j->...k", input1, weight, input2)
@@ -368,7 +368,7 @@ def _renormed(be: Any, weight: Any, indices: Any, max_norm: float, norm_type: fl
     return weight
 
 
-@op(method=False, torch=torch_names("embedding", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("embedding", NN, function=True))
 def embedding(be: Any, input: Any, weight: Any, padding_idx: Any = None, max_norm: Any = None,
               norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Any:
@@ -382,7 +382,7 @@ def embedding(be: Any, input: Any, weight: Any, padding_idx: Any = None, max_nor
     return flat.reshape((*input.shape, *weight.shape[1:]))
 
 
-@op(method=False, torch=torch_names("one_hot", NN), family="nn")
+@op(method=False, torch=torch_names("one_hot", NN))
 def one_hot(be: Any, tensor: Any, num_classes: int = -1) -> Any:
     """int64 one-hot encoding along a new last dim (``num_classes=-1``: max + 1)."""
     if tensor.dtype.kind not in "iu":
@@ -428,7 +428,7 @@ def _replicate_cropping(be: Any, input: Any, pad: Any) -> Any:
     return x
 
 
-@op(method=False, torch=torch_names("pad", NN), family="nn")
+@op(method=False, torch=torch_names("pad", NN))
 def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Any:
     """Pad (or, with negative amounts, crop) the last len(pad)//2 dims; pairs run last dim first."""
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
@@ -457,7 +457,7 @@ def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None
     return be.np.pad(x, widths, mode=_PAD_MODES[mode])
 
 
-@op(method=False, torch=torch_names("prelu", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("prelu", NN, function=True))
 def prelu(be: Any, input: Any, weight: Any) -> Any:
     """x for x > 0, else weight * x (one weight, or one per channel of dim 1)."""
     w = weight.reshape((-1,) + (1,) * (input.ndim - 2)) if weight.size > 1 and input.ndim > 1 \
@@ -465,7 +465,7 @@ def prelu(be: Any, input: Any, weight: Any) -> Any:
     return be.np.where(input > 0, input, w * input).astype(input.dtype)
 
 
-@op(method=False, torch=torch_names("rrelu", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("rrelu", NN, function=True))
 def rrelu(be: Any, input: Any, lower: float = 1 / 8, upper: float = 1 / 3,
           training: bool = False, inplace: bool = False) -> Any:
     """Eval mode: leaky ReLU with slope (lower + upper) / 2 (training draws random slopes)."""
@@ -475,7 +475,7 @@ def rrelu(be: Any, input: Any, lower: float = 1 / 8, upper: float = 1 / 3,
     return in_place(be, input, _leaky(be, float_input(be, input), (lower + upper) / 2), inplace)
 
 
-@op(method=False, torch=torch_names("pixel_shuffle", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("pixel_shuffle", NN, function=True))
 def pixel_shuffle(be: Any, input: Any, upscale_factor: int) -> Any:
     """(*, C r^2, H, W) -> (*, C, H r, W r)."""
     r = upscale_factor
@@ -486,7 +486,7 @@ def pixel_shuffle(be: Any, input: Any, upscale_factor: int) -> Any:
     return x.reshape((*lead, c // (r * r), h * r, w * r))
 
 
-@op(method=False, torch=torch_names("pixel_unshuffle", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("pixel_unshuffle", NN, function=True))
 def pixel_unshuffle(be: Any, input: Any, downscale_factor: int) -> Any:
     """(*, C, H r, W r) -> (*, C r^2, H, W)."""
     r = downscale_factor
@@ -497,7 +497,7 @@ def pixel_unshuffle(be: Any, input: Any, downscale_factor: int) -> Any:
     return x.reshape((*lead, c * r * r, h // r, w // r))
 
 
-@op(method=False, torch=torch_names("channel_shuffle", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("channel_shuffle", NN, function=True))
 def channel_shuffle(be: Any, input: Any, groups: int) -> Any:
     """Interleave the channel groups: (N, g * k, ...) -> channels k-major."""
     n, c = input.shape[:2]
@@ -505,7 +505,7 @@ def channel_shuffle(be: Any, input: Any, groups: int) -> Any:
     return be.np.swapaxes(x, 1, 2).reshape(input.shape)
 
 
-@op(method=False, torch=torch_names("pairwise_distance", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("pairwise_distance", NN, function=True))
 def pairwise_distance(be: Any, x1: Any, x2: Any, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Any:
     """||x1 - x2 + eps||_p along the last dim."""
@@ -518,7 +518,7 @@ def pairwise_distance(be: Any, x1: Any, x2: Any, p: float = 2.0, eps: float = 1e
     return (be.np.sum(d ** p, axis=-1, keepdims=keepdim) ** (1 / p)).astype(d.dtype)
 
 
-@op(method=False, torch=torch_names("pdist", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("pdist", NN, function=True))
 def pdist(be: Any, input: Any, p: float = 2.0) -> Any:
     """Distances between all row pairs i < j of an (N, M) input, in row-major pair order."""
     n = input.shape[0]
@@ -549,14 +549,14 @@ def _adaptive(n: int) -> None:
         return x.astype(input.dtype)
     name = f"adaptive_avg_pool{n}d"
     impl.__name__, impl.__doc__ = name, f"Average over {n}-d windows giving ``output_size``."
-    op(name, method=False, torch=torch_names(name, NN, function=n == 1), family="nn")(impl)
+    op(name, method=False, torch=torch_names(name, NN, function=n == 1))(impl)
 
 
 for _n in (1, 2, 3):
     _adaptive(_n)
 
 
-@op(method=False, torch=torch_names("scaled_dot_product_attention", NN), family="nn")
+@op(method=False, torch=torch_names("scaled_dot_product_attention", NN))
 def scaled_dot_product_attention(be: Any, query: Any, key: Any, value: Any, attn_mask: Any = None,
                                  dropout_p: float = 0.0, is_causal: bool = False,
                                  scale: Any = None, enable_gqa: bool = False) -> Any:
@@ -583,7 +583,7 @@ def scaled_dot_product_attention(be: Any, query: Any, key: Any, value: Any, attn
     return be.np.matmul(be.np.where(masked_out, t(0), weights), value)
 
 
-@op(function=False, method=False, family="nn", wrap=False,
+@op(function=False, method=False, wrap=False,
     torch=("torch._nested_tensor_from_mask_left_aligned",))
 def _nested_tensor_from_mask_left_aligned(be: Any, input: Any, mask: Any) -> bool:
     """Whether each row of ``mask`` keeps a prefix (True... then False...): nn.TransformerEncoder

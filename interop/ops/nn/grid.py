@@ -20,7 +20,7 @@ import numpy as np
 from ...errors import UnsupportedDtypeError
 from .functional import NN
 from ..registry import op, torch_names
-from ..shape import _reshape as reshape_any
+from ..shape.core import _reshape as reshape_any
 
 MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
@@ -194,7 +194,7 @@ def _code(table: dict, value: Any, what: str) -> int:
     return int(value)
 
 
-@op(method=False, torch=torch_names("grid_sample", NN), family="nn")
+@op(method=False, torch=torch_names("grid_sample", NN))
 def grid_sample(be: Any, input: Any, grid: Any, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: Any = None) -> Any:
     """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at ``grid``'s [-1, 1] coordinates."""
@@ -202,7 +202,7 @@ def grid_sample(be: Any, input: Any, grid: Any, mode: str = "bilinear",
                   _code(PADDINGS, padding_mode, "padding_mode"), bool(align_corners))
 
 
-@op(method=False, torch=("torch.grid_sampler",), family="nn")
+@op(method=False, torch=("torch.grid_sampler",))
 def grid_sampler(be: Any, input: Any, grid: Any, interpolation_mode: int, padding_mode: int,
                  align_corners: bool) -> Any:
     """torch.grid_sampler: grid_sample with integer codes (mode 0 bilinear, 1 nearest,
@@ -222,7 +222,7 @@ def _fixed_rank(rank: int) -> None:
         return sample(be, input, grid, interpolation_mode, padding_mode, align_corners)
     impl.__name__ = name
     impl.__doc__ = f"torch.{name}: torch.grid_sampler for {rank}-d input only."
-    op(name, method=False, torch=(f"torch.{name}",), family="nn")(impl)
+    op(name, method=False, torch=(f"torch.{name}",))(impl)
 
 
 _fixed_rank(4)
@@ -237,8 +237,7 @@ def _base_coordinates(steps: int, align_corners: bool) -> np.ndarray:
     return ramp if align_corners else ramp * (steps - 1) / steps
 
 
-@op(method=False, torch=(*torch_names("affine_grid", NN), "torch.affine_grid_generator"),
-    family="nn")
+@op(method=False, torch=(*torch_names("affine_grid", NN), "torch.affine_grid_generator"))
 def affine_grid(be: Any, theta: Any, size: Any, align_corners: Any = None) -> Any:
     """The grid (N, H, W, 2) or (N, D, H, W, 3) that affine matrices ``theta`` (N, 2, 3) or
     (N, 3, 4) map the output's [-1, 1] coordinates to, for grid_sample."""

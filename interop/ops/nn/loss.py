@@ -43,7 +43,7 @@ def _pointwise(name: str, fn: Any, doc: str) -> None:
             loss = loss * weight
         return reduce_loss(be, loss, reduction_arg(size_average, reduce, reduction))
     impl.__name__, impl.__doc__ = name, doc
-    op(name, method=False, torch=torch_names(name, NN), family="nn")(impl)
+    op(name, method=False, torch=torch_names(name, NN))(impl)
 
 
 def _smooth_l1(be: Any, a: Any, b: Any, beta: float = 1.0) -> Any:
@@ -78,7 +78,7 @@ _pointwise("soft_margin_loss", lambda be, a, b: be.np.log1p(be.np.exp(-b * a)),
            "log(1 + exp(-y x)).")
 
 
-@op(method=False, torch=torch_names("binary_cross_entropy", NN), family="nn")
+@op(method=False, torch=torch_names("binary_cross_entropy", NN))
 def binary_cross_entropy(be: Any, input: Any, target: Any, weight: Any = None,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Any:
@@ -89,8 +89,7 @@ def binary_cross_entropy(be: Any, input: Any, target: Any, weight: Any = None,
     return reduce_loss(be, loss, reduction_arg(size_average, reduce, reduction))
 
 
-@op(method=False, torch=torch_names("binary_cross_entropy_with_logits", NN, function=True),
-    family="nn")
+@op(method=False, torch=torch_names("binary_cross_entropy_with_logits", NN, function=True))
 def binary_cross_entropy_with_logits(be: Any, input: Any, target: Any, weight: Any = None,
                                      size_average: Any = None, reduce: Any = None,
                                      reduction: str = "mean", pos_weight: Any = None) -> Any:
@@ -104,7 +103,7 @@ def binary_cross_entropy_with_logits(be: Any, input: Any, target: Any, weight: A
     return reduce_loss(be, loss, reduction_arg(size_average, reduce, reduction))
 
 
-@op(method=False, torch=torch_names("kl_div", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("kl_div", NN, function=True))
 def kl_div(be: Any, input: Any, target: Any, size_average: Any = None, reduce: Any = None,
            reduction: str = "mean", log_target: bool = False) -> Any:
     """KL(target || exp(input)); ``reduction='batchmean'`` divides the sum by the batch size."""
@@ -127,7 +126,7 @@ def _picked(be: Any, x: Any, target: Any, n_classes: int) -> tuple[Any, Any]:
     return be.np.sum(be.np.where(hot, x, x.dtype.type(0)), axis=-1), hot
 
 
-@op(method=False, torch=torch_names("nll_loss", NN), family="nn")
+@op(method=False, torch=torch_names("nll_loss", NN))
 def nll_loss(be: Any, input: Any, target: Any, weight: Any = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Any:
     """-w[t] * input[t] per element; ``mean`` divides by the summed weights of the kept targets."""
@@ -145,7 +144,7 @@ def nll_loss(be: Any, input: Any, target: Any, weight: Any = None, size_average:
     return reduce_loss(be, loss, red)
 
 
-@op(method=False, torch=torch_names("cross_entropy", NN), family="nn")
+@op(method=False, torch=torch_names("cross_entropy", NN))
 def cross_entropy(be: Any, input: Any, target: Any, weight: Any = None, size_average: Any = None,
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Any:
@@ -181,7 +180,7 @@ def cross_entropy(be: Any, input: Any, target: Any, weight: Any = None, size_ave
     return ((1 - label_smoothing) * nll + smooth * (label_smoothing / n_classes)).astype(input.dtype)
 
 
-@op(method=False, torch=torch_names("cosine_similarity", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("cosine_similarity", NN, function=True))
 def cosine_similarity(be: Any, x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
     """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along ``dim`` (torch's order)."""
     x1, x2 = be.np.broadcast_arrays(x1, x2)
@@ -194,7 +193,7 @@ def cosine_similarity(be: Any, x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8
     return be.np.sum((x1 / n1) * (x2 / n2), axis=dim)
 
 
-@op(method=False, torch=torch_names("margin_ranking_loss", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("margin_ranking_loss", NN, function=True))
 def margin_ranking_loss(be: Any, input1: Any, input2: Any, target: Any, margin: float = 0.0,
                         size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Any:
@@ -204,7 +203,7 @@ def margin_ranking_loss(be: Any, input1: Any, input2: Any, target: Any, margin: 
     return reduce_loss(be, loss.astype(input1.dtype), reduction_arg(size_average, reduce, reduction))
 
 
-@op(method=False, torch=torch_names("hinge_embedding_loss", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("hinge_embedding_loss", NN, function=True))
 def hinge_embedding_loss(be: Any, input: Any, target: Any, margin: float = 1.0,
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Any:
@@ -216,7 +215,7 @@ def hinge_embedding_loss(be: Any, input: Any, target: Any, margin: float = 1.0,
                        reduction_arg(size_average, reduce, reduction))
 
 
-@op(method=False, torch=torch_names("poisson_nll_loss", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("poisson_nll_loss", NN, function=True))
 def poisson_nll_loss(be: Any, input: Any, target: Any, log_input: bool = True, full: bool = False,
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
                      reduction: str = "mean") -> Any:
@@ -231,7 +230,7 @@ def poisson_nll_loss(be: Any, input: Any, target: Any, log_input: bool = True, f
     return reduce_loss(be, loss.astype(input.dtype), reduction_arg(size_average, reduce, reduction))
 
 
-@op(method=False, torch=torch_names("gaussian_nll_loss", NN), family="nn")
+@op(method=False, torch=torch_names("gaussian_nll_loss", NN))
 def gaussian_nll_loss(be: Any, input: Any, target: Any, var: Any, full: bool = False,
                       eps: float = 1e-6, reduction: str = "mean") -> Any:
     """0.5 (log(max(var, eps)) + (x - y)^2 / max(var, eps)) (+ 0.5 log(2 pi) if ``full``)."""
@@ -245,7 +244,7 @@ def gaussian_nll_loss(be: Any, input: Any, target: Any, var: Any, full: bool = F
     return reduce_loss(be, loss.astype(input.dtype), reduction)
 
 
-@op(method=False, torch=torch_names("cosine_embedding_loss", NN, function=True), family="nn")
+@op(method=False, torch=torch_names("cosine_embedding_loss", NN, function=True))
 def cosine_embedding_loss(be: Any, input1: Any, input2: Any, target: Any, margin: float = 0.0,
                           size_average: Any = None, reduce: Any = None,
                           reduction: str = "mean") -> Any:
@@ -262,7 +261,7 @@ def cosine_embedding_loss(be: Any, input1: Any, input2: Any, target: Any, margin
     return reduce_loss(be, loss.astype(input1.dtype), reduction_arg(size_average, reduce, reduction))
 
 
-@op(method=False, torch=torch_names("multilabel_soft_margin_loss", NN), family="nn")
+@op(method=False, torch=torch_names("multilabel_soft_margin_loss", NN))
 def multilabel_soft_margin_loss(be: Any, input: Any, target: Any, weight: Any = None,
                                 size_average: Any = None, reduce: Any = None,
                                 reduction: str = "mean") -> Any:
@@ -275,7 +274,7 @@ def multilabel_soft_margin_loss(be: Any, input: Any, target: Any, weight: Any = 
     return reduce_loss(be, loss, reduction_arg(size_average, reduce, reduction))
 
 
-@op(method=False, torch=torch_names("linear_cross_entropy", NN), family="nn")
+@op(method=False, torch=torch_names("linear_cross_entropy", NN))
 def linear_cross_entropy(be: Any, input: Any, linear_weight: Any, target: Any, *,
                          linear_bias: Any = None, weight: Any = None, reduction: str = "mean",
                          ignore_index: int | None = None, label_smoothing: float = 0.0,

@@ -9,14 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from ..indexing import _take_along
+from ..indexing.core import _take_along
 from .functional import NN, pairwise_distance
 from .loss import reduce_loss, reduction_arg
 from ..registry import op, torch_names
 
 
-@op(method=False, torch=torch_names("triplet_margin_loss", NN),
-    family="nn")  # torch.* takes an int reduction
+@op(method=False, torch=torch_names("triplet_margin_loss", NN))  # torch.* takes an int reduction
 def triplet_margin_loss(be: Any, anchor: Any, positive: Any, negative: Any, margin: float = 1.0,
                         p: float = 2.0, eps: float = 1e-6, swap: bool = False,
                         size_average: Any = None, reduce: Any = None,
@@ -38,7 +37,7 @@ def _rows(x: Any, target: Any) -> tuple[Any, Any, bool]:
     return x, target, False
 
 
-@op(method=False, torch=torch_names("multi_margin_loss", NN), family="nn")
+@op(method=False, torch=torch_names("multi_margin_loss", NN))
 def multi_margin_loss(be: Any, input: Any, target: Any, p: int = 1, margin: float = 1.0,
                       weight: Any = None, size_average: Any = None, reduce: Any = None,
                       reduction: str = "mean") -> Any:
@@ -59,7 +58,7 @@ def multi_margin_loss(be: Any, input: Any, target: Any, p: int = 1, margin: floa
     return reduce_loss(be, loss.astype(x.dtype), reduction_arg(size_average, reduce, reduction))
 
 
-@op(method=False, torch=torch_names("multilabel_margin_loss", NN), family="nn")
+@op(method=False, torch=torch_names("multilabel_margin_loss", NN))
 def multilabel_margin_loss(be: Any, input: Any, target: Any, size_average: Any = None,
                            reduce: Any = None, reduction: str = "mean") -> Any:
     """Per sample: for each target class j (the labels before the first -1) and each

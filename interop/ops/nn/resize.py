@@ -108,7 +108,7 @@ def _contracted(be: Any, x: Any, axis: int, weights: np.ndarray) -> Any:
     return be.np.moveaxis(be.np.moveaxis(x, axis, -1) @ w, -1, axis)
 
 
-@op(method=False, torch=torch_names("interpolate", NN), family="nn")
+@op(method=False, torch=torch_names("interpolate", NN))
 def interpolate(be: Any, input: Any, size: Any = None, scale_factor: Any = None,
                 mode: str = "nearest", align_corners: Any = None,
                 recompute_scale_factor: Any = None, antialias: bool = False) -> Any:
@@ -157,7 +157,7 @@ def _resampled(be: Any, input: Any, sizes: list[int], scales: list[float | None]
     return x.astype(input.dtype)
 
 
-@op(method=False, family="nn", torch=("aten._upsample_bilinear2d_aa",
+@op(method=False, torch=("aten._upsample_bilinear2d_aa",
                                       "torch._C._nn._upsample_bilinear2d_aa",
                                       "aten._upsample_bilinear2d_aa.default",
                                       "aten._upsample_bilinear2d_aa.vec"))

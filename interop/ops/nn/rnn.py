@@ -174,7 +174,7 @@ def _kernel(kind: str):
 
 
 for _kind in CELLS:
-    op(_kind, method=False, family="nn", torch=(f"torch.{_kind}",))(_kernel(_kind))
+    op(_kind, method=False, torch=(f"torch.{_kind}",))(_kernel(_kind))
 
 
 def _host_int64(values: list[int]) -> Any:
@@ -183,7 +183,7 @@ def _host_int64(values: list[int]) -> Any:
     return sys.modules["torch"].tensor(values, dtype=sys.modules["torch"].int64)
 
 
-@op(function=False, method=False, family="nn", torch=("torch._pack_padded_sequence",))
+@op(function=False, method=False, torch=("torch._pack_padded_sequence",))
 def _pack_padded_sequence(be: Any, input: Any, lengths: Any, batch_first: bool) -> tuple:
     """(data, batch_sizes) of sequences sorted by decreasing length: time-major rows."""
     lengths = host_sizes(lengths, "pack_padded_sequence's lengths")
@@ -199,7 +199,7 @@ def _pack_padded_sequence(be: Any, input: Any, lengths: Any, batch_first: bool) 
     return data, _host_int64(sizes)
 
 
-@op(function=False, method=False, family="nn", torch=("torch._pad_packed_sequence",))
+@op(function=False, method=False, torch=("torch._pad_packed_sequence",))
 def _pad_packed_sequence(be: Any, data: Any, batch_sizes: Any, batch_first: bool,
                          padding_value: float, total_length: int) -> tuple:
     """(padded, lengths): the packed rows back in a (T, B, *) tensor, ``padding_value`` past

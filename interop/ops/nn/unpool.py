@@ -48,7 +48,7 @@ def _unpool(n: int) -> None:
     name = f"max_unpool{n}d"
     impl.__name__ = name
     impl.__doc__ = f"Values at their max_pool{n}d indices, zeros elsewhere."
-    op(name, method=False, torch=torch_names(name, NN), family="nn")(impl)
+    op(name, method=False, torch=torch_names(name, NN))(impl)
 
 
 for _n in (1, 2, 3):

@@ -1,0 +1,5 @@
+"""Fourier transforms and the short-time transform.
+
+Importing the package declares its operations (fills ``registry.TABLE``)."""
+
+from . import core, stft  # noqa: F401

@@ -1,0 +1,5 @@
+"""Indexing, gathering, scattering and strided views.
+
+Importing the package declares its operations (fills ``registry.TABLE``)."""
+
+from . import core, scatter, strided  # noqa: F401

@@ -1,0 +1,285 @@
+"""Out-of-place writes torch names as functions: index_copy/index_fill/index_put/put,
+masked_scatter, select/slice/diagonal_scatter, scatter_reduce and index_reduce (each with
+its in-place ``*_`` method where torch has one).
+
+Each writes into a copy of ``input`` with NumPy-style item assignment and ``ufunc.at``
+(NumPy, CuPy).  Dask cannot scatter chunk by chunk: there the same code runs lazily on
+whole arrays in one task (``whole_arrays``), exact but not parallel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes
+from .._args import cast, check_dim, whole_arrays
+from ..registry import op
+
+_REDUCE = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def _written(be: Any, impl: Any, input: Any, *args: Any, shape: tuple | None = None) -> Any:
+    """``impl(be, input, *args)`` (writes into a copy of ``input``); on Dask, one lazy task."""
+    if be.lazy:
+        return whole_arrays(be, impl, shape or tuple(input.shape), input.dtype, input, *args)
+    return impl(be, input, *args)
+
+
+def _identity(dtype: Any, reduce: str) -> Any:
+    """The value that leaves ``reduce`` unchanged (include_self=False starts from it)."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "b":
+        return reduce == "amin"
+    info = np.iinfo(dtype) if dtype.kind in "iu" else None
+    if reduce == "amax":
+        return info.min if info else -np.inf
+    return info.max if info else np.inf
+
+
+def _reduce_into(be: Any, out: Any, where: Any, values: Any, reduce: str,
+                 include_self: bool) -> Any:
+    """Reduce ``values`` into ``out[where]`` (duplicates combine), as torch's scatter_reduce:
+    ``include_self=False`` ignores ``out``'s old values where something lands; ``mean``
+    divides by the count (floor division for integers)."""
+    if not include_self:
+        out[where] = _identity(out.dtype, reduce)
+    getattr(be.np, _REDUCE[reduce]).at(out, where, values)
+    if reduce == "mean":
+        count = be.np.full(out.shape, 1 if include_self else 0, dtype=dtypes.int64)
+        be.np.add.at(count, where, 1)
+        count = be.np.maximum(count, 1)
+        out[...] = out // count if out.dtype.kind in "iub" else out / count
+    return out
+
+
+def _along(index: Any, dim: int, ndim: int) -> tuple:
+    """The index tuple selecting ``index`` along ``dim``, everything along the others."""
+    return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
+
+
+def _source_dtype(source: Any, dtype: Any) -> Any:
+    return cast(source, dtype) if getattr(source, "dtype", None) is not None else source
+
+
+# ------------------------------------------------------------------ along one dim
+def _index_copy(be: Any, input: Any, dim: int, index: Any, source: Any) -> Any:
+    out = be.np.array(input, copy=True)
+    if input.ndim == 0:
+        out[...] = be.np.reshape(source, ())
+        return out
+    out[_along(index, dim, input.ndim)] = _source_dtype(source, input.dtype)
+    return out
+
+
+@op(inplace=True)
+def index_copy(be: Any, input: Any, dim: int, index: Any, source: Any) -> Any:
+    """``source``'s slices written at ``index`` along ``dim`` of a copy of ``input``."""
+    d = check_dim("index_copy", dim, input.ndim) or 0
+    return _written(be, _index_copy, input, d, index, source)
+
+
+def _index_fill(be: Any, input: Any, dim: int, index: Any, value: Any) -> Any:
+    out = be.np.array(input, copy=True)
+    target = out[None] if input.ndim == 0 else out
+    target[_along(index, dim, target.ndim)] = _source_dtype(value, input.dtype)
+    return out
+
+
+@op(inplace=True)
+def index_fill(be: Any, input: Any, dim: int, index: Any, value: Any) -> Any:
+    """``value`` (a number or 0-d tensor) at ``index`` along ``dim`` of a copy of ``input``."""
+    if getattr(value, "ndim", 0) != 0:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s); pass a number")
+    d = check_dim("index_fill", dim, input.ndim) or 0
+    return _written(be, _index_fill, input, d, index, value)
+
+
+def _index_reduce(be: Any, input: Any, dim: int, index: Any, source: Any, reduce: str,
+                  include_self: bool) -> Any:
+    out = be.np.array(input, copy=True)
+    target = out[None] if input.ndim == 0 else out
+    src = be.np.reshape(source, (1,)) if input.ndim == 0 else source
+    moved = be.np.moveaxis(target, dim, 0)  # a view: reductions land in ``out``
+    _reduce_into(be, moved, index, be.np.moveaxis(_source_dtype(src, input.dtype), dim, 0),
+                 reduce, include_self)
+    return out
+
+
+@op(inplace=True)
+def index_reduce(be: Any, input: Any, dim: int, index: Any, source: Any, reduce: str, *,
+                 include_self: bool = True) -> Any:
+    """Reduce (prod, mean, amax, amin) ``source``'s slices into ``input`` at ``index``."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    d = check_dim("index_reduce", dim, input.ndim) or 0
+    return _written(be, lambda b, *a: _index_reduce(b, *a, reduce, include_self), input, d,
+                    index, source)
+
+
+def _scatter_reduce(be: Any, input: Any, dim: int, index: Any, src: Any, reduce: str,
+                    include_self: bool) -> Any:
+    out = be.np.array(input, copy=True)
+    target = out[None] if input.ndim == 0 else out
+    index = be.np.reshape(index, (-1,)) if input.ndim == 0 else index
+    src = be.np.reshape(src, (-1,)) if input.ndim == 0 else src
+    if index.size == 0:
+        return out
+    src = src[tuple(slice(0, s) for s in index.shape)]
+    grids = list(be.np.indices(tuple(index.shape), sparse=True))
+    grids[dim] = index
+    _reduce_into(be, target, tuple(grids), _source_dtype(src, input.dtype), reduce, include_self)
+    return out
+
+
+@op(inplace=True)
+def scatter_reduce(be: Any, input: Any, dim: int, index: Any, src: Any, reduce: str, *,
+                   include_self: bool = True) -> Any:
+    """Reduce (sum, prod, mean, amax, amin) ``src`` into ``input`` at ``index`` along ``dim``."""
+    if reduce not in _REDUCE:  # checked now: on Dask the task would fail later, the target lost
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    d = check_dim("scatter_reduce", dim, input.ndim) or 0
+    return _written(be, lambda b, *a: _scatter_reduce(b, *a, reduce, include_self), input, d,
+                    index, src)
+
+
+# ------------------------------------------------------------------ flat and masked
+def _put(be: Any, input: Any, index: Any, source: Any, accumulate: bool) -> Any:
+    out = be.np.array(input, copy=True)
+    flat = be.np.reshape(out, (-1,))  # a view of the fresh copy
+    values = be.np.reshape(_source_dtype(source, input.dtype), (-1,))
+    index = be.np.reshape(index, (-1,))
+    if accumulate:
+        be.np.add.at(flat, index, values)
+    else:
+        flat[index] = values
+    return out
+
+
+@op(inplace=True)
+def put(be: Any, input: Any, index: Any, source: Any, accumulate: bool = False) -> Any:
+    """``source`` written (or added) at flat positions ``index`` of a copy of ``input``."""
+    return _written(be, lambda b, *a: _put(b, *a, accumulate), input, index, source)
+
+
+def _index_put(be: Any, input: Any, values: Any, *indices: Any, accumulate: bool) -> Any:
+    out = be.np.array(input, copy=True)
+    where = tuple(slice(None) if i is None else i for i in indices)
+    if accumulate:
+        where = tuple(be.np.nonzero(i)[0] if getattr(i, "dtype", None) == bool else i
+                      for i in where)
+        be.np.add.at(out, where, _source_dtype(values, input.dtype))
+    else:
+        out[where] = _source_dtype(values, input.dtype)
+    return out
+
+
+@op(inplace=True)
+def index_put(be: Any, input: Any, indices: Any, values: Any, accumulate: bool = False) -> Any:
+    """``input[indices] = values`` (or ``+=`` with ``accumulate``) on a copy of ``input``."""
+    return _written(be, lambda b, i, v, *idx: _index_put(b, i, v, *idx, accumulate=accumulate),
+                    input, values, *indices)
+
+
+def _masked_scatter(be: Any, input: Any, mask: Any, source: Any) -> Any:
+    out, m = be.np.broadcast_arrays(input, mask)
+    out = be.np.array(out, copy=True)
+    n = int(be.np.count_nonzero(m))
+    if n > source.size:
+        raise RuntimeError(f"masked_scatter: the mask selects {n} elements but source has only "
+                           f"{source.size}; pass a source with at least as many elements")
+    out[m] = be.np.reshape(source, (-1,))[:n].astype(input.dtype)
+    return out
+
+
+@op(inplace=True)
+def masked_scatter(be: Any, input: Any, mask: Any, source: Any) -> Any:
+    """Where ``mask`` is True, ``source``'s elements in order; elsewhere ``input``."""
+    if getattr(mask, "dtype", None) != dtypes.bool:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {getattr(mask, 'dtype', type(mask).__name__)}")
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
+    return _written(be, _masked_scatter, input, mask, source, shape=shape)
+
+
+# ------------------------------------------------------------------ views written back
+def _slice_scatter(be: Any, input: Any, src: Any, where: tuple) -> Any:
+    out = be.np.array(input, copy=True)
+    out[where] = _source_dtype(src, input.dtype)
+    return out
+
+
+@op()
+def select_scatter(be: Any, input: Any, src: Any, dim: int, index: int) -> Any:
+    """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``."""
+    d = check_dim("select_scatter", dim, input.ndim)
+    return _written(be, _slice_scatter, input, src, _along(index, d, input.ndim))
+
+
+@op()
+def slice_scatter(be: Any, input: Any, src: Any, dim: int = 0, start: int | None = None,
+                  end: int | None = None, step: int = 1) -> Any:
+    """A copy of ``input`` with ``src`` written at ``input[start:end:step]`` along ``dim``."""
+    d = check_dim("slice_scatter", dim, input.ndim)
+    return _written(be, _slice_scatter, input, src,
+                    _along(slice(start, end, step), d, input.ndim))
+
+
+def _diagonal_scatter(be: Any, input: Any, src: Any, offset: int, d1: int, d2: int) -> Any:
+    out = be.np.array(input, copy=True)
+    view = be.np.moveaxis(out, (d1, d2), (-2, -1))
+    n = src.shape[-1] if src.ndim else 0
+    steps = be.np.arange(n)
+    rows, cols = (steps, steps + offset) if offset >= 0 else (steps - offset, steps)
+    view[..., rows, cols] = _source_dtype(src, input.dtype)
+    return out
+
+
+@op()
+def diagonal_scatter(be: Any, input: Any, src: Any, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Any:
+    """A copy of ``input`` with ``src`` written on the diagonal (``offset``, ``dim1``,
+    ``dim2``), the inverse of ``torch.diagonal``."""
+    d1 = check_dim("diagonal_scatter", dim1, input.ndim)
+    d2 = check_dim("diagonal_scatter", dim2, input.ndim)
+    return _written(be, lambda b, i, s: _diagonal_scatter(b, i, s, offset, d1, d2), input, src)
+
+
+# ------------------------------------------------------------------ torch's masked indexing
+def _clamped(be: Any, input: Any, indices: Any) -> tuple:
+    """Indices clamped into range (the masked-off ones may point anywhere)."""
+    return tuple(slice(None) if i is None else
+                 be.np.clip(i, -input.shape[d], input.shape[d] - 1)
+                 for d, i in enumerate(indices))
+
+
+@op("_unsafe_masked_index", method=False,
+    torch=("torch._unsafe_masked_index",))
+def unsafe_masked_index(be: Any, input: Any, mask: Any, indices: Any, fill: Any) -> Any:
+    """``input[indices]`` where ``mask`` holds, ``fill`` elsewhere (torch's decomposition
+    helper for padding and interpolation)."""
+    probe = np.broadcast_to(np.empty((), input.dtype), tuple(input.shape))[tuple(
+        slice(None) if i is None else np.zeros(tuple(i.shape), np.int64) for i in indices)]
+    shape = tuple(np.broadcast_shapes(probe.shape, tuple(mask.shape)))  # Dask needs it ahead
+    return _written(be, _masked_index, input, mask, fill, *indices, shape=shape)
+
+
+def _masked_index(be: Any, input: Any, mask: Any, fill: Any, *indices: Any) -> Any:
+    picked = input[_clamped(be, input, indices)]
+    return be.np.where(mask, picked, cast(fill, input.dtype)).astype(input.dtype)
+
+
+@op("_unsafe_masked_index_put_accumulate", method=False,
+    torch=("torch._unsafe_masked_index_put_accumulate",))
+def unsafe_masked_index_put_accumulate(be: Any, input: Any, mask: Any, indices: Any,
+                                       values: Any) -> Any:
+    """``input[indices] += values`` where ``mask`` holds (the others add nothing)."""
+    kept = be.np.where(mask, values, be.np.zeros((), dtype=values.dtype))
+    return index_put(be, input, _clamped(be, input, indices), kept, accumulate=True)

@@ -1,0 +1,145 @@
+"""aten-level torch functions that torch exposes as ``torch.*`` (or only as
+``torch.ops.aten.*``) and op_db tests: native_layer_norm and native_group_norm (the output
+with the saved mean and 1/std), constant_pad_nd, ``aten.slice`` and the
+backward kernels op_db calls directly (softmax's, dropout's, max_pool2d's).  Written on the
+same primitives as their torch.nn.functional and indexing forms.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ... import dtypes
+from ...backends import views
+from ...errors import ShapeError
+from . import functional
+from .._args import check_dim, int_arg, promote, whole_arrays
+from .conv import _ceil_pads, _tuple
+from .functional import _affine, _channel
+from ..registry import op, torch_names
+from ..shape.core import _reshape as reshape_any
+
+
+def _stats(be: Any, x: Any, axes: tuple, eps: float) -> tuple[Any, Any]:
+    """(mean, 1/sqrt(biased var + eps)) over ``axes``, kept as size-1 dims."""
+    mean = be.np.mean(x, axis=axes, keepdims=True)
+    var = be.np.mean(be.np.square(x - mean), axis=axes, keepdims=True)
+    return mean, 1 / be.np.sqrt(var + x.dtype.type(eps))
+
+
+@op(method=False, torch=("torch.native_layer_norm",))
+def native_layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any,
+                      eps: float) -> Any:
+    """(layer_norm(input), mean, rstd), the statistics shaped to broadcast against input."""
+    k = 1 if isinstance(normalized_shape, int) else len(normalized_shape)
+    axes = tuple(range(input.ndim - k, input.ndim))
+    if input.size == 0:
+        shape = (*input.shape[:input.ndim - k], *(1,) * k)
+        empty = be.np.zeros(shape, dtype=input.dtype)
+        return input, empty, empty
+    mean, rstd = _stats(be, input, axes, eps)
+    return _affine((input - mean) * rstd, weight, bias), mean, rstd
+
+
+@op(method=False, torch=("torch.native_group_norm",))
+def native_group_norm(be: Any, input: Any, weight: Any, bias: Any, N: int, C: int,  # noqa: N803
+                      HxW: int, group: int, eps: float) -> Any:  # noqa: N803
+    """(group_norm(input), mean, rstd), the statistics of shape (N, group)."""
+    g = reshape_any(be, input, (N, group, (C // group) * HxW))  # rechunks where Dask must
+    if g.shape[-1] == 0:
+        stats = be.np.full((N, group), math.nan, dtype=input.dtype)
+        return input, stats, stats
+    mean, rstd = _stats(be, g, (-1,), eps)
+    out = reshape_any(be, (g - mean) * rstd, tuple(input.shape))
+    out = _affine(out, _channel(weight, input.ndim), _channel(bias, input.ndim))
+    return out, mean[..., 0], rstd[..., 0]
+
+
+@op(method=False, torch=("torch.constant_pad_nd",))
+def constant_pad_nd(be: Any, input: Any, pad: Any, value: Any = 0) -> Any:
+    """F.pad in constant mode (negative amounts crop), torch's aten spelling."""
+    return functional.pad(be, input, pad, "constant", value)
+
+
+@op("slice", function=False, method=False, torch=("aten.slice.Tensor",))
+def slice_(be: Any, input: Any, dim: int = 0, start: Any = None, end: Any = None,
+           step: Any = 1) -> Any:
+    """``input[start:end:step]`` along ``dim`` (bounds clamped, as Python's), a view:
+    torch.ops.aten's spelling of basic slicing."""
+    if input.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = check_dim("slice", dim, input.ndim)
+    start, end = (None if b is None else int_arg("slice", what, b)
+                  for b, what in ((start, "start"), (end, "end")))
+    step = int_arg("slice", "step", step)
+    if step <= 0:
+        raise RuntimeError(f"slice step must be positive, got {step}; flip the tensor "
+                           "(torch.flip) for a reversed order")
+    index = (slice(None),) * d + (slice(start, end, step),)
+    return views.remember(input[index], input, index)
+
+
+@op("_softmax_backward_data", method=False,
+    torch=torch_names("_softmax_backward_data", "aten", also=("torch._softmax_backward_data",)))
+def softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: int,
+                          input_dtype: Any) -> Any:
+    """The gradient of softmax's input from its output's: ``y * (g - sum(g * y))`` along
+    ``dim`` (torch's CPU kernel keeps the gradient's dtype)."""
+    if grad_output.dtype != output.dtype:
+        raise RuntimeError(f"_softmax_backward_data: expected scalar type {output.dtype} but "
+                           f"found {grad_output.dtype}; pass the gradient in the output's dtype")
+    d = check_dim("_softmax_backward_data", dim, output.ndim)
+    scaled = grad_output * output
+    return scaled - output * be.np.sum(scaled, axis=d, keepdims=True)
+
+
+@op(method=False, torch=torch_names("native_dropout_backward", "aten"))
+def native_dropout_backward(be: Any, grad_output: Any, mask: Any, scale: float) -> Any:
+    """``grad_output * mask * scale``: dropout's gradient, with torch's dtypes (an integer
+    gradient times a float scale is float)."""
+    kept = be.np.multiply(*promote(grad_output, mask))
+    dt = dtypes.result_type(kept, scale)
+    return kept.astype(dt) * dt.type(scale)
+
+
+def _add_planes(be: Any, grad: Any, indices: Any, planes: int, size: int) -> Any:
+    """Zeros (planes, size) with row i's values of ``grad`` added at row i's ``indices``
+    (windows overlap: one input element may be the max of several)."""
+    out = be.np.zeros((planes, size), dtype=grad.dtype)
+    rows = be.np.arange(planes)[:, None]
+    be.np.add.at(out, (rows, be.np.reshape(indices, (planes, -1))),
+                 be.np.reshape(grad, (planes, -1)))
+    return out
+
+
+@op(method=False, torch=torch_names("max_pool2d_with_indices_backward", "aten"))
+def max_pool2d_with_indices_backward(be: Any, grad_output: Any, input: Any, kernel_size: Any,
+                                     stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
+                                     indices: Any) -> Any:
+    """max_pool2d's gradient: each output gradient added at the input element its index
+    names (the window's max), zeros elsewhere; on Dask one lazy task."""
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, got "
+                           f"{input.ndim}-d")
+    kernel = _tuple(kernel_size, 2)
+    stride_ = _tuple(stride, 2) if stride not in (None, (), []) else kernel
+    padding_, dilation_ = _tuple(padding, 2), _tuple(dilation, 2)
+    sizes = tuple(int(n) for n in input.shape[-2:])
+    pads = _ceil_pads(sizes, kernel, stride_, padding_, dilation_, ceil_mode)
+    pooled = tuple((n + left + right - d * (k - 1) - 1) // st + 1 for n, (left, right), k, st, d
+                   in zip(sizes, pads, kernel, stride_, dilation_))
+    expected = (*input.shape[:-2], *pooled)
+    for name, t in (("grad_output", grad_output), ("indices", indices)):
+        if tuple(t.shape) != expected:
+            raise ShapeError(f"max_pool2d_with_indices_backward: {name} of shape "
+                             f"{list(t.shape)}, but max_pool2d's output is {list(expected)} for "
+                             f"input {list(input.shape)}; pass the pool's own gradient and "
+                             "indices")
+    planes, size = math.prod(input.shape[:-2]), math.prod(input.shape[-2:])
+    if be.lazy:
+        flat = whole_arrays(be, _add_planes, (planes, size), grad_output.dtype, grad_output,
+                            indices, planes, size)
+    else:
+        flat = _add_planes(be, grad_output, indices, planes, size)
+    return be.np.reshape(flat, tuple(input.shape)).astype(input.dtype)

@@ -1,0 +1,5 @@
+"""Reductions, scans, statistics, sorting and searching.
+
+Importing the package declares its operations (fills ``registry.TABLE``)."""
+
+from . import core, counting, segments, sorting, statistics  # noqa: F401

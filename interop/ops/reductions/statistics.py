@@ -1,0 +1,221 @@
+"""Statistics built from reductions: running extremes (cummax, cummin,
+logcumsumexp), nan-ignoring sums and means, aminmax, var_mean/std_mean,
+medians and quantiles, dist, cov, corrcoef, histc and trapezoid, with
+torch's signatures and named-tuple results."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes
+from ...backends.registry import host_values, python_value
+from .._args import check_dim, float_input, ordered, promote
+from .core import values_indices
+from ..registry import op, torch_alias
+
+
+_MINMAX = namedtuple("aminmax", ["min", "max"])
+
+# What Dask's array library cannot express (declared on the records, read by the tests and docs).
+NO_DASK_ACCUMULATE = {"dask": "dask.array has no ufunc.accumulate"}
+# ------------------------------------------------------------------ statistics
+def _cum_extreme(name: str, better: str) -> None:
+    def impl(be: Any, input: Any, dim: int) -> Any:
+        d = check_dim(name, dim, ordered(name, input).ndim) if input.ndim else 0
+        x = input if input.ndim else be.np.reshape(input, (1,))
+        values = getattr(be.np, better).accumulate(x, axis=d)
+        n = x.shape[d]
+        pos = be.np.reshape(be.np.arange(n), (n,) + (1,) * (x.ndim - d - 1))
+        hit = (x == values) | (be.np.isnan(x) if x.dtype.kind == "f" else False)
+        indices = be.np.maximum.accumulate(be.np.where(hit, pos, 0), axis=d).astype(dtypes.int64)
+        if not input.ndim:
+            values, indices = be.np.reshape(values, ()), be.np.reshape(indices, ())
+        return values_indices[name](values, indices)
+    impl.__name__, impl.__doc__ = name, f"Running {better} along ``dim`` and where it was seen."
+    op(name, lacks=NO_DASK_ACCUMULATE)(impl)
+
+
+_cum_extreme("cummax", "fmax")
+_cum_extreme("cummin", "fmin")
+
+
+@op(lacks=NO_DASK_ACCUMULATE)
+def logcumsumexp(be: Any, input: Any, dim: int) -> Any:
+    """log(cumsum(exp(x))) along ``dim``, computed stably."""
+    x = float_input(be, input)
+    if not x.ndim:
+        return x.copy()
+    d = check_dim("logcumsumexp", dim, x.ndim)
+    return be.np.logaddexp.accumulate(x, axis=d)
+
+
+@op(all_dims_if_empty=True)
+def nansum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
+           dtype: Any = None) -> Any:
+    """Sum ignoring nan (integers accumulate in int64)."""
+    d = check_dim("nansum", dim, input.ndim)
+    dt = dtypes.as_dtype(dtype) or (dtypes.int64 if input.dtype.kind in "biu" else input.dtype)
+    return be.np.nansum(input, axis=d, keepdims=keepdim, dtype=dt)
+
+
+@op(all_dims_if_empty=True)
+def nanmean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
+            dtype: Any = None) -> Any:
+    """Mean ignoring nan (floating tensors only)."""
+    x = input.astype(dtypes.as_dtype(dtype)) if dtype is not None else input
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {x.dtype}")
+    d = check_dim("nanmean", tuple(dim) if isinstance(dim, list) else dim, x.ndim)
+    count = be.np.sum(~be.np.isnan(x), axis=d, keepdims=keepdim)
+    return (be.np.nansum(x, axis=d, keepdims=keepdim) / count).astype(x.dtype)
+
+
+@op()
+def aminmax(be: Any, input: Any, *, dim: Any = None, keepdim: bool = False) -> Any:
+    """(min, max) together."""
+    d = check_dim("aminmax", dim, ordered("aminmax", input).ndim)
+    return _MINMAX(be.np.min(input, axis=d, keepdims=keepdim),
+                   be.np.max(input, axis=d, keepdims=keepdim))
+
+
+def _moments(name: str, root: bool) -> None:
+    def impl(be: Any, input: Any, dim: Any = None, unbiased: Any = None, keepdim: bool = False,
+             *, correction: Any = None) -> Any:
+        if isinstance(dim, bool):
+            dim, unbiased = None, dim
+        ddof = float(correction) if correction is not None else (0.0 if unbiased is False else 1.0)
+        d = check_dim(name, dim, input.ndim)
+        var = be.np.var(input, axis=d, keepdims=keepdim, ddof=ddof)
+        mean = be.np.mean(input, axis=d, keepdims=keepdim)
+        return (be.np.sqrt(var) if root else var, mean)
+    impl.__name__, impl.__doc__ = name, f"({'std' if root else 'var'}, mean) in one call."
+    op(name, method=False, all_dims_if_empty=True)(impl)
+
+
+_moments("var_mean", False)
+_moments("std_mean", True)
+
+
+def _lower_median(be: Any, x: Any, d: int, skip_nan: bool) -> tuple[Any, Any]:
+    """torch's median: the lower of the two middle values, and its index."""
+    order = be.np.argsort(x, axis=d, kind="stable")
+    ranked = be.np.take_along_axis(x, order, axis=d)
+    n = x.shape[d]
+    if skip_nan:
+        valid = be.np.sum(~be.np.isnan(x), axis=d, keepdims=True)
+        k = be.np.maximum((valid - 1) // 2, 0)
+    else:
+        has_nan = be.np.any(be.np.isnan(x), axis=d, keepdims=True) if x.dtype.kind == "f" else False
+        k = be.np.where(has_nan, n - 1, (n - 1) // 2) if x.dtype.kind == "f" else \
+            be.np.full((1,) * x.ndim, (n - 1) // 2)
+        if x.dtype.kind == "f":  # the first nan, as torch reports it
+            first_nan = be.np.argmax(be.np.isnan(ranked), axis=d)
+            k = be.np.where(has_nan, be.np.expand_dims(first_nan, d), k)
+    k = be.np.broadcast_to(k, (*x.shape[:d], 1, *x.shape[d + 1:])).astype(np.int64)
+    return (be.np.take_along_axis(ranked, k, axis=d), be.np.take_along_axis(order, k, axis=d))
+
+
+def _median(name: str, skip_nan: bool) -> None:
+    def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False) -> Any:
+        ordered(name, input)
+        if dim is None:
+            flat = be.np.reshape(input, (-1,))
+            if flat.size == 0:
+                return be.np.asarray(np.nan, dtype=input.dtype)
+            return be.np.reshape(_lower_median(be, flat, 0, skip_nan)[0], ())
+        d = check_dim(name, dim, input.ndim) if input.ndim else 0
+        x = input if input.ndim else be.np.reshape(input, (1,))
+        values, indices = _lower_median(be, x, d, skip_nan)
+        if not keepdim or not input.ndim:
+            values, indices = be.np.squeeze(values, axis=d), be.np.squeeze(indices, axis=d)
+        return values_indices["median"](values, indices.astype(dtypes.int64))
+    impl.__name__ = name
+    impl.__doc__ = "The lower median (torch's), with indices when ``dim`` is given."
+    op(name)(impl)
+
+
+_median("median", False)
+_median("nanmedian", True)
+
+
+def _quantile(name: str, skip_nan: bool) -> None:
+    def impl(be: Any, input: Any, q: Any, dim: Any = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Any:
+        fn = be.np.nanquantile if skip_nan else be.np.quantile
+        if input.ndim == 0:  # a 0-d input is a 1-element vector to torch
+            out = impl(be, be.np.reshape(input, (1,)), q, None if dim is None else 0, False,
+                       interpolation=interpolation)
+            return out
+        qq = q.astype(input.dtype) if hasattr(q, "dtype") else q
+        out = fn(input, qq, axis=dim, keepdims=keepdim, method=interpolation)
+        if not skip_nan and input.dtype.kind == "f" and input.size:
+            has_nan = be.np.any(be.np.isnan(input), axis=dim, keepdims=keepdim)
+            out = be.np.where(has_nan, input.dtype.type(np.nan), out)
+        return out.astype(input.dtype)
+    impl.__name__, impl.__doc__ = name, "Quantiles (q in [0, 1]) along ``dim`` or overall."
+    op(name)(impl)
+
+
+_quantile("quantile", False)
+_quantile("nanquantile", True)
+
+
+@op()
+def dist(be: Any, input: Any, other: Any, p: Any = 2) -> Any:
+    """The p-norm of input - other."""
+    diff = be.np.abs(be.np.subtract(*promote(input, other)))
+    if p == float("inf"):
+        return be.np.max(diff)
+    if p == float("-inf"):
+        return be.np.min(diff)
+    if p == 0:
+        return be.np.sum(diff != 0).astype(diff.dtype)
+    return be.np.sum(diff ** p) ** (1 / p)
+
+
+@op()
+def cov(be: Any, input: Any, *, correction: int = 1, fweights: Any = None,
+        aweights: Any = None) -> Any:
+    """Covariance of the rows (variables) over the columns (observations)."""
+    out = be.np.cov(input, ddof=correction, fweights=fweights, aweights=aweights)
+    return out.astype(input.dtype if input.dtype.kind in "fc" else dtypes.get_default_dtype())
+
+
+@op()
+def corrcoef(be: Any, input: Any) -> Any:
+    """Pearson correlation coefficients of the rows."""
+    out = be.np.corrcoef(input)
+    return out.astype(input.dtype if input.dtype.kind in "fc" else dtypes.get_default_dtype())
+
+
+@op()
+def histc(be: Any, input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> Any:  # noqa: A002
+    """Counts in ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
+    lo, hi = float(python_value(min, "histc(): min")), float(python_value(max, "histc(): max"))
+    if lo == hi and input.size:  # the data's range: a value read
+        lo, hi = (float(v) for v in host_values(be.np.stack([be.np.min(input), be.np.max(input)]),
+                                                "histc() without min and max: the data's range"))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    counts, _ = be.np.histogram(input, bins=bins, range=(lo, hi))
+    return counts.astype(input.dtype)
+
+
+@op(method=False)
+def trapezoid(be: Any, y: Any, x: Any = None, *, dx: Any = None, dim: int = -1) -> Any:
+    """The trapezoid rule along ``dim`` (spacing ``dx``, or sample points ``x``)."""
+    y = be.np.moveaxis(float_input(be, y), dim, -1)
+    if x is None:
+        widths = 1 if dx is None else dx
+    else:  # sample points: along dim (same shape as y) or one 1-d row for every lane
+        x = be.np.moveaxis(x, dim, -1) if x.ndim == y.ndim else x
+        widths = x[..., 1:] - x[..., :-1]
+    out = be.np.sum((y[..., 1:] + y[..., :-1]) * widths, axis=-1) / 2
+    return out.astype(dtypes.result_type(y, x) if x is not None else y.dtype)
+
+
+torch_alias("torch.trapz", to="trapezoid")
