@@ -33,6 +33,7 @@ KNOWN_DIFFERENCES = {
     "torch.pow": "exponent is other", "torch.dot": "tensor is other",
     # aliases share their operation's record: torch documents them with other names
     "torch.swapaxes": "transpose's dim0/dim1", "torch.true_divide": "div's input/other",
+    "torch.unsafe_split": "split's input (torch documents it as tensor)",
 }
 
 

@@ -71,7 +71,7 @@ def _install_operators(tensor_cls: type) -> None:
         func = getattr(tensor_cls, dunder.passed) if dunder.passed else None
         setattr(tensor_cls, dunder.name, make_operator(run, func, dunder.name, dunder.fast,
                                                        dunder.kinds, dunder.swap, dunder.numpy))
-        TORCH_NAMES[f"torch.Tensor.{dunder.name}"] = run
+        TORCH_NAMES.update(dict.fromkeys(dunder.torch, run))
     for name, entry in operators.inplace_dunders():
         method = getattr(tensor_cls, TABLE[entry].inplace)
         setattr(tensor_cls, name, make_operator(method._interop_run, method, name))

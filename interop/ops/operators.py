@@ -28,12 +28,14 @@ class Operator(NamedTuple):
     ufunc: np.ufunc  # what ``ndarray <op> t`` calls: ``t <op> ndarray`` calls it too
     reflected: bool = True  # has ``__r<op>__``
     inplace: bool = True  # has ``__i<op>__`` (the entry's in-place method)
+    reflected_torch: tuple[str, ...] = ()  # torch functions that are ``__r<op>__`` (torch.rsub)
 
 
 # integer // and % skip the shortcut: the table entry raises on division by zero as torch does
 BINARY_OPERATORS = {
     "add": Operator("add", "add", "add", _op.add, "biufc", np.add),
-    "sub": Operator("sub", "sub", None, _op.sub, "iufc", np.subtract),
+    "sub": Operator("sub", "sub", None, _op.sub, "iufc", np.subtract,
+                    reflected_torch=("torch.rsub",)),
     "mul": Operator("mul", "mul", "mul", _op.mul, "biufc", np.multiply),
     "truediv": Operator("div", "div", None, _op.truediv, "fc", np.true_divide),
     "floordiv": Operator("floor_divide", None, None, _op.floordiv, "f", np.floor_divide),
@@ -71,16 +73,18 @@ class BinaryDunder(NamedTuple):
     fast: Callable | None
     kinds: str
     numpy: Callable  # f(tensor, numpy operand): the ufunc ``operand <op> tensor`` would call
+    torch: tuple[str, ...]  # torch's names for it: torch.Tensor.<name>, and any function
 
 
 def binary_dunders() -> Iterator[BinaryDunder]:
     """``__<op>__`` and ``__r<op>__`` of every binary operator."""
     for name, row in BINARY_OPERATORS.items():
         yield BinaryDunder(f"__{name}__", row.entry, row.passed, False, row.fast, row.kinds,
-                           row.ufunc)
+                           row.ufunc, (f"torch.Tensor.__{name}__",))
         if row.reflected:
             yield BinaryDunder(f"__r{name}__", row.entry, row.reflected_passed, True, row.fast,
-                               row.kinds, functools.partial(_reflected, row.ufunc))
+                               row.kinds, functools.partial(_reflected, row.ufunc),
+                               (f"torch.Tensor.__r{name}__", *row.reflected_torch))
 
 
 def inplace_dunders() -> Iterator[tuple[str, str]]:

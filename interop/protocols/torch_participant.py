@@ -20,19 +20,11 @@ from .after_import import when_imported
 
 _cache: dict[int, tuple[Callable, Callable | None]] = {}
 
-ALIASES = {"torch.spmm": "torch.mm", "torch.true_divide": "torch.div",
-           "torch.Tensor.true_divide": "torch.div", "torch.functional.split": "torch.split",
-           "torch.rsub": "torch.Tensor.__rsub__", "torch.unsafe_split": "torch.split",
-           "torch.unsafe_chunk": "torch.chunk", "torch.split_with_sizes": "torch.split",
-           "torch.alias_copy": "torch.clone"}
-"""torch names ``resolve_name`` reports for a callable shared with another name (torch.mm
-and torch.spmm are one builtin) or kept in torch.functional, mapped to the table's name."""
 
 
 def lookup(name: str) -> Callable | None:
-    """The table's run for a torch name: as given, an alias, torch.functional.<f> as torch.<f>,
-    or a Tensor method as its torch function."""
-    name = ALIASES.get(name, name)
+    """The table's run for a torch name: as given (the records list every name, aliases
+    too), torch.functional.<f> as torch.<f>, or a Tensor method as its torch function."""
     run = TORCH_NAMES.get(name)
     if run is None and name.startswith("torch.functional."):
         run = TORCH_NAMES.get("torch." + name.removeprefix("torch.functional."))

@@ -16,7 +16,7 @@ from ...backends import views
 from ...backends.registry import python_value
 from ...errors import NoImaginaryPartError, UnsupportedDtypeError
 from .._args import cast, fits_dtype, float_input, kept_scalars, ordered, promote
-from ..registry import op
+from ..registry import op, torch_alias
 
 # name: (backend function, kind, array-api/NumPy aliases)
 #   kind "same": keeps the dtype; "float": integers become the default float;
@@ -275,6 +275,9 @@ def div(be: Any, input: Any, other: Any, *, rounding_mode: str | None = None) ->
         return be.np.trunc(be.np.true_divide(a, b))
     raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                      f"found '{rounding_mode}'")
+
+
+torch_alias("torch.Tensor.true_divide", to="div")
 
 
 @op(inplace=True, aliases=("clip",), out=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...errors import UnsupportedDtypeError
 from .._args import promote
-from ..registry import op
+from ..registry import op, torch_alias
 
 
 def _dtype_mismatch(name: str, a: Any, b: Any) -> RuntimeError:
@@ -51,6 +51,9 @@ def mm(be: Any, input: Any, mat2: Any) -> Any:
     _check_ndim("mm", input, 2, "self")
     _check_ndim("mm", mat2, 2, "mat2")
     return matmul(be, input, mat2)
+
+
+torch_alias("torch.spmm", to="mm")  # one builtin in torch: resolve_name may say either
 
 
 @op(out=True)

@@ -14,7 +14,7 @@ from ... import dtypes
 from ...backends import views
 from ...errors import ShapeError
 from .._args import check_dim, dim_arg, int_arg, promote, size_arg
-from ..registry import op
+from ..registry import op, torch_alias
 
 
 def _promoted_list(tensors: Any) -> list:
@@ -375,6 +375,9 @@ def split(be: Any, input: Any, split_size_or_sections: Any, dim: int = 0) -> Any
                  for a, b in zip(bounds[:-1], bounds[1:]))
 
 
+torch_alias("torch.unsafe_split", "torch.split_with_sizes", to="split")
+
+
 @op()
 def chunk(be: Any, input: Any, chunks: int, dim: int = 0) -> Any:
     """Split into ``chunks`` nearly equal parts along ``dim``."""
@@ -384,6 +387,9 @@ def chunk(be: Any, input: Any, chunks: int, dim: int = 0) -> Any:
     n = input.shape[check_dim("chunk", dim, input.ndim)]
     size = -(-n // chunks) if n else 1
     return split(be, input, size, dim)
+
+
+torch_alias("torch.unsafe_chunk", to="chunk")
 
 
 @op()
@@ -407,6 +413,9 @@ def narrow(be: Any, input: Any, dim: int, start: int, length: int) -> Any:
 def clone(be: Any, input: Any, *, memory_format: Any = None) -> Any:
     """A copy with its own memory."""
     return input.copy()
+
+
+torch_alias("torch.alias_copy", to="clone")
 
 
 @op(function=False)
