@@ -555,13 +555,19 @@ def make_public(run: Callable, name: str, qualname: str, doc: str = "",
     direct = getattr(run, "direct", None)
     bare = getattr(direct, "bare", direct)  # the implementation without its dims normaliser
     fits = getattr(direct, "fits", None)
+    shortcut = getattr(run, "shortcut", None)  # an operator's: (fast, kinds)
 
     def public(*args: Any, **kwargs: Any) -> Any:
         if not _active():
             if bare is not None and not kwargs:
                 exact = exact_tensors(args)
-                if exact is not None and (fits is None or fits(exact[1])):
-                    return finish(call_impl(bare, exact[0], exact[1], kwargs), Tensor, args)
+                if exact is not None:
+                    if shortcut is not None and len(args) == 2:
+                        raw = raw_shortcut(*shortcut, *exact[1])
+                        if raw is not None:
+                            return finish(raw, Tensor, args)
+                    if fits is None or fits(exact[1]):
+                        return finish(call_impl(bare, exact[0], exact[1], kwargs), Tensor, args)
             plain = plain_call(args, kwargs)
             if plain is not None:
                 cls, be, raws = plain
@@ -624,17 +630,9 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
             if cls is not Tensor and not _default_handler(cls):
                 return slow(self, other, True)
             a, b = self._raw, other._raw
-            dt = a.dtype
-            # Non-NumPy dtypes (array-api-strict's) and two devices of one backend take the
-            # full path: it knows their rules and names the devices in its error.
-            if type(a) is not type(b) or dt != b.dtype or getattr(dt, "kind", "?") not in kinds \
-                    or not (a.ndim and b.ndim) or \
-                    _raw_backends[type(a)].multi_device and a.device != b.device:
+            raw = raw_shortcut(fast, kinds, b, a) if swap else raw_shortcut(fast, kinds, a, b)
+            if raw is None:
                 return slow(self, other)
-            try:
-                raw = fast(b, a) if swap else fast(a, b)
-            except ValueError:
-                return slow(self, other)  # says it in torch's words (Dask: NaN sizes explained)
         elif to is float or to is int:
             if cls is not Tensor and not _default_handler(cls):
                 return slow(self, other, True)
@@ -661,6 +659,23 @@ def make_operator(run: Callable, passed: Callable | None, dunder: str,
     public.__module__ = "interop"
     public._interop_run = run
     return public
+
+
+def raw_shortcut(fast: Callable, kinds: str, a: Any, b: Any) -> Any:
+    """An operator's shortcut, ``fast(a, b)`` on raw arrays, where it gives the table entry's
+    answer: one array type, dtype and device, of a dtype kind in ``kinds`` (where NumPy's
+    result dtype is torch's), neither 0-d; None where the entry must decide.  Non-NumPy
+    dtypes (array-api-strict's, torch's) and two devices of one backend take the full path:
+    it knows their rules and names the devices in its error."""
+    dt = a.dtype
+    if type(a) is not type(b) or dt != b.dtype or getattr(dt, "kind", "?") not in kinds \
+            or not (a.ndim and b.ndim) or \
+            _raw_backends[type(a)].multi_device and a.device != b.device:
+        return None
+    try:
+        return fast(a, b)
+    except ValueError:
+        return None  # the entry says it in torch's words (Dask: NaN sizes explained)
 
 
 def _fits_int(x: int, dtype: np.dtype) -> bool:
@@ -791,6 +806,11 @@ def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
     if direct is not None and (not kwargs or "out" not in kwargs):
         exact = None if kwargs else exact_tensors(args, cls)
         if exact is not None:  # torch.add(t, t), super() in a subclass: public's fast path
+            shortcut = getattr(run, "shortcut", None)
+            if shortcut is not None and len(args) == 2:
+                raw = raw_shortcut(*shortcut, *exact[1])
+                if raw is not None:
+                    return finish(raw, cls, args)
             fits = getattr(direct, "fits", None)
             if fits is None or fits(exact[1]):
                 return finish(call_impl(getattr(direct, "bare", direct), *exact, kwargs),

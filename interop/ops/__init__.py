@@ -38,6 +38,8 @@ def _named(run: Callable) -> Callable:
 
 def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> None:
     run = make_run(entry)
+    if entry.name in operators.SHORTCUTS:  # interop.add(t, t), torch.add(t, t) as t + t
+        run.shortcut = operators.SHORTCUTS[entry.name]
     if entry.name in ("__repr__", "__format__"):
         run = _named(run)
     function_sig = public_signature(entry.impl, out=entry.out)

@@ -58,6 +58,10 @@ BINARY_OPERATORS = {
                    inplace=False),
 }
 
+SHORTCUTS = {row.entry: (row.fast, row.kinds) for row in BINARY_OPERATORS.values() if row.fast}
+"""entry -> (fast, kinds): the operator's shortcut, which the entry's function and torch
+function take too (``interop.add(t, t)``, ``torch.add(t, t)``), for the same operands."""
+
 UNARY_OPERATORS = {"__neg__": ("neg", "neg"), "__pos__": ("positive", None),
                    "__abs__": ("abs", "abs"), "__invert__": ("bitwise_not", None)}
 """dunder -> (table entry, the Tensor method handlers see; None: the dunder)."""

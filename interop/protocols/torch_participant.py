@@ -62,8 +62,9 @@ def _drop_none_out(run: Callable) -> Callable:
         if kwargs and "out" in kwargs and kwargs["out"] is None:
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         return run(cls, args, kwargs)
-    if hasattr(run, "direct"):
-        run_torch.direct = run.direct
+    for fast_path in ("direct", "shortcut"):  # what the default handler calls sooner
+        if hasattr(run, fast_path):
+            setattr(run_torch, fast_path, getattr(run, fast_path))
     return run_torch
 
 
