@@ -59,15 +59,16 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None
            *, chunks: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (torch.tensor's role).
 
-    ``backend`` picks numpy, cupy or dask (default: ``set_default_backend`` /
-    ``INTEROP_BACKEND``, or the backend ``data`` already lives on);
+    ``backend`` picks numpy, cupy, dask or torch (default: ``set_default_backend`` /
+    ``INTEROP_BACKEND`` for host data, or the backend ``data`` already lives on: a torch
+    tensor's copy stays torch's);
     ``chunks`` applies to Dask.
     """
     options = {"chunks": chunks} if chunks is not None else {}
     raw = data = data._raw if isinstance(data, Tensor) else stacked_if_lazy(data)
     if backend is None and device is None and not hasattr(raw, "__cuda_array_interface__") \
-            and not type(raw).__module__.startswith("dask") and _registry.on_host(raw):
-        backend = default_backend()  # host data follows the default backend
+            and not type(raw).__module__.startswith(("dask", "torch")) and _registry.on_host(raw):
+        backend = default_backend()  # host data follows the default backend; torch's stays torch
     return _dispatch.make(Tensor, to_raw(data, dtype, device, backend, copy=True, **options))
 
 
@@ -89,8 +90,9 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
 
 
 def from_dlpack(x: Any) -> Tensor:
-    """Zero-copy import of any DLPack producer (torch, CuPy, JAX, NumPy)."""
-    return as_tensor(x)
+    """Zero-copy import of any DLPack producer (torch, CuPy, JAX, NumPy) as a NumPy (host)
+    or CuPy (GPU) tensor; ``interop.as_tensor(torch_tensor)`` keeps a torch tensor instead."""
+    return as_tensor(x if isinstance(x, Tensor) else _dlpack.foreign_to_raw(x))
 
 
 def is_tensor(obj: Any) -> bool:

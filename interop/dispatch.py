@@ -47,19 +47,25 @@ def _source(cls: type, args: tuple) -> Any:
     return None
 
 
-def wrap(ret: Any, cls: type, args: tuple = ()) -> Any:
-    """Wrap raw arrays in ``ret`` (also inside tuples, lists, namedtuples) as ``cls``."""
+def wrap(ret: Any, cls: type, args: tuple = (), be: Backend | None = None) -> Any:
+    """Wrap raw arrays in ``ret`` (also inside tuples, lists, namedtuples) as ``cls``.
+
+    Given the backend ``be`` the operation ran on, raw arrays of a guest library
+    (``foreign_joins``: torch) made there stay raw: torch's own host-side bookkeeping, such as
+    a packed sequence's ``batch_sizes``, which torch code reads back as torch tensors."""
     t = type(ret)
     if t in _raw_backends:
+        if be is not None and _raw_backends[t] is not be and _raw_backends[t].foreign_joins:
+            return ret
         return make(cls, ret, None if cls is Tensor else _source(cls, args))
     if isinstance(ret, np.generic):  # a NumPy reduction's scalar: a 0-d tensor, as torch's
         return make(cls, np.asarray(ret), None if cls is Tensor else _source(cls, args))
     if t is tuple or t is list:
-        return t([wrap(x, cls, args) for x in ret])
+        return t([wrap(x, cls, args, be) for x in ret])
     if isinstance(ret, Tensor):
         return ret if isinstance(ret, cls) else ret.as_subclass(cls)
     if isinstance(ret, tuple) and hasattr(ret, "_fields"):
-        return t(*(wrap(x, cls, args) for x in ret))
+        return t(*(wrap(x, cls, args, be) for x in ret))
     if registry.backend_of(ret) is not None:
         return make(cls, ret, None if cls is Tensor else _source(cls, args))
     return ret
@@ -78,14 +84,18 @@ def _foreign(x: Any) -> tuple[Backend, Any] | None:
 
 
 class _Unwrapper:
-    """Replaces Tensors and foreign arrays by raw arrays and notes their backends."""
+    """Replaces Tensors and foreign arrays by raw arrays and notes their backends.
 
-    __slots__ = ("first", "operands", "mixed")
+    A raw array of a backend with ``foreign_joins`` (a torch module's weights) is a guest:
+    beside tensors it takes their backend, as data does; alone, its own."""
+
+    __slots__ = ("first", "operands", "mixed", "guests")
 
     def __init__(self) -> None:
         self.first: Backend | None = None
         self.operands: list[tuple[Backend, Any]] = []
         self.mixed = False
+        self.guests: list[int] = []  # indices in operands
 
     def note(self, be: Backend, raw: Any) -> None:
         if self.first is None:
@@ -110,6 +120,8 @@ class _Unwrapper:
             return a.numpy  # t.dtype given back (x.astype(t.dtype)): the implementations' dtype
         found = _foreign(a)
         if found is not None:
+            if found[0].foreign_joins:
+                self.guests.append(len(self.operands))
             self.note(*found)
             return found[1]
         return a
@@ -117,7 +129,11 @@ class _Unwrapper:
     def backend(self) -> Backend | None:
         if not self.mixed and (self.first is None or not self.first.multi_device):
             return self.first
-        be = registry.common_backend(self.operands)  # checks devices (or the guard, if allowed)
+        hosts = self.operands
+        if 0 < len(self.guests) < len(hosts):
+            hosts = [o for i, o in enumerate(hosts) if i not in self.guests]
+            registry.common_backend(self.operands)  # the devices of all of them checked
+        be = registry.common_backend(hosts)  # checks devices (or the guard, if allowed)
         self.mixed = self.mixed or len({b.device_of(r) for b, r in self.operands}) > 1
         return be
 
@@ -236,7 +252,7 @@ def _raised_by_backend(exc: BaseException) -> bool:
 def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict) -> Any:
     be, rargs, rkwargs = unwrap_call(args, kwargs)
     ret = call_impl(impl, be if creation else be or registry.default_backend(), rargs, rkwargs)
-    return wrap(ret, cls, args)
+    return wrap(ret, cls, args, be)
 
 
 _RESTATED = (ValueError, TypeError, IndexError, NotImplementedError, AttributeError,
@@ -245,7 +261,15 @@ _RESTATED = (ValueError, TypeError, IndexError, NotImplementedError, AttributeEr
 
 
 def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict) -> Any:
-    """``impl`` on raw arguments; a backend's exception is restated as torch would raise it."""
+    """``impl`` on raw arguments; a backend's exception is restated as torch would raise it.
+
+    A backend whose library has the operation itself (``Backend.native``: torch's functions
+    on torch tensors) runs that instead, under the record's torch names (``impl.native_names``,
+    set by ``ops.registry.op``), with that library's semantics and errors."""
+    if be is not None and be.native_ops:
+        native = be.native(getattr(impl, "native_names", ()))
+        if native is not None:
+            return native(*rargs, **rkwargs)
     try:
         return impl(be, *rargs, **rkwargs)
     except _RESTATED as exc:
@@ -300,7 +324,8 @@ def write_into(target: Tensor, result: Any, name: str) -> None:
     dest = target._raw
     views.check_writable(dest, name)
     rdt = getattr(result, "dtype", None)
-    if rdt is not None and rdt != dest.dtype and not dtypes.can_cast(rdt, dest.dtype):
+    if rdt is not None and rdt != dest.dtype and not dtypes.can_cast(
+            dtypes.as_dtype(rdt), dtypes.as_dtype(dest.dtype)):  # (torch's dtypes too)
         raise RuntimeError(f"{name}: result type {rdt} can't be cast to the desired output "
                            f"type {dest.dtype}; compute out of place (without the trailing _) "
                            "or convert with .to(dtype) first")
@@ -406,6 +431,11 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
                             f"{type(out).__name__}; pass an interop tensor (interop.as_tensor("
                             "array) shares a NumPy array's memory)")
         be, rargs, rkwargs = unwrap_call((*args, out), kwargs)
+        if be is not None and be.native_ops and rargs[-1] is out._raw:
+            native = be.native(getattr(impl, "native_names", ()))
+            if native is not None:  # the library writes its own out= (torch resizes it)
+                native(*rargs[:-1], out=rargs[-1], **rkwargs)
+                return out
         write_into(out, call_impl(impl, be, rargs[:-1], rkwargs), name)
         return out
     if not creation:
@@ -414,11 +444,20 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
 
 
 def make_inplace_run(entry: Any, name: str) -> Callable[[type, tuple, dict], Any]:
-    """run for ``t.add_(x)`` / ``t += x``: compute fully, then write through, return ``t``."""
+    """run for ``t.add_(x)`` / ``t += x``: compute fully, then write through, return ``t``.
+
+    On a backend with the library's own in-place function (``Backend.native``), that runs
+    on the target's own array when the target stays where it is."""
     impl = entry.impl
+    names = tuple(n for n in entry.torch if n.rsplit(".", 1)[-1] == name) if entry.native else ()
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
         be, rargs, rkwargs = unwrap_call(args, kwargs)
+        if be is not None and be.native_ops and rargs[0] is getattr(args[0], "_raw", None):
+            native = be.native(names)
+            if native is not None:
+                native(*rargs, **rkwargs)
+                return convert(args[0], cls)
         write_into(args[0], call_impl(impl, be, rargs, rkwargs), name)
         return convert(args[0], cls)
     return run
@@ -514,13 +553,13 @@ def _lower(cls: type, t: type) -> type | None:
     return cls if issubclass(cls, t) else None
 
 
-def finish(ret: Any, cls: type, args: tuple) -> Any:
+def finish(ret: Any, cls: type, args: tuple, be: Backend | None = None) -> Any:
     """An implementation's raw result as a ``cls`` tensor (the plain case made directly)."""
     if cls is not Tensor:
-        return wrap(ret, cls, args)
+        return wrap(ret, cls, args, be)
     if type(ret) not in _raw_backends:
         if not isinstance(ret, np.generic):
-            return wrap(ret, cls, args)
+            return wrap(ret, cls, args, be)
         ret = np.asarray(ret)  # a NumPy reduction's scalar: a 0-d tensor, as torch's
     obj = _new(Tensor)
     obj._raw = ret
@@ -573,9 +612,9 @@ def make_public(run: Callable, name: str, qualname: str, doc: str = "",
                 cls, be, raws = plain
                 if direct is not None and raws is not None and be is not None:
                     if not kwargs and (fits is None or fits(raws)):
-                        return finish(call_impl(bare, be, raws, kwargs), cls, args)
+                        return finish(call_impl(bare, be, raws, kwargs), cls, args, be)
                     if "out" not in kwargs:
-                        return finish(call_impl(direct, be, raws, kwargs), cls, args)
+                        return finish(call_impl(direct, be, raws, kwargs), cls, args, be)
                 return run(cls, args, kwargs)
         return dispatch(public, run, args, kwargs)
     public.__name__, public.__qualname__, public.__module__ = name, qualname, "interop"

@@ -99,9 +99,9 @@ def _torch_float_format(shown: np.ndarray) -> tuple[dict, int]:
 def _host_values(be: Any, raw: Any, prefix: str) -> str:
     """The printed values; a GPU array sends only the corners that are shown to the host."""
     if be.device_of(raw).type == "cpu":
-        return _values(np.asarray(raw), prefix)
+        return _values(np.asarray(be.to_host(raw)), prefix)
     return _values(np.asarray(be.to_host(_preview(be, raw))), prefix,
-                   summarize=raw.size > _THRESHOLD)
+                   summarize=math.prod(raw.shape) > _THRESHOLD)
 
 
 def _lazy_body(raw: Any) -> str:
@@ -116,7 +116,7 @@ def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
         body = _lazy_body(raw)
     else:
         body = _host_values(be, raw, f"{name}(")
-        if raw.size == 0 and raw.ndim != 1:
+        if math.prod(raw.shape) == 0 and raw.ndim != 1:
             extras.append(f"size={tuple(raw.shape)}")
         if not _implicit_dtype(be.dtype_of(raw)):
             extras.append(f"dtype={dtypes.as_dtype(be.dtype_of(raw))}")
@@ -133,7 +133,7 @@ def _preview(be: Any, raw: Any) -> Any:
     between, so the corners print, with ``summarize=True``, exactly as the
     whole array would (the middle one falls under the ``...``).
     """
-    if raw.size <= _THRESHOLD:
+    if math.prod(raw.shape) <= _THRESHOLD:
         return raw
     e = _EDGEITEMS
     index = [be.np.asarray([*range(e + 1), *range(s - e, s)]) if s > 2 * e else be.np.arange(s)

@@ -80,4 +80,6 @@ def to_numpy(x):
         x = x.compute()
     if type(x).__module__.startswith("cupy"):
         x = x.get()
+    if type(x).__module__.startswith("torch") and hasattr(x, "resolve_conj"):  # torch backend
+        x = x.detach().cpu().resolve_conj().resolve_neg()
     return np.asarray(x)

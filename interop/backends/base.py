@@ -21,7 +21,7 @@ from ..errors import unknown_name
 # Device types, the backend that holds data there, and the index a bare type means.
 # "strict:N" is array-api-strict's Device("deviceN"): a second device without a GPU,
 # so the device logic below is exercised on every CI run (tests/test_devices_strict.py).
-BACKEND_NAMES = ("numpy", "cupy", "dask", "strict")
+BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch")
 DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
     "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1)}
 
@@ -167,6 +167,8 @@ class Backend:
     device_types: tuple[str, ...] = ("cpu",)  # the device types this backend holds data on
     multi_device: bool = False  # its arrays may sit on different devices (several GPUs)
     numpy_protocols: bool = True  # its arrays implement NEP 13/18: NumPy calls run its own code
+    native_ops: bool = False  # its library has the table's operations itself (see ``native``)
+    foreign_joins: bool = False  # its raw arrays beside tensors take their backend, as data
 
     @property
     def xp(self) -> Any:
@@ -188,6 +190,14 @@ class Backend:
         for part in (getattr(func, "__module__", None) or "numpy").split(".")[1:]:
             module = getattr(module, part, None)
         return getattr(module, func.__name__, None)
+
+    def native(self, names: tuple[str, ...]) -> Any:
+        """The library's own implementation of an operation known by these torch names
+        (``torch.add``, ``torch.Tensor.add``, ``torch.nn.functional.relu``): a callable on raw
+        arrays run in place of interop's (torch semantics by construction); None: interop's
+        implementation runs.  Asked only where ``native_ops`` is set (the fast path stays one
+        attribute read for the others)."""
+        return None
 
     def owns(self, raw: Any) -> bool:
         return isinstance(raw, self.array_type)

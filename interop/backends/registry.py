@@ -33,6 +33,7 @@ _LIBRARIES: dict[str, tuple[tuple[str, ...], str]] = {
     "cupy": (("cupy", "cupyx"), "pip install cupy-cuda12x (the wheel matching your CUDA)"),
     "dask": (("dask",), "pip install 'interop[dask]'"),
     "strict": (("array_api_strict",), "pip install array-api-strict"),
+    "torch": (("torch",), "pip install 'interop[torch]'"),
 }
 _MODULE_OF_LIBRARY = {module: name for name, (modules, _) in _LIBRARIES.items()
                       for module in modules}

@@ -36,7 +36,19 @@ def _named(run: Callable) -> Callable:
     return lambda cls, args, kwargs: run(cls, args, {**kwargs, "name": display_name(type(args[0]))})
 
 
+def _native_names(entry: Op) -> None:
+    """Mark the implementation with the torch names a backend may run its library's own
+    function under, in its place (``dispatch.call_impl``, ``Backend.native``): those of the
+    out-of-place forms, aliases included; none for creation functions (``backend=`` picks
+    theirs) and records marked ``native=False``."""
+    own = tuple(n for n in entry.torch if n.rsplit(".", 1)[-1] != entry.inplace) \
+        if entry.native else ()
+    for fn in {entry.impl, getattr(entry.impl, "bare", entry.impl)}:
+        fn.native_names = own
+
+
 def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> None:
+    _native_names(entry)
     run = make_run(entry)
     if entry.name in operators.SHORTCUTS:  # interop.add(t, t), torch.add(t, t) as t + t
         run.shortcut = operators.SHORTCUTS[entry.name]

@@ -149,9 +149,9 @@ def numpy(be: Any, input: Any, *, force: bool = False) -> np.ndarray:
     return registry.host_values(input, "numpy()")
 
 
-def _dunder(name: str) -> Any:
+def _dunder(name: str, native: bool = True) -> Any:
     return op(name, function=False, method=name, family="attributes",
-              torch=(f"torch.Tensor.{name}",))
+              torch=(f"torch.Tensor.{name}",), native=native)
 
 
 @_dunder("__len__")
@@ -197,13 +197,13 @@ def contains_(be: Any, input: Any, element: Any) -> bool:
     return bool(registry.python_value(be.np.any(input == element), "x in t"))
 
 
-@_dunder("__repr__")
+@_dunder("__repr__", native=False)  # interop's repr: the class and backend shown
 def repr_(be: Any, input: Any, *, tensor_contents: Any = None, name: str = "tensor") -> str:
     """torch's repr with the backend shown; ``name`` is the tensor's class (see ops.install)."""
     return format_tensor(be, input, name)
 
 
-@_dunder("__format__")
+@_dunder("__format__", native=False)
 def format_(be: Any, input: Any, format_spec: str, *, name: str = "tensor") -> str:
     if input.ndim == 0 and format_spec:
         return format(_one_value("format", input), format_spec)
@@ -211,7 +211,7 @@ def format_(be: Any, input: Any, format_spec: str, *, name: str = "tensor") -> s
 
 
 # ------------------------------------------------------------------ conversions
-@op(function=False, family="attributes", targets=True)
+@op(function=False, family="attributes", targets=True, native=False)  # backend= is interop's
 def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
        backend: Any = None, copy: bool = False, non_blocking: bool = False, chunks: Any = None,
        **options: Any) -> Any:
@@ -311,7 +311,7 @@ def type_as(be: Any, input: Any, other: Any) -> Any:
 def astype(be: Any, input: Any, dtype: Any, *, copy: bool = True) -> Any:
     """Convert to ``dtype`` (Array API name)."""
     dt = dtypes.as_dtype(dtype)
-    return input.astype(dt) if copy or input.dtype != dt else input
+    return be.astype(input, dt) if copy or be.dtype_of(input) != dt else input
 
 
 @op(function=True, family="attributes", method="detach")

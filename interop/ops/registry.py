@@ -36,6 +36,7 @@ class Op:
     doc: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
     lacks: dict[str, str] = field(default_factory=dict)  # backend name -> why it cannot run there
+    native: bool = True            # a backend may run its library's own function instead
 
 
 TABLE: dict[str, Op] = {}
@@ -47,7 +48,7 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        property: bool = False, family: str = "", wrap: bool = True,
        targets: bool = False, all_dims_if_empty: bool = False,
        tensor_dim_is_other: bool = False, writes: bool = False, rebinds: bool = False,
-       lacks: dict[str, str] | None = None) -> Callable[[Callable], Callable]:
+       lacks: dict[str, str] | None = None, native: bool = True) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
     ``wrap=False``: the result is returned as the implementation made it (``numpy()``
@@ -65,6 +66,9 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
     elsewhere the package is the family (``domain_of``).
     ``lacks={"dask": "why"}``: the backends whose library cannot express it; calls there raise
     ``BackendLacksError``, and the tests and the support matrix read the same declaration.
+    ``native=False``: the operation speaks of interop's own objects (backends, its repr), so a
+    backend whose library is torch itself never runs torch's function in its place
+    (``Backend.native``).
     """
     def register(impl: Callable) -> Callable:
         key = name or impl.__name__.rstrip("_")
@@ -90,7 +94,7 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
                                **({"targets": True} if targets else {}),
                                **({"writes": True} if writes else {}),
                                **({"rebinds": True} if rebinds else {})},
-                        lacks=dict(lacks or {}))
+                        lacks=dict(lacks or {}), native=native and not creation)
         return impl
     return register
 

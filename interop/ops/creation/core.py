@@ -126,7 +126,7 @@ def linspace(be: Any, start: Any, end: Any, steps: int, *, dtype: Any = None, de
     start, end = _number(start, "linspace"), _number(end, "linspace")
     steps = int_arg("linspace", "steps", steps)
     out = b.create("linspace", start, end, steps, device=device, chunks=chunks)
-    return out.astype(_float_or(dtype))
+    return b.astype(out, _float_or(dtype))
 
 
 @op(creation=True, method=False)
@@ -143,7 +143,7 @@ def logspace(be: Any, start: Any, end: Any, steps: int, base: float = 10.0, *, d
         start, end = int(start), int(end)
     exponents = b.create("linspace", start, end, steps, dtype=dtypes.float64, device=device,
                          chunks=chunks)
-    return (float(base) ** exponents).astype(dt)
+    return b.astype(float(base) ** exponents, dt)
 
 
 @op(creation=True, method=False)
@@ -202,7 +202,7 @@ def _random(kind: str, doc: str) -> Any:
         kwargs = {"chunks": chunks or "auto"} if b.lazy else {}
         out = rng.random(shape, **kwargs) if kind == "rand" else \
             rng.standard_normal(shape, **kwargs)
-        return out.astype(_float_or(dtype))
+        return b.astype(out, _float_or(dtype))
     impl.__name__, impl.__doc__ = kind, doc
     return impl
 

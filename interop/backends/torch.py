@@ -1,0 +1,272 @@
+"""The PyTorch backend: torch tensors on the CPU or a CUDA GPU (goal 4 of torch's
+``__torch_function__`` RFC: the NumPy API on torch tensors).
+
+``interop.tensor(torch_tensor)`` keeps the torch tensor.  Every operation the table knows
+by a torch name runs torch's own function on the raw tensors (``native``): torch's values,
+dtypes, errors, views and in-place writes by construction.  NumPy calls (torch tensors
+have no NEP 13/18) run the function of the same name in array-api-compat's torch
+namespace, else torch's (``numpy_function``); the Array API surface runs that namespace.
+Raw torch tensors beside other backends' tensors (a module's weights) are data for those
+(``foreign_joins``), taken in by DLPack as before torch was a backend.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from typing import Any
+
+import array_api_compat.torch as compat_torch
+import numpy as np
+import torch
+
+from .. import dtypes
+from ..protocols.dlpack import from_torch
+from .base import Backend, Device
+
+_TORCH_DTYPES = {np.dtype(name): getattr(torch, name) for name in (
+    "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+    "float16", "float32", "float64", "complex64", "complex128")}
+_NUMPY_DTYPES = {theirs: ours for ours, theirs in _TORCH_DTYPES.items()}
+_MISSING = object()
+
+
+def torch_dtype(dtype: Any) -> torch.dtype:
+    """torch's dtype for a NumPy dtype, an interop dtype or a torch dtype."""
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    dt = dtypes.as_dtype(dtype)
+    found = _TORCH_DTYPES.get(dt)
+    return found if found is not None else getattr(torch, dt.name)  # bfloat16
+
+
+def numpy_dtype(dtype: torch.dtype) -> np.dtype:
+    found = _NUMPY_DTYPES.get(dtype)
+    return found if found is not None else dtypes.as_dtype(dtype)  # bfloat16
+
+
+class _NumpyShaped:
+    """NumPy-shaped names on torch tensors, for what interop computes itself: array-api-compat's
+    torch namespace (NumPy's names and ``axis=``), then torch's own."""
+
+    linalg = compat_torch.linalg
+    fft = compat_torch.fft
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(compat_torch, name, None)
+        if fn is None:
+            fn = getattr(torch, name)
+        setattr(self, name, fn)
+        return fn
+
+
+# NumPy ufunc methods as array-api-compat reductions (the ufunc's own axis default, 0).
+_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+           "logical_and": "all", "logical_or": "any"}
+_ACCUMULATE = {"add": "cumulative_sum", "multiply": "cumulative_prod"}
+
+
+def _ufunc_method(fn: Callable) -> Callable:
+    def method(x: Any, axis: Any = 0, dtype: Any = None, out: Any = None,
+               keepdims: bool = False) -> Any:
+        if out is not None:
+            raise TypeError("out= is not supported for NumPy ufunc methods on torch tensors; "
+                            "assign the result instead")
+        kwargs = {"keepdims": keepdims} if fn.__name__ not in _ACCUMULATE.values() else {}
+        if dtype is not None:
+            kwargs["dtype"] = torch_dtype(dtype)
+        return fn(x, axis=axis, **kwargs)
+    return method
+
+
+class TorchBackend(Backend):
+    name = "torch"
+    array_type = torch.Tensor
+    device_types = ("cpu", "cuda")
+    multi_device = True  # cpu and cuda tensors are one backend's
+    numpy_protocols = False  # np.mean(t) runs torch's mean, never a conversion
+    native_ops = True
+    foreign_joins = True
+    xp = compat_torch
+    np = _NumpyShaped()
+
+    def __init__(self) -> None:
+        self._natives: dict[tuple[str, ...], Any] = {}
+        self._devices: dict[torch.device, Device] = {}
+        self._return_types: dict[type, type] = {}
+
+    # ------------------------------------------------------------ torch's own functions
+    def native(self, names: tuple[str, ...]) -> Callable | None:
+        hit = self._natives.get(names, _MISSING)
+        if hit is _MISSING:
+            fn = next((f for f in map(_torch_callable, names) if f is not None), None)
+            hit = self._natives[names] = None if fn is None else self._calling(fn)
+        return hit
+
+    def _calling(self, fn: Callable) -> Callable:
+        """``fn`` on raw tensors: interop's dtypes and devices among the arguments become
+        torch's; torch's dtypes, devices and named tuples in the result become interop's."""
+        def native(*args: Any, **kwargs: Any) -> Any:
+            args = tuple(map(_torch_arg, args))
+            if kwargs:
+                kwargs = {k: _torch_arg(v) for k, v in kwargs.items()}
+            return self._result(fn(*args, **kwargs))
+        native.__name__ = getattr(fn, "__name__", "native")
+        return native
+
+    def _result(self, ret: Any) -> Any:
+        t = type(ret)
+        if t is torch.dtype:
+            return dtypes.public_dtype(numpy_dtype(ret))
+        if t is torch.device:
+            return self._device(ret)
+        if t.__module__ == "torch.return_types":
+            named = self._return_types.get(t)
+            if named is None:
+                named = self._return_types[t] = collections.namedtuple(t.__name__,
+                                                                       t.__match_args__)
+            return named(*ret)
+        return ret
+
+    def numpy_function(self, func: Any, method: str = "__call__") -> Any:
+        """NumPy's ``func`` on torch tensors: array-api-compat's torch function of that name
+        (``np.fft.fft`` -> its ``fft.fft``), else torch's; ``np.add.reduce`` and the like as
+        the matching reduction."""
+        name = func.__name__
+        if method == "reduce" and name in _REDUCE:
+            return _ufunc_method(getattr(compat_torch, _REDUCE[name]))
+        if method == "accumulate" and name in _ACCUMULATE:
+            return _ufunc_method(getattr(compat_torch, _ACCUMULATE[name]))
+        if method != "__call__":
+            return None
+        for root in (compat_torch, torch):
+            module: Any = root
+            for part in (getattr(func, "__module__", None) or "numpy").split(".")[1:]:
+                module = getattr(module, part, None)
+            fn = getattr(module, name, None)
+            if fn is not None:
+                return self._calling(fn)
+        return None
+
+    # ------------------------------------------------------------ arrays, dtypes, devices
+    def dtype_of(self, raw: torch.Tensor) -> np.dtype:
+        return numpy_dtype(raw.dtype)
+
+    def astype(self, raw: torch.Tensor, dtype: Any) -> torch.Tensor:
+        return raw.to(torch_dtype(dtype), copy=True)  # a new array, as NumPy's astype
+
+    def copy(self, raw: torch.Tensor) -> torch.Tensor:
+        return raw.clone()
+
+    def device_of(self, raw: torch.Tensor) -> Device:
+        return self._device(raw.device)
+
+    def _device(self, device: torch.device) -> Device:
+        found = self._devices.get(device)
+        if found is None:
+            found = self._devices[device] = Device(device.type, device.index, backend=self.name)
+        return found
+
+    def native_device(self, device: Any) -> torch.device:
+        return torch.device(str(Device(device).memory))
+
+    def asarray(self, data: Any, dtype: Any = None, device: Any = None,
+                copy: bool | None = None, **options: Any) -> torch.Tensor:
+        if isinstance(data, np.ndarray) and not data.flags.writeable:
+            data, copy = np.array(data), False  # torch warns on read-only NumPy memory
+        return torch.asarray(data, dtype=None if dtype is None else torch_dtype(dtype),
+                             device=None if device is None else self.native_device(device),
+                             copy=copy)
+
+    def create(self, fn: str, *args: Any, device: Any = None, chunks: Any = None,
+               dtype: Any = None, **kwargs: Any) -> torch.Tensor:
+        """NumPy's creation functions (names and arguments) by array-api-compat's torch ones."""
+        if "M" in kwargs:  # eye(n, M=m): the standard's n_cols
+            args = (*args, kwargs.pop("M"))
+        return getattr(compat_torch, fn)(
+            *args, dtype=None if dtype is None else torch_dtype(dtype),
+            device=None if device is None else self.native_device(device), **kwargs)
+
+    def to_device(self, raw: torch.Tensor, device: Any) -> torch.Tensor:
+        return raw.to(self.native_device(device))
+
+    def random(self, seed: Any) -> Any:
+        return _Random(np.random.default_rng(seed))
+
+    def contiguous(self, raw: torch.Tensor) -> torch.Tensor:
+        return raw.contiguous()
+
+    def from_foreign(self, raw: Any, source: Backend, device: Any = None,
+                     **options: Any) -> torch.Tensor:
+        """Another eager backend's array by DLPack (zero copy on one device), else by the host."""
+        if source.lazy:
+            raw = source.to_host(raw, "bringing a lazy array onto torch")
+        try:
+            out = torch.from_dlpack(raw)
+        except (BufferError, TypeError, RuntimeError, AttributeError):
+            out = self.asarray(source.to_host(raw))
+        return out if device is None else out.to(self.native_device(device))
+
+    def to_host(self, raw: torch.Tensor, why: str = "") -> np.ndarray:
+        """Host memory by DLPack (shared on the CPU; a module's parameters are remembered);
+        bfloat16 through its bits, as NumPy has no such dtype."""
+        if raw.device.type != "cpu":
+            raw = raw.detach().cpu()
+        if raw.dtype == torch.bfloat16:
+            return np.asarray(raw.detach().resolve_conj().view(torch.int16)).view(
+                dtypes.bfloat16_dtype())
+        return np.asarray(from_torch(raw))
+
+    def __getstate__(self) -> dict:
+        return {}
+
+
+class _Random:
+    """A NumPy ``Generator`` whose arrays come back as torch tensors (interop's own random
+    functions; torch's draw from torch's generator natively)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self._rng = rng
+
+    def __getattr__(self, name: str) -> Callable:
+        draw = getattr(self._rng, name)
+
+        def drawn(*args: Any, **kwargs: Any) -> Any:
+            out = draw(*args, **kwargs)
+            return torch.from_numpy(np.ascontiguousarray(out)) if isinstance(out, np.ndarray) else out
+        return drawn
+
+
+def _torch_callable(name: str) -> Callable | None:
+    """The torch callable a record's torch name names (``torch.Tensor.shape.__get__``,
+    ``aten.foo.default``), or None where this torch has none."""
+    parts = name.split(".")
+    if parts[0] == "aten":
+        obj: Any = torch.ops.aten
+    elif parts[0] == "torch":
+        obj = torch
+    else:
+        return None
+    try:
+        for part in parts[1:]:
+            obj = getattr(obj, part)
+    except (AttributeError, RuntimeError):
+        return None
+    return obj if callable(obj) else None
+
+
+def _torch_arg(a: Any) -> Any:
+    """An argument for torch: interop's and NumPy's dtypes and interop's devices as torch's."""
+    t = type(a)
+    if t is np.dtype or t is dtypes.DType:
+        return torch_dtype(a)
+    if t is Device:
+        return torch.device(str(a.memory))
+    if t is list or t is tuple:
+        return t(map(_torch_arg, a))
+    if t is type and issubclass(a, np.generic):
+        return torch_dtype(np.dtype(a))
+    return a
+
+
+backend = TorchBackend()
