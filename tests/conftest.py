@@ -81,5 +81,5 @@ def to_numpy(x):
     if type(x).__module__.startswith("cupy"):
         x = x.get()
     if type(x).__module__.startswith("torch") and hasattr(x, "resolve_conj"):  # torch backend
-        x = x.detach().cpu().resolve_conj().resolve_neg()
+        return interop.get_backend("torch").to_host(x)  # (bfloat16 too, by ml_dtypes)
     return np.asarray(x)

@@ -45,19 +45,30 @@ def numpy_dtype(dtype: torch.dtype) -> np.dtype:
     return found if found is not None else dtypes.as_dtype(dtype)  # bfloat16
 
 
-class _NumpyShaped:
-    """NumPy-shaped names on torch tensors, for what interop computes itself: array-api-compat's
-    torch namespace (NumPy's names and ``axis=``), then torch's own."""
+class _Namespace:
+    """array-api-compat's torch namespace (or a submodule) taking interop's and NumPy's dtypes
+    and interop's devices, and giving interop's dtypes back (``xp.astype(x, xp.int64)`` with
+    the dtypes ``interop.array_api`` hands out); ``fallback``: torch's module of the same
+    place, for names the namespace lacks (the NumPy-shaped ``np``)."""
 
-    linalg = compat_torch.linalg
-    fft = compat_torch.fft
+    def __init__(self, module: Any, fallback: Any = None) -> None:
+        self._module, self._fallback = module, fallback
+        self.__name__ = module.__name__
 
     def __getattr__(self, name: str) -> Any:
-        fn = getattr(compat_torch, name, None)
-        if fn is None:
-            fn = getattr(torch, name)
-        setattr(self, name, fn)
-        return fn
+        if name.startswith("__"):  # __array_namespace_info__ and the like, as they are
+            return getattr(self._module, name)
+        found = getattr(self._module, name, None)
+        if found is None and self._fallback is not None:
+            found = getattr(self._fallback, name)
+        elif found is None:
+            raise AttributeError(f"{self.__name__} has no attribute {name!r}")
+        if type(found).__name__ == "module":
+            found = _Namespace(found, getattr(self._fallback, name, None))
+        elif callable(found) and not isinstance(found, type):
+            found = _calling(found)
+        setattr(self, name, found)
+        return found
 
 
 # NumPy ufunc methods as array-api-compat reductions (the ufunc's own axis default, 0).
@@ -87,46 +98,22 @@ class TorchBackend(Backend):
     numpy_protocols = False  # np.mean(t) runs torch's mean, never a conversion
     native_ops = True
     foreign_joins = True
-    xp = compat_torch
-    np = _NumpyShaped()
+    xp = _Namespace(compat_torch)
+    np = _Namespace(compat_torch, torch)
 
     def __init__(self) -> None:
         self._natives: dict[tuple[str, ...], Any] = {}
-        self._devices: dict[torch.device, Device] = {}
-        self._return_types: dict[type, type] = {}
 
     # ------------------------------------------------------------ torch's own functions
     def native(self, names: tuple[str, ...]) -> Callable | None:
         hit = self._natives.get(names, _MISSING)
         if hit is _MISSING:
-            fn = next((f for f in map(_torch_callable, names) if f is not None), None)
-            hit = self._natives[names] = None if fn is None else self._calling(fn)
+            found = [f for f in map(_torch_callable, names) if f is not None]
+            method = next((f for n, f in zip(names, map(_torch_callable, names))
+                           if f is not None and n.startswith("torch.Tensor.")), None)
+            hit = self._natives[names] = None if not found else \
+                _calling(found[0], method if method is not found[0] else None)
         return hit
-
-    def _calling(self, fn: Callable) -> Callable:
-        """``fn`` on raw tensors: interop's dtypes and devices among the arguments become
-        torch's; torch's dtypes, devices and named tuples in the result become interop's."""
-        def native(*args: Any, **kwargs: Any) -> Any:
-            args = tuple(map(_torch_arg, args))
-            if kwargs:
-                kwargs = {k: _torch_arg(v) for k, v in kwargs.items()}
-            return self._result(fn(*args, **kwargs))
-        native.__name__ = getattr(fn, "__name__", "native")
-        return native
-
-    def _result(self, ret: Any) -> Any:
-        t = type(ret)
-        if t is torch.dtype:
-            return dtypes.public_dtype(numpy_dtype(ret))
-        if t is torch.device:
-            return self._device(ret)
-        if t.__module__ == "torch.return_types":
-            named = self._return_types.get(t)
-            if named is None:
-                named = self._return_types[t] = collections.namedtuple(t.__name__,
-                                                                       t.__match_args__)
-            return named(*ret)
-        return ret
 
     def numpy_function(self, func: Any, method: str = "__call__") -> Any:
         """NumPy's ``func`` on torch tensors: array-api-compat's torch function of that name
@@ -139,14 +126,11 @@ class TorchBackend(Backend):
             return _ufunc_method(getattr(compat_torch, _ACCUMULATE[name]))
         if method != "__call__":
             return None
-        for root in (compat_torch, torch):
-            module: Any = root
-            for part in (getattr(func, "__module__", None) or "numpy").split(".")[1:]:
-                module = getattr(module, part, None)
-            fn = getattr(module, name, None)
-            if fn is not None:
-                return self._calling(fn)
-        return None
+        module: Any = self.np
+        for part in (getattr(func, "__module__", None) or "numpy").split(".")[1:]:
+            module = getattr(module, part, None)
+        fn = getattr(module, name, None)
+        return None if fn is None else _one_out(fn)
 
     # ------------------------------------------------------------ arrays, dtypes, devices
     def dtype_of(self, raw: torch.Tensor) -> np.dtype:
@@ -159,13 +143,7 @@ class TorchBackend(Backend):
         return raw.clone()
 
     def device_of(self, raw: torch.Tensor) -> Device:
-        return self._device(raw.device)
-
-    def _device(self, device: torch.device) -> Device:
-        found = self._devices.get(device)
-        if found is None:
-            found = self._devices[device] = Device(device.type, device.index, backend=self.name)
-        return found
+        return interop_device(raw.device)
 
     def native_device(self, device: Any) -> torch.device:
         return torch.device(str(Device(device).memory))
@@ -233,8 +211,68 @@ class _Random:
 
         def drawn(*args: Any, **kwargs: Any) -> Any:
             out = draw(*args, **kwargs)
-            return torch.from_numpy(np.ascontiguousarray(out)) if isinstance(out, np.ndarray) else out
+            if not isinstance(out, np.ndarray):
+                return out
+            return torch.from_numpy(np.asarray(out, order="C"))  # (0-d stays 0-d)
         return drawn
+
+
+_DEVICES: dict[torch.device, Device] = {}
+_RETURN_TYPES: dict[type, type] = {}
+
+
+def interop_device(device: torch.device) -> Device:
+    """interop's name for a torch device: ``Device('cpu', backend='torch')`` (equal to
+    ``'cpu'``), so creating on ``x.device`` creates torch tensors."""
+    found = _DEVICES.get(device)
+    if found is None:
+        found = _DEVICES[device] = Device(device.type, device.index, backend="torch")
+    return found
+
+
+def _calling(fn: Callable, method: Callable | None = None) -> Callable:
+    """``fn`` on raw tensors: interop's dtypes and devices among the arguments become
+    torch's; torch's dtypes, devices and named tuples in the result become interop's.
+    Where torch's parser refuses the function's form and the operation has a method
+    (``t.reshape(2, 3)``, ``t.permute(1, 0)``: sizes as separate arguments), the method
+    runs."""
+    def native(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(map(_torch_arg, args))
+        if kwargs:
+            kwargs = {k: _torch_arg(v) for k, v in kwargs.items()}
+        try:
+            ret = fn(*args, **kwargs)
+        except TypeError:
+            if method is None or not args or not isinstance(args[0], torch.Tensor):
+                raise
+            ret = method(*args, **kwargs)
+        return _result(ret)
+    native.__name__ = getattr(fn, "__name__", "native")
+    return native
+
+
+def _one_out(fn: Callable) -> Callable:
+    """``fn`` for a NumPy call: a ufunc's ``out=`` comes as a tuple of one."""
+    def numpy_call(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if type(out) is tuple and len(out) == 1:
+            out = out[0]
+        return fn(*args, **kwargs) if out is None else fn(*args, out=out, **kwargs)
+    numpy_call.__name__ = fn.__name__
+    return numpy_call
+
+
+def _result(ret: Any) -> Any:
+    t = type(ret)
+    if t is torch.dtype:
+        return dtypes.public_dtype(numpy_dtype(ret))
+    if t is torch.device:
+        return interop_device(ret)
+    if t.__module__ == "torch.return_types":
+        named = _RETURN_TYPES.get(t)
+        if named is None:
+            named = _RETURN_TYPES[t] = collections.namedtuple(t.__name__, t.__match_args__)
+        return named(*ret)
+    return ret
 
 
 def _torch_callable(name: str) -> Callable | None:
@@ -258,7 +296,7 @@ def _torch_callable(name: str) -> Callable | None:
 def _torch_arg(a: Any) -> Any:
     """An argument for torch: interop's and NumPy's dtypes and interop's devices as torch's."""
     t = type(a)
-    if t is np.dtype or t is dtypes.DType:
+    if isinstance(a, np.dtype) or t is dtypes.DType:
         return torch_dtype(a)
     if t is Device:
         return torch.device(str(a.memory))

@@ -13,7 +13,7 @@ import sys
 import types
 from collections.abc import Callable
 
-from ..dispatch import unwrap_call
+from ..dispatch import unwrap_call, wrap
 from ..ops import TORCH_NAMES
 from ..ops.nn.rnn import HOST_SIZES
 from .after_import import when_imported
@@ -137,7 +137,10 @@ def resolve_torch_callable(func: Callable) -> Callable | None:
         run = _torch_python_body(func)
     if run is None:
         def missing(cls, args, kwargs, _name=name):
-            be = unwrap_call(args, kwargs)[0]
+            be, rargs, rkwargs = unwrap_call(args, kwargs)
+            native = be.native((_name,)) if be is not None and be.native_ops else None
+            if native is not None:  # a backend whose library is torch: torch's own function
+                return wrap(native(*rargs, **rkwargs), cls, args, be)
             raise TypeError(f"{_name} is not implemented by interop for the "
                             f"{be.name if be else 'numpy'} backend; call it on a torch tensor "
                             "(torch.from_dlpack(t)), or use an interop function")

@@ -224,7 +224,7 @@ def randint(be: Any, low: int, high: int | None = None, size: Any = None, *,
     rng = (generator or default_generator).for_backend(b)
     kwargs = {"chunks": chunks or "auto"} if b.lazy else {}
     out = rng.integers(low, high, size=tuple(size), **kwargs)
-    return out.astype(dtypes.as_dtype(dtype) or dtypes.int64)
+    return b.astype(out, dtypes.as_dtype(dtype) or dtypes.int64)
 
 
 def _on_device(be: Any, out: Any, device: Any) -> Any:
@@ -242,8 +242,8 @@ def _random_like(kind: str) -> Any:
         kwargs = {"chunks": input.chunks} if be.lazy else {}
         shape = tuple(input.shape)
         out = rng.random(shape, **kwargs) if kind == "rand" else rng.standard_normal(shape, **kwargs)
-        dt = dtypes.as_dtype(dtype) or input.dtype
-        return _on_device(be, out.astype(dt if dt.kind in "fc" else dtypes.get_default_dtype()),
+        dt = dtypes.as_dtype(dtype) or be.dtype_of(input)
+        return _on_device(be, be.astype(out, dt if dt.kind in "fc" else dtypes.get_default_dtype()),
                           device)
     impl.__name__ = f"{kind}_like"
     impl.__doc__ = f"Like {kind}, shaped like ``input`` on its backend."
@@ -266,7 +266,7 @@ def randint_like(be: Any, input: Any, low: int, high: int | None = None, *,
     rng = (generator or default_generator).for_backend(be)
     kwargs = {"chunks": input.chunks} if be.lazy else {}
     out = rng.integers(int(low), int(high), size=tuple(input.shape), **kwargs)
-    return _on_device(be, out.astype(dtypes.as_dtype(dtype) or input.dtype), device)
+    return _on_device(be, be.astype(out, dtypes.as_dtype(dtype) or be.dtype_of(input)), device)
 
 
 @op(method=False, creation=True)
