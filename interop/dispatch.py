@@ -87,15 +87,17 @@ class _Unwrapper:
     """Replaces Tensors and foreign arrays by raw arrays and notes their backends.
 
     A raw array of a backend with ``foreign_joins`` (a torch module's weights) is a guest:
-    beside tensors it takes their backend, as data does; alone, its own."""
+    beside tensors of other backends it comes in as their data (``Backend.as_data``: by
+    DLPack, as before torch was a backend); alone or beside its own backend's, it is that."""
 
-    __slots__ = ("first", "operands", "mixed", "guests")
+    __slots__ = ("first", "operands", "mixed", "guests", "imported")
 
     def __init__(self) -> None:
         self.first: Backend | None = None
         self.operands: list[tuple[Backend, Any]] = []
         self.mixed = False
         self.guests: list[int] = []  # indices in operands
+        self.imported: dict[int, Any] = {}  # id of a guest's raw array -> its data
 
     def note(self, be: Backend, raw: Any) -> None:
         if self.first is None:
@@ -126,14 +128,20 @@ class _Unwrapper:
             return found[1]
         return a
 
+    def _import_guests(self) -> None:
+        hosts = {b for i, (b, _) in enumerate(self.operands) if i not in self.guests}
+        for i in self.guests:
+            src, raw = self.operands[i]
+            if src not in hosts:
+                data = self.imported[id(raw)] = src.as_data(raw)
+                self.operands[i] = (registry.backend_of(data), data)
+
     def backend(self) -> Backend | None:
         if not self.mixed and (self.first is None or not self.first.multi_device):
             return self.first
-        hosts = self.operands
-        if 0 < len(self.guests) < len(hosts):
-            hosts = [o for i, o in enumerate(hosts) if i not in self.guests]
-            registry.common_backend(self.operands)  # the devices of all of them checked
-        be = registry.common_backend(hosts)  # checks devices (or the guard, if allowed)
+        if 0 < len(self.guests) < len(self.operands):
+            self._import_guests()
+        be = registry.common_backend(self.operands)  # checks devices (or the guard, if allowed)
         self.mixed = self.mixed or len({b.device_of(r) for b, r in self.operands}) > 1
         return be
 
@@ -193,8 +201,8 @@ def unwrap_call(args: tuple, kwargs: dict) -> tuple[Backend | None, list, dict]:
     rkwargs = {k: u.one(v) for k, v in kwargs.items()} if kwargs else {}
     be = u.backend()
     if u.mixed:
-        moved: dict[int, Any] = {}
         device = registry.common_device(u.operands)
+        moved = {k: _bring_in(v, be, device, {}) for k, v in u.imported.items()}
         rargs = [_bring_in(a, be, device, moved) for a in rargs]
         rkwargs = {k: _bring_in(v, be, device, moved) for k, v in rkwargs.items()}
     return be, rargs, rkwargs
@@ -381,7 +389,7 @@ def unwrap_for_write(target: Tensor, args: tuple, kwargs: dict,
     u.backend()  # mismatched devices raise here, as for any call
     dest = target._raw
     if u.mixed:
-        rargs = [dest, *(_onto_all(dest, a, name) for a in rargs[1:])]
+        rargs = [dest, *(_onto_all(dest, u.imported.get(id(a), a), name) for a in rargs[1:])]
         rkwargs = {k: _onto_all(dest, v, name) for k, v in rkwargs.items()}
     return _raw_backends.get(type(dest)) or registry.backend_of(dest), rargs, rkwargs
 

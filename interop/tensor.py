@@ -286,7 +286,7 @@ class Tensor:
         return new
 
     def __deepcopy__(self, memo: dict) -> Tensor:
-        new = make(type(self), self._raw.copy(), None)
+        new = make(type(self), registry.backend_of(self._raw).copy(self._raw), None)
         memo[id(self)] = new
         new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
         _set_slots(new, _copy.deepcopy(_slots_of(self, self._interop_slots), memo))

@@ -377,3 +377,25 @@ def test_zero_d_and_empty(x):
         np.testing.assert_allclose(to_numpy(got), call(x.numpy()))
     if x.ndim == 0:
         assert t.item() == 3.5 and bool(t) and t.shape == ()
+
+
+def test_pickle_and_copies_keep_torch():
+    import copy
+    import pickle
+    t = Meters(A.clone())
+    t.unit = "m"
+    for other in (pickle.loads(pickle.dumps(t)), copy.deepcopy(t), copy.copy(t)):
+        assert type(other) is Meters and other.unit == "m" and other.backend == "torch"
+        torch.testing.assert_close(other.raw, A)
+    assert copy.deepcopy(t).raw is not t.raw and copy.copy(t).raw is t.raw
+
+
+def test_packed_sequences_and_recurrent_modules():
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(4, 5, batch_first=True)
+    x = torch.randn(3, 5, 4)
+    pack, pad = torch.nn.utils.rnn.pack_padded_sequence, torch.nn.utils.rnn.pad_packed_sequence
+    with torch.no_grad():
+        expected = pad(lstm(pack(x, [5, 4, 2], True))[0], True)
+        got = pad(lstm(pack(interop.as_tensor(x.clone()), [5, 4, 2], True))[0], True)
+    same(list(got), list(expected))

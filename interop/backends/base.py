@@ -199,6 +199,11 @@ class Backend:
         attribute read for the others)."""
         return None
 
+    def as_data(self, raw: Any) -> Any:
+        """A raw array of this library passed beside tensors of other backends, as their data
+        (only asked where ``foreign_joins`` is set): an array of theirs sharing its memory."""
+        return raw
+
     def owns(self, raw: Any) -> bool:
         return isinstance(raw, self.array_type)
 

@@ -185,6 +185,11 @@ class TorchBackend(Backend):
             out = self.asarray(source.to_host(raw))
         return out if device is None else out.to(self.native_device(device))
 
+    def as_data(self, raw: torch.Tensor) -> Any:
+        """A module's weights beside NumPy or Dask tensors: a NumPy (CUDA: CuPy) array sharing
+        their memory, by DLPack, refused as before torch was a backend (meta, bfloat16)."""
+        return from_torch(raw)
+
     def to_host(self, raw: torch.Tensor, why: str = "") -> np.ndarray:
         """Host memory by DLPack (shared on the CPU; a module's parameters are remembered);
         bfloat16 through its bits, as NumPy has no such dtype."""

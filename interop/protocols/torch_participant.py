@@ -13,6 +13,7 @@ import sys
 import types
 from collections.abc import Callable
 
+from ..backends import registry
 from ..dispatch import unwrap_call, wrap
 from ..ops import TORCH_NAMES
 from ..ops.nn.rnn import HOST_SIZES
@@ -77,10 +78,16 @@ def _sizes_on_host(run: Callable, position: int) -> Callable:
     def run_sizes(cls: type, args: tuple, kwargs: dict) -> object:
         sizes = args[position] if len(args) > position else None
         if isinstance(sizes, torch.Tensor) and sizes.dtype in (torch.int64, torch.int32) \
-                and sizes.device.type == "cpu":
+                and sizes.device.type == "cpu" and not _runs_torch(args[0]):
             args = (*args[:position], tuple(sizes.tolist()), *args[position + 1:])
         return run(cls, args, kwargs)
     return run_sizes
+
+
+def _runs_torch(x: object) -> bool:
+    """True for a tensor on a backend that runs torch's own functions: sizes stay torch's."""
+    be = registry.backend_of(getattr(x, "_raw", None))
+    return be is not None and be.native_ops
 
 
 _DISPATCH_CHECKS = ("has_torch_function", "has_torch_function_unary",
