@@ -170,7 +170,8 @@ def test_dlpack_with_torch_shares_memory() -> None:
     out = torch.from_dlpack(t)
     assert out.data_ptr() == base.ctypes.data
     src = torch.arange(6.0)
-    back = interop.as_tensor(src)
+    assert interop.as_tensor(src).raw is src  # a torch tensor stays torch's (issue 16)
+    back = interop.from_dlpack(src)  # DLPack's import into host memory: shared
     assert back.raw.ctypes.data == src.data_ptr()
 
 
