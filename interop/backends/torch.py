@@ -299,7 +299,8 @@ def _torch_callable(name: str) -> Callable | None:
 
 
 def _torch_arg(a: Any) -> Any:
-    """An argument for torch: interop's and NumPy's dtypes and interop's devices as torch's."""
+    """An argument for torch: interop's and NumPy's dtypes and interop's devices as torch's,
+    NumPy scalars as Python numbers (``np.bool_`` too, which torch's parser refuses)."""
     t = type(a)
     if isinstance(a, np.dtype) or t is dtypes.DType:
         return torch_dtype(a)
@@ -309,6 +310,8 @@ def _torch_arg(a: Any) -> Any:
         return t(map(_torch_arg, a))
     if t is type and issubclass(a, np.generic):
         return torch_dtype(np.dtype(a))
+    if isinstance(a, np.generic):  # a Python number, as torch reads NumPy's float64 and int64
+        return a.item()
     return a
 
 
