@@ -399,3 +399,12 @@ def test_packed_sequences_and_recurrent_modules():
         expected = pad(lstm(pack(x, [5, 4, 2], True))[0], True)
         got = pad(lstm(pack(interop.as_tensor(x.clone()), [5, 4, 2], True))[0], True)
     same(list(got), list(expected))
+
+
+def test_large_tensors_print_their_corners_as_numpy_does():
+    from interop import repr as printing
+    x = torch.arange(3000.0).reshape(50, 60)
+    corners = printing._preview(interop.get_backend("torch"), x)  # a GPU tensor's bounded copy
+    expected = printing._preview(interop.get_backend("numpy"), x.numpy())
+    np.testing.assert_array_equal(corners.numpy(), expected)
+    assert repr(on_torch(x)) == repr(interop.tensor(x.numpy())).replace("'numpy'", "'torch'")

@@ -71,6 +71,12 @@ class _Namespace:
         return found
 
 
+def _ix(*indices: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """NumPy's ``ix_`` (torch has none): 1-d index tensors shaped to select a grid."""
+    n = len(indices)
+    return tuple(i.reshape((1,) * k + (-1,) + (1,) * (n - k - 1)) for k, i in enumerate(indices))
+
+
 # NumPy ufunc methods as array-api-compat reductions (the ufunc's own axis default, 0).
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
            "logical_and": "all", "logical_or": "any"}
@@ -103,6 +109,7 @@ class TorchBackend(Backend):
 
     def __init__(self) -> None:
         self._natives: dict[tuple[str, ...], Any] = {}
+        self.np.ix_ = _ix  # (a GPU tensor's repr previews its corners with it)
 
     # ------------------------------------------------------------ torch's own functions
     def native(self, names: tuple[str, ...]) -> Callable | None:
