@@ -62,7 +62,8 @@ def test_a_torch_tensor_stays_torch_and_shares_memory():
 
 @pytest.mark.parametrize("make, expected", [
     (lambda: interop.zeros(2, 3, backend="torch"), torch.zeros(2, 3)),
-    (lambda: interop.ones(3, dtype=interop.int32, backend="torch"), torch.ones(3, dtype=torch.int32)),
+    (lambda: interop.ones(3, dtype=interop.int32, backend="torch"),
+     torch.ones(3, dtype=torch.int32)),
     (lambda: interop.full((2,), 2.5, backend="torch"), torch.full((2,), 2.5)),
     (lambda: interop.arange(5, backend="torch"), torch.arange(5)),
     (lambda: interop.arange(0.0, 1.0, 0.25, backend="torch"), torch.arange(0.0, 1.0, 0.25)),
