@@ -2,7 +2,7 @@
 
 Users pass interop ``Device`` objects (what ``x.device`` returns), strings
 (``"cpu"``, ``"cuda:1"``) or a library's own device objects (a CuPy
-``Device``, array-api-compat's Dask device); backends' array-api-compat
+``Device``, array-api-compat's Dask device, a ``torch.device``); backends' array-api-compat
 namespaces want their own.  CPU devices are served by the NumPy or Dask
 backend, CUDA devices by CuPy; a device naming a backend (a Dask tensor's
 ``x.device``) is served by that backend.
@@ -27,6 +27,8 @@ def as_device(device: Any) -> Device:
         return Device(CPU, backend="dask")
     if type(device).__module__.startswith("array_api_strict"):
         return registry.get_backend("strict").interop_device(device)
+    if type(device).__module__ == "torch" and hasattr(device, "index"):  # a torch.device
+        return Device(device)
     raise ValueError(f"interop.array_api: unknown device {device!r}: pass x.device, "
                      "'cpu', 'cuda' or 'cuda:N'")
 

@@ -31,8 +31,16 @@ class Info:
         return self._own(self._native.default_device())
 
     def devices(self) -> tuple[Device, ...]:
-        """The devices, once each (a tuple since the 2025.12 revision)."""
-        return tuple(dict.fromkeys(self._own(d) for d in self._native.devices()))
+        """The devices, once each (a tuple since the 2025.12 revision); those interop has no
+        name for (torch's 'meta', which holds no data) left out."""
+        return tuple(dict.fromkeys(d for d in map(self._named, self._native.devices())
+                                   if d is not None))
+
+    def _named(self, native: Any) -> Device | None:
+        try:
+            return self._own(native)
+        except ValueError:
+            return None
 
     def _own(self, native: Any) -> Device:
         """A device of the native namespace as this backend's tensors report it (a lazy
