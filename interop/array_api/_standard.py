@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes
+
 _KIND = {"b": "bool", "i": "integral", "u": "integral", "f": "real", "c": "complex"}
 
 
@@ -42,7 +44,7 @@ class FInfo:
 def finfo(type: Any, /) -> FInfo:  # noqa: A002 (the standard's name)
     """NumPy's ``finfo`` (which array-api-compat returns as is) gives ``numpy.float32``
     scalars for float32 and complex64; the standard asks for Python floats."""
-    info = np.finfo(getattr(type, "dtype", type))
+    info = np.finfo(dtypes.as_dtype(getattr(type, "dtype", type)))  # (a torch array's too)
     return FInfo(int(info.bits), float(info.eps), float(info.max), float(info.min),
                  float(info.smallest_normal), info.dtype)
 
