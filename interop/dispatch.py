@@ -51,7 +51,10 @@ def wrap(ret: Any, cls: type, args: tuple = ()) -> Any:
     """Wrap raw arrays in ``ret`` (also inside tuples, lists, namedtuples) as ``cls``."""
     t = type(ret)
     if t in _raw_backends:
-        return make(cls, ret, None if cls is Tensor else _source(cls, args))
+        obj = make(cls, ret, None if cls is Tensor else _source(cls, args))
+        if t in views.IMMUTABLE:
+            views.hold(obj)  # it may share an argument's array (t.float(), t.detach())
+        return obj
     if t is tuple or t is list:
         return t([wrap(x, cls, args) for x in ret])
     if isinstance(ret, Tensor):
@@ -61,7 +64,7 @@ def wrap(ret: Any, cls: type, args: tuple = ()) -> Any:
     if isinstance(ret, np.generic):
         return make(cls, np.asarray(ret), None if cls is Tensor else _source(cls, args))
     if registry.backend_of(ret) is not None:
-        return make(cls, ret, None if cls is Tensor else _source(cls, args))
+        return wrap(ret, cls, args)
     return ret
 
 
@@ -100,7 +103,10 @@ class _Unwrapper:
             return a
         if isinstance(a, Tensor):
             raw = a._raw
-            self.note(_raw_backends.get(type(raw)) or registry.backend_of(raw), raw)
+            be = _raw_backends.get(type(raw)) or registry.backend_of(raw)
+            if not be.mutable:
+                views.hold(a)  # a write into its array (out of place) rebinds it
+            self.note(be, raw)
             return raw
         if t is list or t is tuple:
             return t([self.one(x) for x in a])
@@ -148,7 +154,7 @@ def _unwrap_simple(args: tuple) -> tuple[Backend | None, list] | None:
         if isinstance(a, Tensor):
             raw = a._raw
             be = _raw_backends.get(type(raw))
-            if be is None or (first is not None and be is not first):
+            if be is None or (first is not None and be is not first) or not be.mutable:
                 return None
             if be.multi_device:  # same backend, maybe another device: the full check decides
                 if first_raw is not None and raw.device != first_raw.device:
@@ -473,8 +479,8 @@ def plain_call(args: tuple, kwargs: dict | None) -> tuple[type, Backend | None, 
         if raws is None:
             continue
         b = _raw_backends.get(type(raw))
-        if i >= n_args or b is None or (be is not None and b is not be):
-            raws = None
+        if i >= n_args or b is None or (be is not None and b is not be) or not b.mutable:
+            raws = None  # (an immutable backend's call registers its tensors: the general path)
             continue
         if b.multi_device:
             if device is None:
@@ -672,6 +678,8 @@ def make_getitem(run: Callable) -> Callable:
             if out is not None:
                 if type(out) in views.WITHOUT_VIEWS:  # Dask: writes into out must reach self
                     views.remember(out, self._raw, index)
+                    if type(out) in views.IMMUTABLE:  # JAX: a write replays into self's array
+                        views.hold(self)
                 return make(cls, out, self)
             return call(__getitem__, run, (self, index), {})
         return dispatch(__getitem__, run, (self, index), {})  # a mode, or cls's own handler

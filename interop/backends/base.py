@@ -21,7 +21,7 @@ from ..errors import unknown_name
 # Device types, the backend that holds data there, and the index a bare type means.
 # "strict:N" is array-api-strict's Device("deviceN"): a second device without a GPU,
 # so the device logic below is exercised on every CI run (tests/test_devices_strict.py).
-BACKEND_NAMES = ("numpy", "cupy", "dask", "strict")
+BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "jax")
 DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
     "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1)}
 
@@ -167,6 +167,8 @@ class Backend:
     device_types: tuple[str, ...] = ("cpu",)  # the device types this backend holds data on
     multi_device: bool = False  # its arrays may sit on different devices (several GPUs)
     numpy_protocols: bool = True  # its arrays implement NEP 13/18: NumPy calls run its own code
+    mutable: bool = True  # False (JAX): arrays cannot be written; writes replay out of place
+    # (views.forward), and the dispatcher registers the tensors of each call (views.hold)
 
     @property
     def xp(self) -> Any:
@@ -237,6 +239,15 @@ class Backend:
     def view_at(self, raw: Any, index: tuple) -> Any:
         """``raw[index]`` as a view whose writes reach ``raw``."""
         return raw[index]
+
+    def write_at(self, raw: Any, index: Any, value: Any) -> None:
+        """``raw[index] = value`` in place (basic or boolean ``index``, already checked)."""
+        raw[index] = value
+
+    def register_tensor_type(self, cls: type) -> None:
+        """``cls`` (``Tensor`` or a subclass) was defined: a backend may register it with its
+        library (JAX: as a pytree).  Called for each such class, also those defined before
+        the backend loaded."""
 
     def advanced_index(self, raw: Any, items: tuple) -> Any:
         """``raw[items]``, NumPy's advanced indexing for items that are whole-dimension slices,

@@ -49,7 +49,7 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
     """t[index]: basic (views), advanced (copies) and boolean indexing."""
     if type(index) is slice and type(index.start) in _BOUNDS and type(index.stop) in _BOUNDS \
             and type(index.step) in _BOUNDS and not be.lazy:
-        return input[index]  # t[1:3]: a view, nothing to check or convert
+        return be.view_at(input, index)  # t[1:3]: a view, nothing to check or convert
     index = _integer_items(index, "t[index]")
     _check_index(input, index, "t[index]")
     split = _advanced_split(be, index)
@@ -70,7 +70,7 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
     if not any(i is Ellipsis for i in items):
         items = (*items, Ellipsis)  # keep 0-d results as views, not NumPy scalars
     try:
-        return input[items]
+        return be.view_at(input, items)
     except IndexError as exc:
         raise _index_error("t[index]", exc) from None
 
@@ -104,7 +104,7 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
         if be.lazy:
             views.put(input, _checked_when_run(index, input.shape, "t[index] = value"), value)
         else:
-            input[index] = value
+            be.write_at(input, index, value)
     except IndexError as exc:
         raise _index_error("t[index] = value", exc) from None
     views.written(input)

@@ -1,0 +1,200 @@
+"""The JAX backend: ``jax.Array`` on JAX's CPU devices, immutable, traceable.
+
+- Namespaces: ``jax.numpy`` is both the Array API namespace (JAX implements the
+  standard itself; array-api-compat has no wrapper for it) and the NumPy-shaped one.
+- 64 bits: loading this backend turns on ``jax_enable_x64`` (JAX's default is 32-bit,
+  which would turn torch's int64 and float64 into int32 and float32).  It is a global
+  JAX setting: the user's own JAX code then gets 64-bit defaults too.
+- Devices: JAX's CPU devices are interop's ``cpu`` with ``backend='jax'`` (as Dask's).
+- No NumPy protocols (``numpy_protocols = False``): ``np.exp(t)`` runs ``jax.numpy.exp``.
+- Immutable (``mutable = False``): in-place forms and writes through views are replayed
+  out of place (``views.forward``), the tensors holding the array rebound.
+- Traceable: ``Tensor`` (and each subclass) is a JAX pytree, so ``jax.jit``, ``jax.grad``
+  and ``jax.vmap`` trace through interop code; the arrays are tracers there, and a value
+  read (``bool(t)``, ``t.item()``, a size taken from values) raises ``TracedValueError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import views
+from .base import Backend, Device, DeviceMismatchError
+
+jax.config.update("jax_enable_x64", True)
+
+ArrayImpl = type(jnp.zeros(0))
+JAX_CPU = Device("cpu", backend="jax")
+
+
+class TracedValueError(TypeError, RuntimeError):
+    """A value was read from a JAX-backed tensor while ``jax.jit``/``grad``/``vmap`` traces it."""
+
+
+def _at(base: Any, index: Any, value: Any) -> Any:
+    """``base`` with ``base[index] = value``: JAX's out-of-place write."""
+    return base.at[index].set(value)
+
+
+def _replace(raw: Any, value: Any) -> None:
+    """``raw[...] = value`` for an immutable array: its holders take a new array."""
+    new = jnp.broadcast_to(jnp.asarray(value).astype(raw.dtype), raw.shape)
+    views.forward(raw, jnp.array(new, copy=True) if new is value else new)
+
+
+def _register(array_type: type) -> None:
+    """Writes into arrays of ``array_type`` (JAX's array, or one of its tracers) replay."""
+    if array_type not in views.IMMUTABLE:
+        views.IMMUTABLE[array_type] = _at
+        views.WITHOUT_VIEWS[array_type] = _replace
+
+
+class _HostRandom:
+    """A NumPy ``Generator`` whose draws come back as JAX arrays (torch's seeding semantics:
+    one stream per seed, the same values as the NumPy backend's)."""
+
+    def __init__(self, seed: Any) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._rng, name)
+
+        def draw(*args: Any, **kwargs: Any) -> Any:
+            out = method(*args, **kwargs)
+            return jnp.asarray(out) if isinstance(out, np.ndarray) else out
+        return draw
+
+
+class JaxBackend(Backend):
+    name = "jax"
+    array_type = ArrayImpl
+    numpy_protocols = False
+    mutable = False
+    xp = jnp
+    np = jnp
+
+    def owns(self, raw: Any) -> bool:
+        if isinstance(raw, jax.Array):  # concrete arrays and tracers alike
+            _register(type(raw))
+            return True
+        return False
+
+    def device_of(self, raw: Any) -> Device:
+        return JAX_CPU
+
+    def serves(self, device: Device) -> bool:
+        return device.type == "cpu" and device.backend in (None, self.name)
+
+    def native_device(self, device: Device) -> Any:
+        return jax.devices("cpu")[0]
+
+    def copy(self, raw: Any) -> Any:
+        return jnp.array(raw, copy=True)
+
+    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+                copy: bool | None = None, **options: Any) -> Any:
+        if device is not None and Device(device).type != "cpu":
+            raise DeviceMismatchError(f"the jax backend holds data on the cpu, not on {device}: "
+                                      "use backend='cupy' (or device='cuda') for GPU tensors")
+        if isinstance(data, np.ndarray) and not data.flags.c_contiguous:
+            data = np.ascontiguousarray(data)
+        return jnp.array(data, dtype=dtype, copy=copy is not False) \
+            if not isinstance(data, jax.Array) else jnp.asarray(data, dtype=dtype, copy=copy)
+
+    def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
+               **kwargs: Any) -> Any:
+        return getattr(jnp, fn)(*args, **kwargs)
+
+    def to_device(self, raw: Any, device: Any) -> Any:
+        if Device(device).type == "cpu":
+            return raw
+        return super().to_device(raw, device)
+
+    def random(self, seed: Any) -> Any:
+        return _HostRandom(seed)
+
+    def contiguous(self, raw: Any) -> Any:
+        return raw  # JAX arrays have no memory layout to fix
+
+    @property
+    def special(self) -> Any:
+        import jax.scipy.special  # traceable, unlike SciPy's
+        return jax.scipy.special
+
+    def per_block(self, fn: Any, raw: Any) -> Any:
+        return jnp.asarray(fn(self.to_host(raw, "a SciPy function")))
+
+    # Writes: out of place, replayed (views.py); the holders of the array are rebound.
+    def view_at(self, raw: Any, index: tuple) -> Any:
+        return views.remember(raw[index], raw, index)
+
+    def advanced_assign(self, raw: Any, items: tuple, value: Any) -> None:
+        views.forward(raw, views.latest(raw).at[items].set(value))
+
+    def write_at(self, raw: Any, index: Any, value: Any) -> None:
+        views.forward(raw, views.latest(raw).at[index].set(value))
+
+    def to_host(self, raw: Any, why: str = "") -> np.ndarray:
+        try:
+            return np.asarray(raw)
+        except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError) as exc:
+            raise TracedValueError(
+                f"{why or 'a value read'}: the values of a JAX-backed tensor are not known while "
+                "jax.jit, jax.grad or jax.vmap traces the function; compute without reading "
+                "values (interop.where(...) instead of if/else on a tensor, sizes from shapes), "
+                "or read them outside the traced function") from exc
+
+    def register_tensor_type(self, cls: type) -> None:
+        """``cls`` (``Tensor`` or a subclass) becomes a JAX pytree with one leaf, its array;
+        its class and attributes travel in the tree's static part."""
+        try:
+            jax.tree_util.register_pytree_node(cls, _flatten, _unflatten)
+        except ValueError:  # registered already
+            pass
+
+
+class _Static:
+    """A tensor's static part in a pytree: how pickle would rebuild it, less the array.
+    Equal when the class and the attributes are (jit caches compiled code by it)."""
+
+    __slots__ = ("rebuild", "args")
+
+    def __init__(self, rebuild: Any, args: tuple) -> None:
+        self.rebuild, self.args = rebuild, args
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Static) or self.rebuild is not other.rebuild \
+                or len(self.args) != len(other.args):
+            return False
+        for a, b in zip(self.args, other.args):
+            if a is not b:
+                try:
+                    if not bool(a == b):
+                        return False
+                except Exception:  # arrays among the attributes: compared by identity
+                    return False
+        return True
+
+    def __hash__(self) -> int:
+        return hash((self.rebuild, self.args[0]))
+
+
+def _flatten(t: Any) -> tuple[tuple, _Static]:
+    rebuild, (cls, raw, *rest) = t.__reduce_ex__(2)
+    return (raw,), _Static(rebuild, (cls, *rest))
+
+
+def _unflatten(static: _Static, leaves: tuple) -> Any:
+    cls, *rest = static.args
+    (raw,) = leaves
+    if isinstance(raw, jax.Array):
+        backend.owns(raw)  # a tracer type seen for the first time: its writes replay
+    return static.rebuild(cls, raw, *rest)
+
+
+backend = JaxBackend()
+_register(ArrayImpl)
