@@ -244,6 +244,18 @@ class Backend:
         """``raw[index] = value`` in place (basic or boolean ``index``, already checked)."""
         raw[index] = value
 
+    def updated(self, raw: Any, index: Any, value: Any, how: str | None = None) -> Any:
+        """``raw`` with ``raw[index] = value`` (``how`` None), or with ``value`` combined into
+        ``raw[index]`` by the ufunc ``how`` (``add``, ``multiply``, ``minimum``, ``maximum``;
+        repeated indices accumulate, as ``ufunc.at``): ``raw`` itself, written in place, for
+        implementations that build a result in a fresh array; a new array where arrays are
+        immutable (JAX).  Use the returned array."""
+        if how is None:
+            raw[index] = value
+        else:
+            self.ufunc(how).at(raw, index, value)
+        return raw
+
     def register_tensor_type(self, cls: type) -> None:
         """``cls`` (``Tensor`` or a subclass) was defined: a backend may register it with its
         library (JAX: as a pytree).  Called for each such class, also those defined before

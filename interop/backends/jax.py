@@ -22,13 +22,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import views
+from . import registry, views
 from .base import Backend, Device, DeviceMismatchError
 
 jax.config.update("jax_enable_x64", True)
 
 ArrayImpl = type(jnp.zeros(0))
 JAX_CPU = Device("cpu", backend="jax")
+
+
+_AT = {None: "set", "add": "add", "multiply": "multiply", "minimum": "min", "maximum": "max"}
 
 
 class TracedValueError(TypeError, RuntimeError):
@@ -135,6 +138,9 @@ class JaxBackend(Backend):
     def advanced_assign(self, raw: Any, items: tuple, value: Any) -> None:
         views.forward(raw, views.latest(raw).at[items].set(value))
 
+    def updated(self, raw: Any, index: Any, value: Any, how: str | None = None) -> Any:
+        return getattr(raw.at[index], _AT[how])(value)
+
     def write_at(self, raw: Any, index: Any, value: Any) -> None:
         views.forward(raw, views.latest(raw).at[index].set(value))
 
@@ -192,7 +198,7 @@ def _unflatten(static: _Static, leaves: tuple) -> Any:
     cls, *rest = static.args
     (raw,) = leaves
     if isinstance(raw, jax.Array):
-        backend.owns(raw)  # a tracer type seen for the first time: its writes replay
+        registry.backend_of(raw)  # a tracer type seen for the first time: known from now on
     return static.rebuild(cls, raw, *rest)
 
 

@@ -57,7 +57,7 @@ def _cell(raw: Any, create: bool = False) -> dict | None:
     if not create:
         return None
     entries: dict = {}
-    _CELLS[key] = (weakref.ref(raw, lambda _, key=key: _CELLS.pop(key, None)), entries)
+    _CELLS[key] = (weakref.ref(raw, lambda _, key=key, cells=_CELLS: cells.pop(key, None)), entries)
     return entries
 
 

@@ -389,11 +389,9 @@ def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, alpha: Any
     if be.lazy:
         return whole_arrays(be, index_add, tuple(input.shape), input.dtype, input, d, index,
                             source, alpha)
-    out = input.copy()
-    moved = be.np.moveaxis(out, d, 0)
+    moved = be.np.moveaxis(input.copy(), d, 0)
     src = be.np.moveaxis(source if alpha == 1 else source * alpha, d, 0).astype(input.dtype)
-    be.np.add.at(moved, index, src)
-    return out
+    return be.np.moveaxis(be.updated(moved, index, src, "add"), 0, d)
 
 
 @op(family="indexing", inplace=True, method=True)
@@ -417,12 +415,8 @@ def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, value: A
     values = be.np.broadcast_to(values, tuple(index.shape))
     grids = list(be.np.indices(tuple(index.shape), sparse=True))
     grids[d] = index
-    if reduce in (None,):
-        out[tuple(grids)] = values
-    elif reduce == "add":
-        be.np.add.at(out, tuple(grids), values)
-    elif reduce == "multiply":
-        be.np.multiply.at(out, tuple(grids), values)
+    if reduce in (None, "add", "multiply"):
+        out = be.updated(out, tuple(grids), values, reduce)
     else:
         raise RuntimeError(f"scatter: reduce argument must be either 'add' or 'multiply', got "
                            f"{reduce!r}")
