@@ -149,7 +149,10 @@ class DaskBackend(Backend):
         return da.random.default_rng(np.random.default_rng(seed))
 
     def from_foreign(self, raw: Any, source: Backend, chunks: Any = "auto", **options: Any) -> da.Array:
-        # The chunks stay on the source's device: a CuPy array becomes a Dask array of CuPy chunks.
+        # The chunks stay on the source's device: a CuPy array becomes a Dask array of CuPy chunks;
+        # arrays without NumPy's protocols (JAX's), which Dask cannot run, come in as NumPy chunks.
+        if not source.numpy_protocols:
+            raw = source.to_host(raw)
         return da.from_array(raw, chunks=chunks, asarray=False)
 
     def compute(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:

@@ -80,6 +80,14 @@ class JaxBackend(Backend):
     xp = jnp
     np = jnp
 
+    def numpy_function(self, func: Any, method: str = "__call__") -> Any:
+        """NumPy's function of the same name in ``jax.numpy``; ufunc methods too (``reduce``,
+        ``accumulate``, ``outer``), except ``at``, which writes in place."""
+        if method == "__call__" or method == "at":
+            return super().numpy_function(func, method)
+        ufunc = super().numpy_function(func)
+        return getattr(ufunc, method, None)
+
     def owns(self, raw: Any) -> bool:
         if isinstance(raw, jax.Array):  # concrete arrays and tracers alike
             _register(type(raw))

@@ -95,6 +95,7 @@ def hold(handle: Any) -> None:
 def forward(old: Any, new: Any) -> None:
     """``old``, an immutable array, now has ``new``'s contents: its holders rebind to ``new``,
     which keeps ``old``'s place as a view (a later write into it reaches the same base)."""
+    old = latest(old)  # written before: its holders moved on to the newest array
     cell = _cell(old, True)
     cell[_NOW] = new
     if new is old:
