@@ -66,9 +66,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None
     options = {"chunks": chunks} if chunks is not None else {}
     raw = data = data._raw if isinstance(data, Tensor) else stacked_if_lazy(data)
     if backend is None and device is None and not hasattr(raw, "__cuda_array_interface__") \
-            and not type(raw).__module__.startswith("dask") and _registry.on_host(raw) \
-            and _registry.backend_of(raw) in (None, _registry.get_backend("numpy")):
-        backend = default_backend()  # host data follows the default backend (a JAX array stays)
+            and not type(raw).__module__.startswith("dask") and _registry.on_host(raw):
+        backend = default_backend()  # host data follows the default backend
     return _dispatch.make(Tensor, to_raw(data, dtype, device, backend, copy=True, **options))
 
 

@@ -114,8 +114,8 @@ def test_creation_dtypes_devices_and_selection(monkeypatch) -> None:
     a = interop.rand(4, backend="jax")
     interop.manual_seed(0)
     np.testing.assert_array_equal(to_numpy(a), to_numpy(interop.rand(4)))  # NumPy's stream
-    assert on_jax(interop.tensor(jnp.arange(3)))  # a jax.Array is recognised
-    assert interop.tensor(jnp.arange(3)).backend == "jax"
+    assert on_jax(interop.as_tensor(jnp.arange(3)))  # a jax.Array is recognised, kept
+    assert interop.tensor(jnp.arange(3), backend="jax").backend == "jax"
     assert interop.as_tensor(t).raw is t.raw
     back = interop.tensor(jx(HOST), backend="numpy")
     assert type(back.raw) is np.ndarray
