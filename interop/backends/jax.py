@@ -56,6 +56,34 @@ def _register(array_type: type) -> None:
         views.WITHOUT_VIEWS[array_type] = _replace
 
 
+_UFUNCS: dict[str, Any] = {}
+
+
+class _Special:
+    """SciPy's special functions for JAX arrays: ``jax.scipy.special``'s (traceable), else
+    SciPy's on the host values (a value read: refused under tracing)."""
+
+    _ALIASES = {"psi": "digamma"}
+
+    def __getattr__(self, name: str) -> Any:
+        import jax.scipy.special
+        fn = getattr(jax.scipy.special, self._ALIASES.get(name, name), None)
+        if fn is not None:
+            return fn
+        import scipy.special  # optional: only the special functions JAX lacks need it
+        host = getattr(scipy.special, name)
+
+        def on_host(*args: Any, **kwargs: Any) -> Any:
+            args = [backend.to_host(a, f"scipy.special.{name}") if isinstance(a, jax.Array)
+                    else a for a in args]
+            out = host(*args, **kwargs)
+            return tuple(map(jnp.asarray, out)) if isinstance(out, tuple) else jnp.asarray(out)
+        return on_host
+
+
+_SPECIAL = _Special()
+
+
 class _HostRandom:
     """A NumPy ``Generator`` whose draws come back as JAX arrays (torch's seeding semantics:
     one stream per seed, the same values as the NumPy backend's)."""
@@ -131,10 +159,20 @@ class JaxBackend(Backend):
     def contiguous(self, raw: Any) -> Any:
         return raw  # JAX arrays have no memory layout to fix
 
+    def ufunc(self, name: str) -> Any:
+        """``jax.numpy``'s ufunc ``name``; a function that is not one (``maximum``) made one
+        (``jnp.frompyfunc``), for its ``accumulate``, ``reduce``, ``reduceat``."""
+        fn = getattr(jnp, name, None)
+        if fn is None or isinstance(fn, jnp.ufunc):
+            return fn if fn is not None else super().ufunc(name)
+        made = _UFUNCS.get(name)
+        if made is None:
+            made = _UFUNCS[name] = jnp.frompyfunc(fn, 2, 1)
+        return made
+
     @property
     def special(self) -> Any:
-        import jax.scipy.special  # traceable, unlike SciPy's
-        return jax.scipy.special
+        return _SPECIAL
 
     def per_block(self, fn: Any, raw: Any) -> Any:
         return jnp.asarray(fn(self.to_host(raw, "a SciPy function")))

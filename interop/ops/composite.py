@@ -393,11 +393,12 @@ def _cum_extreme(name: str, better: str) -> None:
     def impl(be: Any, input: Any, dim: int) -> Any:
         d = check_dim(name, dim, ordered(name, input).ndim) if input.ndim else 0
         x = input if input.ndim else be.np.reshape(input, (1,))
-        values = getattr(be.np, better).accumulate(x, axis=d)
+        values = be.ufunc(better).accumulate(x, axis=d)
         n = x.shape[d]
         pos = be.np.reshape(be.np.arange(n), (n,) + (1,) * (x.ndim - d - 1))
         hit = (x == values) | (be.np.isnan(x) if x.dtype.kind == "f" else False)
-        indices = be.np.maximum.accumulate(be.np.where(hit, pos, 0), axis=d).astype(dtypes.int64)
+        indices = be.ufunc("maximum").accumulate(be.np.where(hit, pos, 0), axis=d).astype(
+            dtypes.int64)
         if not input.ndim:
             values, indices = be.np.reshape(values, ()), be.np.reshape(indices, ())
         return values_indices[name](values, indices)
@@ -418,7 +419,7 @@ def logcumsumexp(be: Any, input: Any, dim: int) -> Any:
     if not x.ndim:
         return x.copy()
     d = check_dim("logcumsumexp", dim, x.ndim)
-    return be.np.logaddexp.accumulate(x, axis=d)
+    return be.ufunc("logaddexp").accumulate(x, axis=d)
 
 
 @cop(method=False, torch=torch_names("nansum", method=True), family="composite",

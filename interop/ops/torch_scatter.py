@@ -227,8 +227,8 @@ def _diagonal_scatter(be: Any, input: Any, src: Any, offset: int, d1: int, d2: i
     n = src.shape[-1] if src.ndim else 0
     steps = be.np.arange(n)
     rows, cols = (steps, steps + offset) if offset >= 0 else (steps - offset, steps)
-    view[..., rows, cols] = _source_dtype(src, input.dtype)
-    return out
+    view = be.updated(view, (..., rows, cols), _source_dtype(src, input.dtype))
+    return be.np.moveaxis(view, (-2, -1), (d1, d2))
 
 
 @op(family="indexing")
