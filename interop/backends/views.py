@@ -43,7 +43,7 @@ IMMUTABLE: dict[type, Callable[[Any, Any, Any], Any]] = {}
 a new array, ``base`` with ``base[index] = value`` (JAX's ``base.at[index].set(value)``)."""
 _BASE = "_interop_view_of"
 _BROADCAST = "_interop_broadcast"
-_NOW = "now"  # the array an immutable one was replaced by
+_NOW = "now"  # [the newest array], shared by every array an immutable one was replaced by
 _HOLDERS = "holders"
 _CELLS: dict[int, tuple[Any, dict]] = {}  # id(immutable array) -> (weakref to it, its entries)
 
@@ -78,12 +78,8 @@ def _set(raw: Any, name: str, value: Any) -> None:
 def latest(raw: Any) -> Any:
     """The array now holding ``raw``'s contents: ``raw`` itself, unless it is an immutable
     array written since (out of place)."""
-    while _CELLS:
-        cell = _cell(raw)
-        if cell is None or _NOW not in cell:
-            break
-        raw = cell[_NOW]
-    return raw
+    cell = _cell(raw) if _CELLS else None
+    return raw if cell is None or _NOW not in cell else cell[_NOW][0]
 
 
 def hold(handle: Any) -> None:
@@ -97,10 +93,12 @@ def forward(old: Any, new: Any) -> None:
     which keeps ``old``'s place as a view (a later write into it reaches the same base)."""
     old = latest(old)  # written before: its holders moved on to the newest array
     cell = _cell(old, True)
-    cell[_NOW] = new
+    box = cell.setdefault(_NOW, [old])  # one box per lineage: replaced arrays can be freed
+    box[0] = new
     if new is old:
         return
     target = _cell(new, True)
+    target[_NOW] = box
     for name in (_BASE, _BROADCAST):
         if name in cell:
             target[name] = cell[name]
