@@ -475,7 +475,7 @@ _moments("std_mean", True)
 
 def _lower_median(be: Any, x: Any, d: int, skip_nan: bool) -> tuple[Any, Any]:
     """torch's median: the lower of the two middle values, and its index."""
-    order = be.np.argsort(x, axis=d, kind="stable")
+    order = be.xp.argsort(x, axis=d, stable=True)  # the standard's spelling: every backend's
     ranked = be.np.take_along_axis(x, order, axis=d)
     n = x.shape[d]
     if skip_nan:
