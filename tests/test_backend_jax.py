@@ -346,3 +346,18 @@ def test_zero_d_and_empty(shape) -> None:
     t[...] = 3
     np.testing.assert_array_equal(to_numpy(t), np.full(shape, 3, np.float32))
     assert float((t * 0).sum()) == 0.0
+
+
+# ------------------------------------------------------------------ consumers
+try:
+    from tests import test_consumers_xarray as xarray_cases
+except (ImportError, pytest.skip.Exception):
+    xarray_cases = None
+
+
+@pytest.mark.parametrize("name", list(xarray_cases.OPERATIONS) if xarray_cases else [])
+def test_xarray_keeps_jax_tensors(name) -> None:
+    """xarray's DataArray over a JAX-backed tensor: results stay JAX-backed tensors.
+    (scikit-learn, SciPy and array-api-extra: ``python -m tests.array_api_consumers
+    sklearn jax`` runs their cases, in a subprocess of its own.)"""
+    xarray_cases.test_dataarray_keeps_tensor(name, "jax")
