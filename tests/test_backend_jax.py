@@ -307,6 +307,9 @@ def test_value_reads_under_tracing_raise_a_clear_error() -> None:
         jax.jit(lambda t: t if bool(t.sum() > 0) else -t)(jx(HOST))
     with pytest.raises(TracedValueError):
         jax.jit(lambda t: t.item())(jx(1.0))
+    for sized in (interop.nonzero, interop.unique, lambda t: t[t.argmax()]):
+        with pytest.raises(TracedValueError, match="jax.jit"):
+            jax.jit(sized)(jx(HOST))
 
 
 def test_mlp_gradients_match_torch_autograd() -> None:

@@ -34,6 +34,11 @@ JAX_CPU = Device("cpu", backend="jax")
 _AT = {None: "set", "add": "add", "multiply": "multiply", "minimum": "min", "maximum": "max"}
 
 
+_TRACED = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+           jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError,
+           jax.errors.NonConcreteBooleanIndexError)
+
+
 class TracedValueError(TypeError, RuntimeError):
     """A value was read from a JAX-backed tensor while ``jax.jit``/``grad``/``vmap`` traces it."""
 
@@ -199,6 +204,17 @@ class JaxBackend(Backend):
                 "jax.jit, jax.grad or jax.vmap traces the function; compute without reading "
                 "values (interop.where(...) instead of if/else on a tensor, sizes from shapes), "
                 "or read them outside the traced function") from exc
+
+    def explain_error(self, name: str, args: list, exc: Exception) -> Exception | None:
+        """JAX's errors for values needed while tracing, in interop's words (a size, an index
+        or a condition that depends on values: nonzero, unique, t[mask], t[t.argmax()])."""
+        if not isinstance(exc, _TRACED):
+            return None
+        return TracedValueError(
+            f"{name}: needs values of a JAX-backed tensor (a size, an index or a condition "
+            "that depends on them) while jax.jit, jax.grad or jax.vmap traces the function; "
+            "keep sizes static (interop.where(mask, x, 0) instead of x[mask]), or run this "
+            "part outside the traced function")
 
     def register_tensor_type(self, cls: type) -> None:
         """``cls`` (``Tensor`` or a subclass) becomes a JAX pytree with one leaf, its array;
