@@ -51,6 +51,8 @@ def wrap(ret: Any, cls: type, args: tuple = ()) -> Any:
     """Wrap raw arrays in ``ret`` (also inside tuples, lists, namedtuples) as ``cls``."""
     t = type(ret)
     if t in _raw_backends:
+        if t in views.IMMUTABLE:  # an input written out of place (inplace=True) is its newest
+            ret = views.latest(ret)
         obj = make(cls, ret, None if cls is Tensor else _source(cls, args))
         if t in views.IMMUTABLE:
             views.hold(obj)  # it may share an argument's array (t.float(), t.detach())

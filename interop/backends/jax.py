@@ -105,13 +105,38 @@ class _HostRandom:
         return draw
 
 
+class _Linalg:
+    """``jax.numpy.linalg`` reading one triangle in eigh and eigvalsh, as LAPACK (NumPy,
+    torch) does: JAX symmetrises the input by default."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(jnp.linalg, name)
+
+    @staticmethod
+    def eigh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
+        return jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=False)
+
+    @staticmethod
+    def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
+        return jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=False).eigenvalues
+
+
+class _NumPy:
+    """``jax.numpy`` as the NumPy-shaped namespace, with ``_Linalg`` for its linalg."""
+
+    linalg = _Linalg()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(jnp, name)
+
+
 class JaxBackend(Backend):
     name = "jax"
     array_type = ArrayImpl
     numpy_protocols = False
     mutable = False
     xp = jnp
-    np = jnp
+    np = _NumPy()
 
     def numpy_function(self, func: Any, method: str = "__call__") -> Any:
         """NumPy's function of the same name in ``jax.numpy``; ufunc methods too (``reduce``,
