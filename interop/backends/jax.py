@@ -106,19 +106,27 @@ class _HostRandom:
 
 
 class _Linalg:
-    """``jax.numpy.linalg`` reading one triangle in eigh and eigvalsh, as LAPACK (NumPy,
-    torch) does: JAX symmetrises the input by default."""
+    """``jax.numpy.linalg`` reading one triangle in eigvalsh, as LAPACK (NumPy, torch) does:
+    JAX symmetrises the input by default."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(jnp.linalg, name)
 
     @staticmethod
-    def eigh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
-        return jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=False)
-
-    @staticmethod
     def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
-        return jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=False).eigenvalues
+        return jnp.linalg.eigvalsh(_one_triangle(a, UPLO))
+
+
+def _one_triangle(a: Any, uplo: str) -> Any:
+    """The Hermitian matrix that ``a``'s lower (``'L'``) or upper triangle defines."""
+    part = jnp.tril(a) if uplo.upper() == "L" else jnp.triu(a)
+    strict = jnp.tril(a, -1) if uplo.upper() == "L" else jnp.triu(a, 1)
+    diagonal = jnp.real(jnp.diagonal(a, axis1=-2, axis2=-1)) if jnp.iscomplexobj(a) else None
+    full = part + jnp.conj(jnp.swapaxes(strict, -1, -2))
+    if diagonal is not None:  # LAPACK ignores the imaginary part of the diagonal
+        full = full - jnp.imag(jnp.diagonal(full, axis1=-2, axis2=-1))[..., None] * 1j * \
+            jnp.eye(a.shape[-1], dtype=a.dtype)
+    return full
 
 
 class _NumPy:
