@@ -342,8 +342,7 @@ def nonzero(be: Any, input: Any, *, as_tuple: bool = False) -> Any:
 def _nonzero_static(be: Any, input: Any, size: int, fill_value: int) -> Any:
     hits = be.np.argwhere(input)[:size]  # (hits, ndim), in row-major order; 0-d: (hits, 0)
     out = be.np.full((size, input.ndim), fill_value, dtype=dtypes.int64)
-    out[:hits.shape[0]] = hits
-    return out
+    return be.updated(out, slice(0, hits.shape[0]), hits)
 
 
 @op(family="indexing", method=True)
