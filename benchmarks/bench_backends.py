@@ -13,6 +13,10 @@ Rows, each with the raw library's time, interop's, and the ratio interop / raw:
 - Dask distributed: the same pipeline (standardise the columns, take the
   Gram matrix of the result, sum it) on a 2-worker ``dask.distributed``
   ``LocalCluster`` (processes), computed through the cluster's client.
+- JAX (``jax_rows``): ``a + b`` and ``exp`` on (8,) float32 per call, eager ``a * b + a``,
+  ``a @ b``, ``sum`` and ``exp`` on (2048, 2048) float32, a jit-compiled gradient step
+  written with torch calls on interop tensors against the same step in ``jax.numpy``,
+  and ``t[1] = 0`` (replayed out of place) against ``a.at[1].set(0)``.
 - CuPy: ``a + b`` on (8,) float32 per call (the small-op overhead), and
   (4096, 4096) float32 elementwise and matmul, synchronised after each call.
 
@@ -142,6 +146,68 @@ def cupy_rows(quick: bool) -> list[tuple]:
     return rows
 
 
+def jax_rows(quick: bool) -> list[tuple]:
+    """interop on the JAX backend against raw ``jax.numpy``, synchronised after each call:
+    the per-call overhead on a small array, eager operations on a large one, one jit-compiled
+    gradient step written with torch calls on interop tensors against the same step written
+    with jax.numpy, and an in-place write (replayed out of place) against ``.at[].set``."""
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        print("(JAX is not installed: the JAX rows are skipped)")
+        return []
+    import torch
+
+    n, repeat = (512, 5) if quick else (2048, 10)
+    rng = np.random.default_rng(0)
+    a = jnp.asarray(rng.standard_normal((n, n)).astype(np.float32))
+    b = jnp.asarray(rng.standard_normal((n, n)).astype(np.float32))
+    x, y = interop.as_tensor(a), interop.as_tensor(b)
+
+    def ready(fn: Callable[[], object]) -> Callable[[], None]:
+        def run() -> None:
+            out = fn()
+            (out.raw if isinstance(out, interop.Tensor) else out).block_until_ready()
+        return run
+
+    small_a, small_b = jnp.ones(8, jnp.float32), jnp.ones(8, jnp.float32)
+    sx, sy = interop.as_tensor(small_a), interop.as_tensor(small_b)
+    budget = 0.5 if quick else 2.0
+    rows = []
+    for name, raw, ours in [("a + b", lambda: small_a + small_b, lambda: sx + sy),
+                            ("exp(a)", lambda: jnp.exp(small_a), lambda: interop.exp(sx))]:
+        raw_ns, interop_ns = best_ns([ready(raw), ready(ours)], budget)
+        rows.append(("jax per call", name, (8,), raw_ns / 1e9, interop_ns / 1e9, ""))
+    for name, raw, ours in [("a * b + a", lambda: a * b + a, lambda: x * y + x),
+                            ("a @ b", lambda: a @ b, lambda: x @ y),
+                            ("sum(dim=0)", lambda: a.sum(axis=0), lambda: x.sum(dim=0)),
+                            ("exp(a)", lambda: jnp.exp(a), lambda: interop.exp(x))]:
+        rows.append(("jax eager", name, (n, n), *best_pair_s(ready(raw), ready(ours), repeat), ""))
+
+    def step_raw(w: object, v: object) -> object:
+        return jnp.mean((jnp.maximum(v @ w, 0) @ w.T - v) ** 2)
+
+    def step_ours(w: interop.Tensor, v: interop.Tensor) -> object:
+        return torch.nn.functional.mse_loss(torch.relu(v @ w) @ w.T, v).raw
+
+    grad_raw, grad_ours = jax.jit(jax.grad(step_raw)), jax.jit(jax.grad(step_ours))
+    rows.append(("jax jit+grad", "mlp step", (n, n),
+                 *best_pair_s(ready(lambda: grad_raw(a, b)), ready(lambda: grad_ours(x, y)),
+                              repeat), ""))
+
+    def write_raw() -> object:
+        return a.at[1].set(0.0)
+
+    def write_ours() -> object:
+        t = interop.as_tensor(a)
+        t[1] = 0.0
+        return t
+    rows.append(("jax write", "t[1] = 0", (n, n),
+                 *best_pair_s(ready(write_raw), ready(write_ours), repeat), ""))
+    return rows
+
+
 def has_gpu() -> bool:
     try:
         import cupy
@@ -154,7 +220,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes, short budget")
     quick = parser.parse_args().quick
-    rows = dask_rows(quick) + distributed_rows(quick)
+    rows = dask_rows(quick) + distributed_rows(quick) + jax_rows(quick)
     if has_gpu():
         rows += cupy_rows(quick)
     else:

@@ -57,7 +57,12 @@ def wrap(ret: Any, cls: type, args: tuple = (), be: Backend | None = None) -> An
     if t in _raw_backends:
         if be is not None and _raw_backends[t] is not be and _raw_backends[t].foreign_joins:
             return ret
-        return make(cls, ret, None if cls is Tensor else _source(cls, args))
+        if t in views.IMMUTABLE:  # an input written out of place (inplace=True) is its newest
+            ret = views.latest(ret)
+        obj = make(cls, ret, None if cls is Tensor else _source(cls, args))
+        if t in views.IMMUTABLE:
+            views.hold(obj)  # it may share an argument's array (t.float(), t.detach())
+        return obj
     if isinstance(ret, np.generic):  # a NumPy reduction's scalar: a 0-d tensor, as torch's
         return make(cls, np.asarray(ret), None if cls is Tensor else _source(cls, args))
     if t is tuple or t is list:
@@ -67,7 +72,7 @@ def wrap(ret: Any, cls: type, args: tuple = (), be: Backend | None = None) -> An
     if isinstance(ret, tuple) and hasattr(ret, "_fields"):
         return t(*(wrap(x, cls, args, be) for x in ret))
     if registry.backend_of(ret) is not None:
-        return make(cls, ret, None if cls is Tensor else _source(cls, args))
+        return wrap(ret, cls, args, be)
     return ret
 
 
@@ -112,7 +117,10 @@ class _Unwrapper:
             return a
         if isinstance(a, Tensor):
             raw = a._raw
-            self.note(_raw_backends.get(type(raw)) or registry.backend_of(raw), raw)
+            be = _raw_backends.get(type(raw)) or registry.backend_of(raw)
+            if not be.mutable:
+                views.hold(a)  # a write into its array (out of place) rebinds it
+            self.note(be, raw)
             return raw
         if t is list or t is tuple:
             return t([self.one(x) for x in a])
@@ -172,7 +180,7 @@ def _unwrap_simple(args: tuple) -> tuple[Backend | None, list] | None:
         if isinstance(a, Tensor):
             raw = a._raw
             be = _raw_backends.get(type(raw))
-            if be is None or (first is not None and be is not first):
+            if be is None or (first is not None and be is not first) or not be.mutable:
                 return None
             if be.multi_device:  # same backend, maybe another device: the full check decides
                 if first_raw is not None and raw.device != first_raw.device:
@@ -520,8 +528,8 @@ def plain_call(args: tuple, kwargs: dict | None) -> tuple[type, Backend | None, 
         if raws is None:
             continue
         b = _raw_backends.get(type(raw))
-        if i >= n_args or b is None or (be is not None and b is not be):
-            raws = None
+        if i >= n_args or b is None or (be is not None and b is not be) or not b.mutable:
+            raws = None  # (an immutable backend's call registers its tensors: the general path)
             continue
         if b.multi_device:
             if device is None:
@@ -542,14 +550,15 @@ def exact_tensors(args: tuple, cls: type = Tensor) -> tuple[Backend, list] | Non
         if type(a) is cls:
             raw = a._raw
             be = _raw_backends.get(type(raw))
-            if be is not None:
+            if be is not None and be.mutable:  # an immutable one registers its tensors (JAX)
                 return be, [raw]
     elif len(args) == 2:
         a, b = args
         if type(a) is cls and type(b) is cls:
             raw_a, raw_b = a._raw, b._raw
             be = _raw_backends.get(type(raw_a))
-            if be is not None and type(raw_b) is type(raw_a) and not be.multi_device:
+            if be is not None and type(raw_b) is type(raw_a) and be.mutable \
+                    and not be.multi_device:
                 return be, [raw_a, raw_b]
     return None
 
@@ -758,6 +767,8 @@ def make_getitem(run: Callable) -> Callable:
             if out is not None:
                 if type(out) in views.WITHOUT_VIEWS:  # Dask: writes into out must reach self
                     views.remember(out, self._raw, index)
+                    if type(out) in views.IMMUTABLE:  # JAX: a write replays into self's array
+                        views.hold(self)
                 return make(cls, out, self)
             return call(__getitem__, run, (self, index), {})
         return dispatch(__getitem__, run, (self, index), {})  # a mode, or cls's own handler

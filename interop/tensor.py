@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
-from .backends import registry
+from .backends import registry, views
 from .backends.base import Backend, Device
 from .errors import NonNumericError, NumberOverflowError
 from .protocols import torch_function as _tf
@@ -202,8 +202,10 @@ class Tensor:
                             "dtype=..., device=..., backend=...) for options")
         obj = object.__new__(cls)
         obj._raw = to_raw(data)
-        if isinstance(data, Tensor) and cls is not Tensor:
-            obj.__tensor_finalize__(data)
+        if isinstance(data, Tensor):
+            _held(obj, data)
+            if cls is not Tensor:
+                obj.__tensor_finalize__(data)
         return obj
 
     # ------------------------------------------------------------ subclass hooks
@@ -217,6 +219,7 @@ class Tensor:
         handler = cls.__dict__.get("__torch_function__")
         if isinstance(handler, classmethod):
             cls.__torch_function__ = classmethod(_tf.loop_checked(handler.__func__))
+        registry.register_tensor_type(cls)
 
     def __tensor_finalize__(self, source: Any) -> None:
         """Called on each new result of a subclass; ``source`` is the argument it came from.
@@ -236,7 +239,7 @@ class Tensor:
         """The same data as a ``cls`` handle (no copy), attributes carried over."""
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError(f"as_subclass: expected a subclass of interop.Tensor, got {cls!r}")
-        return make(cls, self._raw, self)
+        return _held(make(cls, self._raw, self), self)
 
     # ------------------------------------------------------------ the handle
     @property
@@ -280,7 +283,7 @@ class Tensor:
                 (type(self), self._raw, attrs))
 
     def __copy__(self) -> Tensor:
-        new = make(type(self), self._raw, None)
+        new = _held(make(type(self), self._raw, None), self)
         new.__dict__.update(self.__dict__)
         _set_slots(new, _slots_of(self, self._interop_slots))
         return new
@@ -291,6 +294,18 @@ class Tensor:
         new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
         _set_slots(new, _copy.deepcopy(_slots_of(self, self._interop_slots), memo))
         return new
+
+
+def _held(new: Tensor, source: Tensor) -> Tensor:
+    """``new`` shares ``source``'s array: on an immutable backend both are registered, so a
+    write through either rebinds both (``views.hold``)."""
+    if type(new._raw) in views.IMMUTABLE and new._raw is source._raw:
+        views.hold(source)
+        views.hold(new)
+    return new
+
+
+registry.register_tensor_type(Tensor)
 
 
 def _slots_of(obj: Tensor, names: tuple[str, ...]) -> dict[str, Any]:

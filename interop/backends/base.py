@@ -21,7 +21,7 @@ from ..errors import unknown_name
 # Device types, the backend that holds data there, and the index a bare type means.
 # "strict:N" is array-api-strict's Device("deviceN"): a second device without a GPU,
 # so the device logic below is exercised on every CI run (tests/test_devices_strict.py).
-BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch")
+BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch", "jax")
 DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
     "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1)}
 
@@ -169,6 +169,8 @@ class Backend:
     numpy_protocols: bool = True  # its arrays implement NEP 13/18: NumPy calls run its own code
     native_ops: bool = False  # its library has the table's operations itself (see ``native``)
     foreign_joins: bool = False  # its raw arrays beside tensors take their backend, as data
+    mutable: bool = True  # False (JAX): arrays cannot be written; writes replay out of place
+    # (views.forward), and the dispatcher registers the tensors of each call (views.hold)
 
     @property
     def xp(self) -> Any:
@@ -252,6 +254,27 @@ class Backend:
     def view_at(self, raw: Any, index: tuple) -> Any:
         """``raw[index]`` as a view whose writes reach ``raw``."""
         return raw[index]
+
+    def write_at(self, raw: Any, index: Any, value: Any) -> None:
+        """``raw[index] = value`` in place (basic or boolean ``index``, already checked)."""
+        raw[index] = value
+
+    def updated(self, raw: Any, index: Any, value: Any, how: str | None = None) -> Any:
+        """``raw`` with ``raw[index] = value`` (``how`` None), or with ``value`` combined into
+        ``raw[index]`` by the ufunc ``how`` (``add``, ``multiply``, ``minimum``, ``maximum``;
+        repeated indices accumulate, as ``ufunc.at``): ``raw`` itself, written in place, for
+        implementations that build a result in a fresh array; a new array where arrays are
+        immutable (JAX).  Use the returned array."""
+        if how is None:
+            raw[index] = value
+        else:
+            self.ufunc(how).at(raw, index, value)
+        return raw
+
+    def register_tensor_type(self, cls: type) -> None:
+        """``cls`` (``Tensor`` or a subclass) was defined: a backend may register it with its
+        library (JAX: as a pytree).  Called for each such class, also those defined before
+        the backend loaded."""
 
     def advanced_index(self, raw: Any, items: tuple) -> Any:
         """``raw[items]``, NumPy's advanced indexing for items that are whole-dimension slices,

@@ -150,7 +150,7 @@ class DaskBackend(Backend):
 
     def from_foreign(self, raw: Any, source: Backend, chunks: Any = "auto", **options: Any) -> da.Array:
         # The chunks stay on the source's device: a CuPy array becomes a Dask array of CuPy chunks.
-        # Arrays without NumPy's protocols (torch's) cannot be chunks: their host values are.
+        # Arrays without NumPy's protocols (torch's, JAX's) cannot be chunks: their host values are.
         if not source.numpy_protocols:
             raw = source.to_host(raw, "bringing an array into a Dask graph")
         return da.from_array(raw, chunks=chunks, asarray=False)

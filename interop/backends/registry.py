@@ -8,6 +8,8 @@ Promotion policy (DESIGN.md, "Backends and promotion"):
 - one backend: that one; Python scalars and 0-d host arrays join anything;
 - NumPy with Dask: Dask (lazy wins);
 - CuPy with Dask of CuPy chunks: Dask;
+- JAX with NumPy (both on the CPU): JAX (the non-NumPy backend wins, as CuPy or
+  array-api-strict would); JAX with Dask: Dask, its chunks NumPy (lazy wins);
 - any other mix of devices: ``DeviceMismatchError`` naming both devices and
   the ``.to(...)`` that fixes it, unless ``implicit_transfer`` is on.
 """
@@ -18,6 +20,7 @@ import importlib
 import logging
 import operator
 import os
+import weakref
 from typing import Any
 
 import numpy as np
@@ -34,6 +37,7 @@ _LIBRARIES: dict[str, tuple[tuple[str, ...], str]] = {
     "dask": (("dask",), "pip install 'interop[dask]'"),
     "strict": (("array_api_strict",), "pip install array-api-strict"),
     "torch": (("torch",), "pip install 'interop[torch]'"),
+    "jax": (("jax", "jaxlib"), "pip install 'interop[jax]'"),
 }
 _MODULE_OF_LIBRARY = {module: name for name, (modules, _) in _LIBRARIES.items()
                       for module in modules}
@@ -58,7 +62,20 @@ def get_backend(name: str | Backend) -> Backend:
         raise ImportError(f"the {name} backend needs {exc.name}, which is not installed: {extra}") from exc
     be = _loaded[name] = module.backend
     _by_type[be.array_type] = be
+    for cls in list(_tensor_types):
+        be.register_tensor_type(cls)
     return be
+
+
+_tensor_types: weakref.WeakSet[type] = weakref.WeakSet()
+
+
+def register_tensor_type(cls: type) -> None:
+    """``Tensor`` and each subclass, handed down as they are defined: the backends loaded now
+    or later see each one (``Backend.register_tensor_type``)."""
+    _tensor_types.add(cls)
+    for be in list(_loaded.values()):
+        be.register_tensor_type(cls)
 
 
 _by_type[np.ndarray] = get_backend("numpy")

@@ -18,10 +18,18 @@ Broadcast views (``expand``, ``broadcast_to``) repeat elements: every write
 into one raises torch's overlap error, on every backend, before anything is
 written.  Every write goes through ``assign`` (whole arrays) or ``put``
 (``t[index] = v`` on Dask).
+
+Immutable arrays (JAX's, ``Backend.mutable = False``) are written out of place:
+``forward(old, new)`` records that ``old``'s contents are now ``new`` and rebinds
+the tensors registered as holding ``old`` (``hold``: the dispatcher registers the
+tensors of every call on such a backend), so ``t.add_(1)``, ``t[0] = 1`` and writes
+through views replay as on Dask, with every handle then holding the new array.
+Their links live in a side table (JAX's tracers take no attributes).
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -30,8 +38,80 @@ import numpy as np
 WITHOUT_VIEWS: dict[type, Callable[[Any, Any], None]] = {}
 """Array types of such backends -> how to replace an array's whole contents in place
 (each backend adds its own on load)."""
+IMMUTABLE: dict[type, Callable[[Any, Any, Any], Any]] = {}
+"""Array types that cannot be written (also in WITHOUT_VIEWS) -> ``at(base, index, value)``:
+a new array, ``base`` with ``base[index] = value`` (JAX's ``base.at[index].set(value)``)."""
 _BASE = "_interop_view_of"
 _BROADCAST = "_interop_broadcast"
+_NOW = "now"  # [the newest array], shared by every array an immutable one was replaced by
+_HOLDERS = "holders"
+_CELLS: dict[int, tuple[Any, dict]] = {}  # id(immutable array) -> (weakref to it, its entries)
+
+
+def _cell(raw: Any, create: bool = False) -> dict | None:
+    """The side-table entries of an immutable array (None if it has none and not ``create``)."""
+    key = id(raw)
+    found = _CELLS.get(key)
+    if found is not None and found[0]() is raw:
+        return found[1]
+    if not create:
+        return None
+    entries: dict = {}
+    _CELLS[key] = (weakref.ref(raw, lambda _, key=key, cells=_CELLS: cells.pop(key, None)), entries)
+    return entries
+
+
+def _get(raw: Any, name: str) -> Any:
+    if type(raw) in IMMUTABLE:
+        cell = _cell(raw)
+        return None if cell is None else cell.get(name)
+    return getattr(raw, name, None)
+
+
+def _set(raw: Any, name: str, value: Any) -> None:
+    if type(raw) in IMMUTABLE:
+        _cell(raw, True)[name] = value
+    else:
+        setattr(raw, name, value)
+
+
+def latest(raw: Any) -> Any:
+    """The array now holding ``raw``'s contents: ``raw`` itself, unless it is an immutable
+    array written since (out of place)."""
+    cell = _cell(raw) if _CELLS else None
+    return raw if cell is None or _NOW not in cell else cell[_NOW][0]
+
+
+def hold(handle: Any) -> None:
+    """``handle`` (a tensor) holds an immutable array: it is rebound when that array is written."""
+    holders = _cell(handle._raw, True).setdefault(_HOLDERS, {})
+    holders[id(handle)] = weakref.ref(handle)  # by id: tensors compare elementwise
+
+
+def forward(old: Any, new: Any) -> None:
+    """``old``, an immutable array, now has ``new``'s contents: its holders rebind to ``new``,
+    which keeps ``old``'s place as a view (a later write into it reaches the same base)."""
+    old = latest(old)  # written before: its holders moved on to the newest array
+    cell = _cell(old, True)
+    box = cell.setdefault(_NOW, [old])  # one box per lineage: replaced arrays can be freed
+    box[0] = new
+    if new is old:
+        return
+    target = _cell(new, True)
+    target[_NOW] = box
+    for name in (_BASE, _BROADCAST):
+        if name in cell:
+            target[name] = cell[name]
+    holders = cell.pop(_HOLDERS, None)
+    if holders:
+        kept = target.setdefault(_HOLDERS, {})
+        for key, ref in holders.items():
+            handle = ref()
+            if handle is not None and handle._raw is old:
+                handle._raw = new
+                kept[key] = ref
+
+
 OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
            "single memory location. Please clone() the tensor before performing the operation.")
 
@@ -49,13 +129,13 @@ def _tracked(view: Any, base: Any) -> bool:
 def _link(view: Any, base: Any, index: Any, undo: Callable[[Any], Any],
           contiguous: bool) -> Any:
     """``base[index]`` holds ``undo(view)``'s elements: a write into ``view`` goes there."""
-    setattr(view, _BASE, (base, index, undo, contiguous and _contiguous(base)))
+    _set(view, _BASE, (base, index, undo, contiguous and _contiguous(base)))
     return view
 
 
 def _contiguous(raw: Any) -> bool:
     """Would this be C-contiguous on NumPy (an array that is no view of another is)?"""
-    link = getattr(raw, _BASE, None)
+    link = _get(raw, _BASE)
     return link is None or link[3]
 
 
@@ -158,20 +238,20 @@ def merged(view: Any, base: Any, merge: Callable[[Any, Any], Any]) -> Any:
     into it replaces ``base`` by ``merge(base, view)``."""
     if not _tracked(view, base):
         return view
-    return _link(view, base, Ellipsis, lambda raw: merge(base, raw), False)
+    return _link(view, base, Ellipsis, lambda raw: merge(latest(base), raw), False)
 
 
 def broadcast(view: Any, base: Any) -> Any:
     """``view`` repeats ``base``'s elements (expand, broadcast_to): writing into it raises."""
     if _tracked(view, base):
-        setattr(view, _BROADCAST, True)
+        _set(view, _BROADCAST, True)
     return view
 
 
 def check_writable(raw: Any, name: str) -> None:
     """torch's error for a write into a tensor whose elements share memory (a broadcast view),
     raised before anything is written, on every backend."""
-    shared = getattr(raw, _BROADCAST, False) if type(raw) in WITHOUT_VIEWS else any(
+    shared = _get(raw, _BROADCAST) if type(raw) in WITHOUT_VIEWS else any(
         stride == 0 and size > 1
         for stride, size in zip(getattr(raw, "strides", ()), getattr(raw, "shape", ()))) \
         and getattr(raw, "size", 0) > 0
@@ -216,14 +296,17 @@ def permuted(view: Any, base: Any, axes: Any) -> Any:
 
 def written(raw: Any) -> None:
     """``raw`` was just written in place: replay the write into the arrays it is a view of."""
-    link = getattr(raw, _BASE, None) if type(raw) in WITHOUT_VIEWS and raw.size != 0 else None
+    link = _get(raw, _BASE) if type(raw) in WITHOUT_VIEWS and raw.size != 0 else None
     while link is not None:
         base, index, undo, _ = link
+        value = undo(latest(raw))
         if index is Ellipsis:
-            WITHOUT_VIEWS[type(base)](base, undo(raw))
+            WITHOUT_VIEWS[type(base)](base, value)
+        elif type(base) in IMMUTABLE:
+            forward(base, IMMUTABLE[type(base)](latest(base), index, value))
         else:
-            base[index] = undo(raw)
-        link = getattr(base, _BASE, None)
+            base[index] = value
+        link = _get(base, _BASE)
         raw = base
 
 

@@ -145,11 +145,30 @@ def run_ufunc(ufunc: np.ufunc, method: str, cls: type, args: tuple, kwargs: dict
     be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
     if be is not None and be.lazy and method == "__call__" and rkwargs.get("out") is not None:
         _check_out_cast(ufunc, rargs, rkwargs)
-    ret = _call_backend(ufunc, method, be, rargs, rkwargs)
     out = kwargs.get("out") if kwargs else None
+    if out is not None and be is not None and not be.mutable:
+        return _written_out(_label(ufunc, method), out, ufunc, method, be, rargs, rkwargs)
+    ret = _call_backend(ufunc, method, be, rargs, rkwargs)
     if out is None:
         return dispatch.wrap(ret, cls, args)
     return _out_results(_label(ufunc, method), out, rkwargs["out"], ret, cls, args)
+
+
+def _written_out(label: str, out: Any, func: Any, method: str, be: Backend, rargs: list,
+                 rkwargs: dict) -> Any:
+    """``out=`` on a backend whose arrays cannot be written (JAX): computed out of place, then
+    written into the out tensors as ``t.copy_(result)`` would (views replay)."""
+    rkwargs = {k: v for k, v in rkwargs.items() if k != "out"}
+    ret = _call_backend(func, method, be, rargs, rkwargs)
+    outs = out if isinstance(out, tuple) else (out,)
+    rets = ret if isinstance(ret, tuple) else (ret,)
+    for o, r in zip(outs, rets):
+        if o is not None:
+            if not isinstance(o, Tensor):
+                raise TypeError(f"{label}: out= must be an interop tensor on a {be.name} call "
+                                "(its arrays cannot be written in place): pass a tensor")
+            dispatch.write_into(o, r, label)
+    return out[0] if isinstance(out, tuple) and len(out) == 1 else out
 
 
 def _check_out_cast(ufunc: np.ufunc, rargs: list, rkwargs: dict) -> None:
@@ -172,6 +191,9 @@ def run_function(func: Callable, cls: type, args: tuple, kwargs: dict) -> Any:
         if func in numpy_dask.VALUE_ANSWERS:
             return ret
     else:
+        out = kwargs.get("out") if kwargs else None
+        if out is not None and be is not None and not be.mutable:
+            return _written_out(_label(func), out, func, "__call__", be, rargs, rkwargs)
         ret = _call_backend(func, "__call__", be, rargs, rkwargs)
     out = kwargs.get("out") if kwargs else None
     if out is None:

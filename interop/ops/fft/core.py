@@ -71,7 +71,9 @@ for _name, _kind, _complex in (
         ("hfft", "1", False), ("ihfft", "1", True),
         ("fft2", "2", True), ("ifft2", "2", True), ("rfft2", "2", True), ("irfft2", "2", False),
         ("fftn", "n", True), ("ifftn", "n", True), ("rfftn", "n", True), ("irfftn", "n", False)):
-    _register(_name, _name, _kind, _complex)
+    # the 2-d forms by the n-d ones, which take any axes (fft2 is fftn over the axes given;
+    # JAX's fft2 refuses other than two)
+    _register(_name, _name.replace("2", "n"), _kind, _complex)
 
 
 _SWAPPED = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}

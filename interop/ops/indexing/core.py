@@ -49,7 +49,7 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
     """t[index]: basic (views), advanced (copies) and boolean indexing."""
     if type(index) is slice and type(index.start) in _BOUNDS and type(index.stop) in _BOUNDS \
             and type(index.step) in _BOUNDS and not be.lazy:
-        return input[index]  # t[1:3]: a view, nothing to check or convert
+        return be.view_at(input, index)  # t[1:3]: a view, nothing to check or convert
     index = _integer_items(index, "t[index]")
     _check_index(input, index, "t[index]")
     split = _advanced_split(be, index)
@@ -70,7 +70,7 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
     if not any(i is Ellipsis for i in items):
         items = (*items, Ellipsis)  # keep 0-d results as views, not NumPy scalars
     try:
-        return input[items]
+        return be.view_at(input, items)
     except IndexError as exc:
         raise _index_error("t[index]", exc) from None
 
@@ -104,7 +104,7 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
         if be.lazy:
             views.put(input, _checked_when_run(index, input.shape, "t[index] = value"), value)
         else:
-            input[index] = value
+            be.write_at(input, index, value)
     except IndexError as exc:
         raise _index_error("t[index] = value", exc) from None
     views.written(input)
@@ -342,8 +342,7 @@ def nonzero(be: Any, input: Any, *, as_tuple: bool = False) -> Any:
 def _nonzero_static(be: Any, input: Any, size: int, fill_value: int) -> Any:
     hits = be.np.argwhere(input)[:size]  # (hits, ndim), in row-major order; 0-d: (hits, 0)
     out = be.np.full((size, input.ndim), fill_value, dtype=dtypes.int64)
-    out[:hits.shape[0]] = hits
-    return out
+    return be.updated(out, slice(0, hits.shape[0]), hits)
 
 
 @op(method=True)
@@ -389,11 +388,9 @@ def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, alpha: Any
     if be.lazy:
         return whole_arrays(be, index_add, tuple(input.shape), input.dtype, input, d, index,
                             source, alpha)
-    out = input.copy()
-    moved = be.np.moveaxis(out, d, 0)
+    moved = be.np.moveaxis(input.copy(), d, 0)
     src = be.np.moveaxis(source if alpha == 1 else source * alpha, d, 0).astype(input.dtype)
-    be.np.add.at(moved, index, src)
-    return out
+    return be.np.moveaxis(be.updated(moved, index, src, "add"), 0, d)
 
 
 @op(inplace=True, method=True)
@@ -417,12 +414,8 @@ def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, value: A
     values = be.np.broadcast_to(values, tuple(index.shape))
     grids = list(be.np.indices(tuple(index.shape), sparse=True))
     grids[d] = index
-    if reduce in (None,):
-        out[tuple(grids)] = values
-    elif reduce == "add":
-        be.np.add.at(out, tuple(grids), values)
-    elif reduce == "multiply":
-        be.np.multiply.at(out, tuple(grids), values)
+    if reduce in (None, "add", "multiply"):
+        out = be.updated(out, tuple(grids), values, reduce)
     else:
         raise RuntimeError(f"scatter: reduce argument must be either 'add' or 'multiply', got "
                            f"{reduce!r}")

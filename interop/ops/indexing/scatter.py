@@ -47,13 +47,12 @@ def _reduce_into(be: Any, out: Any, where: Any, values: Any, reduce: str,
     ``include_self=False`` ignores ``out``'s old values where something lands; ``mean``
     divides by the count (floor division for integers)."""
     if not include_self:
-        out[where] = _identity(out.dtype, reduce)
-    getattr(be.np, _REDUCE[reduce]).at(out, where, values)
+        out = be.updated(out, where, _identity(out.dtype, reduce))
+    out = be.updated(out, where, values, _REDUCE[reduce])
     if reduce == "mean":
         count = be.np.full(out.shape, 1 if include_self else 0, dtype=dtypes.int64)
-        be.np.add.at(count, where, 1)
-        count = be.np.maximum(count, 1)
-        out[...] = out // count if out.dtype.kind in "iub" else out / count
+        count = be.np.maximum(be.updated(count, where, 1, "add"), 1)
+        out = (out // count if out.dtype.kind in "iub" else out / count).astype(out.dtype)
     return out
 
 
@@ -70,10 +69,8 @@ def _source_dtype(source: Any, dtype: Any) -> Any:
 def _index_copy(be: Any, input: Any, dim: int, index: Any, source: Any) -> Any:
     out = be.np.array(input, copy=True)
     if input.ndim == 0:
-        out[...] = be.np.reshape(source, ())
-        return out
-    out[_along(index, dim, input.ndim)] = _source_dtype(source, input.dtype)
-    return out
+        return be.updated(out, ..., be.np.reshape(source, ()))
+    return be.updated(out, _along(index, dim, input.ndim), _source_dtype(source, input.dtype))
 
 
 @op(inplace=True)
@@ -86,8 +83,8 @@ def index_copy(be: Any, input: Any, dim: int, index: Any, source: Any) -> Any:
 def _index_fill(be: Any, input: Any, dim: int, index: Any, value: Any) -> Any:
     out = be.np.array(input, copy=True)
     target = out[None] if input.ndim == 0 else out
-    target[_along(index, dim, target.ndim)] = _source_dtype(value, input.dtype)
-    return out
+    target = be.updated(target, _along(index, dim, target.ndim), _source_dtype(value, input.dtype))
+    return be.np.reshape(target, input.shape)
 
 
 @op(inplace=True)
@@ -105,10 +102,10 @@ def _index_reduce(be: Any, input: Any, dim: int, index: Any, source: Any, reduce
     out = be.np.array(input, copy=True)
     target = out[None] if input.ndim == 0 else out
     src = be.np.reshape(source, (1,)) if input.ndim == 0 else source
-    moved = be.np.moveaxis(target, dim, 0)  # a view: reductions land in ``out``
-    _reduce_into(be, moved, index, be.np.moveaxis(_source_dtype(src, input.dtype), dim, 0),
-                 reduce, include_self)
-    return out
+    moved = _reduce_into(be, be.np.moveaxis(target, dim, 0), index,
+                         be.np.moveaxis(_source_dtype(src, input.dtype), dim, 0), reduce,
+                         include_self)
+    return be.np.reshape(be.np.moveaxis(moved, 0, dim), input.shape)
 
 
 @op(inplace=True)
@@ -134,8 +131,9 @@ def _scatter_reduce(be: Any, input: Any, dim: int, index: Any, src: Any, reduce:
     src = src[tuple(slice(0, s) for s in index.shape)]
     grids = list(be.np.indices(tuple(index.shape), sparse=True))
     grids[dim] = index
-    _reduce_into(be, target, tuple(grids), _source_dtype(src, input.dtype), reduce, include_self)
-    return out
+    target = _reduce_into(be, target, tuple(grids), _source_dtype(src, input.dtype), reduce,
+                          include_self)
+    return be.np.reshape(target, input.shape)
 
 
 @op(inplace=True)
@@ -156,11 +154,8 @@ def _put(be: Any, input: Any, index: Any, source: Any, accumulate: bool) -> Any:
     flat = be.np.reshape(out, (-1,))  # a view of the fresh copy
     values = be.np.reshape(_source_dtype(source, input.dtype), (-1,))
     index = be.np.reshape(index, (-1,))
-    if accumulate:
-        be.np.add.at(flat, index, values)
-    else:
-        flat[index] = values
-    return out
+    return be.np.reshape(be.updated(flat, index, values, "add" if accumulate else None),
+                         input.shape)
 
 
 @op(inplace=True)
@@ -175,10 +170,7 @@ def _index_put(be: Any, input: Any, values: Any, *indices: Any, accumulate: bool
     if accumulate:
         where = tuple(be.np.nonzero(i)[0] if getattr(i, "dtype", None) == bool else i
                       for i in where)
-        be.np.add.at(out, where, _source_dtype(values, input.dtype))
-    else:
-        out[where] = _source_dtype(values, input.dtype)
-    return out
+    return be.updated(out, where, _source_dtype(values, input.dtype), "add" if accumulate else None)
 
 
 @op(inplace=True)
@@ -195,8 +187,7 @@ def _masked_scatter(be: Any, input: Any, mask: Any, source: Any) -> Any:
     if n > source.size:
         raise RuntimeError(f"masked_scatter: the mask selects {n} elements but source has only "
                            f"{source.size}; pass a source with at least as many elements")
-    out[m] = be.np.reshape(source, (-1,))[:n].astype(input.dtype)
-    return out
+    return be.updated(out, m, be.np.reshape(source, (-1,))[:n].astype(input.dtype))
 
 
 @op(inplace=True)
@@ -211,9 +202,7 @@ def masked_scatter(be: Any, input: Any, mask: Any, source: Any) -> Any:
 
 # ------------------------------------------------------------------ views written back
 def _slice_scatter(be: Any, input: Any, src: Any, where: tuple) -> Any:
-    out = be.np.array(input, copy=True)
-    out[where] = _source_dtype(src, input.dtype)
-    return out
+    return be.updated(be.np.array(input, copy=True), where, _source_dtype(src, input.dtype))
 
 
 @op()
@@ -238,8 +227,8 @@ def _diagonal_scatter(be: Any, input: Any, src: Any, offset: int, d1: int, d2: i
     n = src.shape[-1] if src.ndim else 0
     steps = be.np.arange(n)
     rows, cols = (steps, steps + offset) if offset >= 0 else (steps - offset, steps)
-    view[..., rows, cols] = _source_dtype(src, input.dtype)
-    return out
+    view = be.updated(view, (..., rows, cols), _source_dtype(src, input.dtype))
+    return be.np.moveaxis(view, (-2, -1), (d1, d2))
 
 
 @op()

@@ -32,10 +32,9 @@ def _raw_qr(a: Any, xp: Any = np) -> Any:
     """LAPACK's (h, tau) of each matrix, stacked as one array: tau is the extra last row."""
     m, n = a.shape[-2:]
     h, tau = xp.linalg.qr(a, mode="raw")
-    out = xp.zeros((*a.shape[:-2], m + 1, n), dtype=a.dtype)
-    out[..., :m, :] = xp.swapaxes(h, -1, -2)
-    out[..., m, :tau.shape[-1]] = tau
-    return out
+    pad = xp.zeros((*a.shape[:-2], n - tau.shape[-1]), dtype=a.dtype)
+    last = xp.concatenate([tau.astype(a.dtype), pad], axis=-1)[..., None, :]
+    return xp.concatenate([xp.swapaxes(h, -1, -2).astype(a.dtype), last], axis=-2)  # (JAX too)
 
 
 @op(torch=("torch.geqrf", "torch.Tensor.geqrf"))

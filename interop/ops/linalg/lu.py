@@ -44,17 +44,20 @@ def _factor(be: Any, A: Any) -> tuple[Any, Any, Any]:
     rows = xp.arange(lu.shape[0])
     pivots = xp.zeros((lu.shape[0], k), dtype=np.int32)
     info = xp.zeros(lu.shape[0], dtype=np.int32)
+    every = slice(None)
     for j in range(k):
+        below = slice(j + 1, None)  # written through be.updated (JAX: out of place)
         p = xp.argmax(xp.abs(lu[:, j:, j]), axis=-1) + j  # the first largest, as idamax
-        pivots[:, j] = p + 1
+        pivots = be.updated(pivots, (every, j), p + 1)
         row_j = lu[rows, j].copy()
-        lu[rows, j] = lu[rows, p]
-        lu[rows, p] = row_j
+        lu = be.updated(lu, (rows, j), lu[rows, p])
+        lu = be.updated(lu, (rows, p), row_j)
         d = lu[:, j, j]
         singular = d == 0
         info = xp.where((info == 0) & singular, j + 1, info).astype(np.int32)
-        lu[:, j + 1:, j] /= xp.where(singular, 1, d)[:, None]
-        lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:]
+        lu = be.updated(lu, (every, below, j), lu[:, j + 1:, j] / xp.where(singular, 1, d)[:, None])
+        lu = be.updated(lu, (every, below, below),
+                        lu[:, j + 1:, j + 1:] - lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:])
     return (xp.reshape(lu, (*batch, m, n)), xp.reshape(pivots, (*batch, k)),
             xp.reshape(info, tuple(batch)))
 
@@ -68,8 +71,8 @@ def _permutation(be: Any, pivots: Any, m: int, dtype: Any) -> Any:
     perm = xp.broadcast_to(xp.arange(m), (swaps.shape[0], m)).copy()
     for j in range(k):
         at_j = perm[:, j].copy()
-        perm[:, j] = perm[rows, swaps[:, j]]
-        perm[rows, swaps[:, j]] = at_j
+        perm = be.updated(perm, (slice(None), j), perm[rows, swaps[:, j]])
+        perm = be.updated(perm, (rows, swaps[:, j]), at_j)
     eye = xp.eye(m, dtype=dtype)
     return xp.reshape(xp.swapaxes(eye[perm], -1, -2), (*batch, m, m))
 

@@ -108,9 +108,8 @@ def _add_planes(be: Any, grad: Any, indices: Any, planes: int, size: int) -> Any
     (windows overlap: one input element may be the max of several)."""
     out = be.np.zeros((planes, size), dtype=grad.dtype)
     rows = be.np.arange(planes)[:, None]
-    be.np.add.at(out, (rows, be.np.reshape(indices, (planes, -1))),
-                 be.np.reshape(grad, (planes, -1)))
-    return out
+    return be.updated(out, (rows, be.np.reshape(indices, (planes, -1))),
+                      be.np.reshape(grad, (planes, -1)), "add")
 
 
 @op(method=False, torch=torch_names("max_pool2d_with_indices_backward", "aten"))

@@ -365,7 +365,7 @@ def _renormed(be: Any, weight: Any, indices: Any, max_norm: float, norm_type: fl
     over = named.reshape((-1,) + (1,) * (weight.ndim - 1)) & (row_norm > dt(max_norm))
     scale = be.np.where(over, dt(max_norm) / (row_norm + dt(1e-7)), dt(1))
     views.assign(weight, (weight * scale).astype(weight.dtype))
-    return weight
+    return views.latest(weight)  # (JAX: the array the write made; else weight itself)
 
 
 @op(method=False, torch=torch_names("embedding", NN, function=True))

@@ -18,8 +18,8 @@ def _scatter_planes(be: Any, x: Any, indices: Any, planes: int, size: int) -> An
     """Zeros (planes, size) with row i's values of ``x`` at row i's ``indices``."""
     out = be.np.zeros((planes, size), dtype=x.dtype)
     rows = be.np.arange(planes)[:, None]
-    out[rows, be.np.reshape(indices, (planes, -1))] = be.np.reshape(x, (planes, -1))
-    return out
+    return be.updated(out, (rows, be.np.reshape(indices, (planes, -1))),
+                      be.np.reshape(x, (planes, -1)))
 
 
 def _output_size(x: Any, kernel: tuple, stride: tuple, padding: tuple, output_size: Any,

@@ -188,7 +188,8 @@ def gradient(be: Any, input: Any, *, spacing: Any = 1, dim: Any = None,
     steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
     if len(steps) == 1 and len(dims) > 1:
         steps = steps * len(dims)
-    out = be.np.gradient(x, *steps, axis=dims, edge_order=edge_order)
+    order = {"edge_order": edge_order} if edge_order != 1 else {}  # JAX's takes only the default
+    out = be.np.gradient(x, *steps, axis=dims, **order)
     out = out if isinstance(out, (list, tuple)) else [out]
     return tuple(o.astype(x.dtype) for o in out)
 

@@ -100,7 +100,7 @@ def _segments(be: Any, data: Any, sizes: Any, by_lengths: bool, reduce: str, axi
     starts, ends = offsets[:, :-1].reshape(-1), offsets[:, 1:].reshape(-1)
     rows = be.np.concatenate([be.np.reshape(data, (outer * n, width)),
                               be.np.zeros((1, width), dtype=data.dtype)])  # ends may be the end
-    ufunc = getattr(be.np, _SEGMENT_UFUNC[reduce])
+    ufunc = be.ufunc(_SEGMENT_UFUNC[reduce])
     reduced = ufunc.reduceat(rows, be.np.stack([starts, ends], axis=1).reshape(-1), axis=0)[::2]
     lengths = be.np.maximum(ends - starts, 0)[:, None]
     out = be.np.where(lengths > 0, reduced, cast(_SEGMENT_EMPTY[reduce], data.dtype))

@@ -26,11 +26,12 @@ def _cum_extreme(name: str, better: str) -> None:
     def impl(be: Any, input: Any, dim: int) -> Any:
         d = check_dim(name, dim, ordered(name, input).ndim) if input.ndim else 0
         x = input if input.ndim else be.np.reshape(input, (1,))
-        values = getattr(be.np, better).accumulate(x, axis=d)
+        values = be.ufunc(better).accumulate(x, axis=d)
         n = x.shape[d]
         pos = be.np.reshape(be.np.arange(n), (n,) + (1,) * (x.ndim - d - 1))
         hit = (x == values) | (be.np.isnan(x) if x.dtype.kind == "f" else False)
-        indices = be.np.maximum.accumulate(be.np.where(hit, pos, 0), axis=d).astype(dtypes.int64)
+        indices = be.ufunc("maximum").accumulate(be.np.where(hit, pos, 0), axis=d).astype(
+            dtypes.int64)
         if not input.ndim:
             values, indices = be.np.reshape(values, ()), be.np.reshape(indices, ())
         return values_indices[name](values, indices)
@@ -49,7 +50,7 @@ def logcumsumexp(be: Any, input: Any, dim: int) -> Any:
     if not x.ndim:
         return x.copy()
     d = check_dim("logcumsumexp", dim, x.ndim)
-    return be.np.logaddexp.accumulate(x, axis=d)
+    return be.ufunc("logaddexp").accumulate(x, axis=d)
 
 
 @op(all_dims_if_empty=True)
@@ -102,7 +103,7 @@ _moments("std_mean", True)
 
 def _lower_median(be: Any, x: Any, d: int, skip_nan: bool) -> tuple[Any, Any]:
     """torch's median: the lower of the two middle values, and its index."""
-    order = be.np.argsort(x, axis=d, kind="stable")
+    order = be.xp.argsort(x, axis=d, stable=True)  # the standard's spelling: every backend's
     ranked = be.np.take_along_axis(x, order, axis=d)
     n = x.shape[d]
     if skip_nan:

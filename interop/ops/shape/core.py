@@ -106,7 +106,7 @@ def view(be: Any, input: Any, *shape: Any) -> Any:
         return input.view(dtypes.as_dtype(shape[0]))
     shape = size_arg(shape)
     out = _reshape(be, input, shape)
-    if not be.lazy and out.size and not be.np.shares_memory(out, input):
+    if be.mutable and not be.lazy and out.size and not be.np.shares_memory(out, input):
         raise RuntimeError(f"view size is not compatible with input tensor's size and stride; "
                            f"use .reshape({', '.join(map(str, shape))}) instead")
     return views.reshaped(out, input)
