@@ -131,7 +131,7 @@ def _bring_in(x: Any, be: Backend, device: Any, moved: dict[int, Any]) -> Any:
     if src is None or src is be and (not be.multi_device or be.device_of(x) == device):
         return x
     if id(x) not in moved:
-        if src.name == "numpy" and x.ndim == 0 and be.name != "dask":
+        if src.name == "numpy" and x.ndim == 0 and not be.lazy:
             moved[id(x)] = x[()]  # 0-d host arrays join any backend as scalars
         elif src is be:
             moved[id(x)] = be.to_device(x, device)

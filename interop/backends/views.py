@@ -30,6 +30,9 @@ import numpy as np
 WITHOUT_VIEWS: dict[type, Callable[[Any, Any], None]] = {}
 """Array types of such backends -> how to replace an array's whole contents in place
 (each backend adds its own on load)."""
+SETITEM: dict[type, Callable[[Any, Any, Any], None]] = {}
+"""Array types without ``__setitem__`` -> what ``base[index] = value`` does for them (Cubed's
+refuses, naming the out-of-place form)."""
 _BASE = "_interop_view_of"
 _BROADCAST = "_interop_broadcast"
 OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
@@ -138,19 +141,27 @@ def put(base: Any, index: Any, value: Any) -> None:
     """``base[index] = value`` on a backend without views: basic indices go in as step>0
     slices, which Dask takes (it fails on an integer beside a slice, on negative steps and
     on empty selections)."""
-    if not _basic(index):
-        base[index] = value
+    if not _basic(index) or type(base) in SETITEM:
+        _setitem(base, index, value)
         return
     shape = base[index].shape
     if 0 in shape:
         return  # nothing selected, nothing to write
     forward, undo = _forward(index, base.shape)
     if getattr(value, "ndim", 0) == 0:
-        base[forward] = value
+        _setitem(base, forward, value)
         return
     if tuple(value.shape) != tuple(shape):
         value = np.broadcast_to(value, shape)  # Dask's own, through __array_function__
-    base[forward] = undo(value)
+    _setitem(base, forward, undo(value))
+
+
+def _setitem(base: Any, index: Any, value: Any) -> None:
+    setitem = SETITEM.get(type(base))
+    if setitem is None:
+        base[index] = value
+    else:
+        setitem(base, index, value)
 
 
 def merged(view: Any, base: Any, merge: Callable[[Any, Any], Any]) -> Any:
@@ -222,7 +233,7 @@ def written(raw: Any) -> None:
         if index is Ellipsis:
             WITHOUT_VIEWS[type(base)](base, undo(raw))
         else:
-            base[index] = undo(raw)
+            _setitem(base, index, undo(raw))
         link = getattr(base, _BASE, None)
         raw = base
 

@@ -1,0 +1,259 @@
+"""The Cubed backend: lazy, chunked, and planned against a declared memory bound.
+
+Cubed implements the Array API standard (its top-level namespace is the ``xp``), plans
+every computation against ``cubed.Spec(allowed_mem=...)`` and runs on executors from a
+local thread pool to Ray, Lithops, Modal and Beam.  Its arrays have no NumPy protocols
+(``numpy_protocols = False``: ``np.exp(t)`` runs the ``exp`` of ``be.np`` by name, lazily)
+and no ``__setitem__``: in-place writes raise a TypeError naming the out-of-place form
+(``refuse_write``: a plan cannot be replaced in place as Dask's graph is).
+
+``be.np`` is ``cubed_numpy.NumpyShaped``: NumPy's names over Cubed's namespace, with NumPy
+ufuncs run chunk by chunk and other NumPy functions in one task (Cubed checks at planning
+time that the task fits ``allowed_mem``).  Nothing here computes except ``compute``,
+``persist`` and ``to_host``, which applies ``interop.config(dask_compute=...)``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import cubed
+import numpy as np
+
+from . import cubed_numpy, registry, views
+from .base import CPU, Backend, Device, check_value_read
+
+Array = cubed.Array
+_CUBEDS_OWN = ("name", "_zarray", "_shape", "_dtype", "_chunks", "spec", "_plan")  # its state
+
+
+def refuse_write(raw: Array, *args: Any) -> None:
+    """Every in-place write on a Cubed array: refused, before anything is written.
+
+    Cubed arrays are immutable, and a plan cannot be replaced in place as Dask's graph is:
+    Cubed's tasks read their inputs' names from the array objects when they run, so an array
+    whose plan changed under it would break every result built on it earlier."""
+    raise TypeError(
+        "in-place write on a Cubed tensor: Cubed arrays are immutable and their plans cannot "
+        "be replaced in place; write out of place instead: t = t.add(x) for t.add_(x), "
+        "t = torch.where(mask, value, t) or t = t.index_put(indices, values) for t[index] = "
+        "value, t = t.scatter(...) for t.scatter_(...)")
+
+
+def getitem(raw: Array, index: Any) -> Array:
+    """``raw[index]`` with NumPy's meaning: Cubed refuses negative steps (a flip, then a
+    forward slice) and returns ``raw`` itself for an index array of its axis's length."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in items):
+        if any(getattr(i, "ndim", 0) > 0 for i in items):
+            return cubed_numpy.on_whole(_numpy_getitem, raw, index)
+        return raw[index]
+    expanded = views._expanded(items, raw.ndim)
+    flips, forward, axis = [], [], 0
+    for item in expanded:
+        if isinstance(item, slice) and item.step is not None and item.step < 0:
+            picked = range(*item.indices(raw.shape[axis]))
+            n = raw.shape[axis]
+            item = slice(n - 1 - picked[0], n - picked[-1], -item.step) if picked else slice(0, 0)
+            flips.append(axis)
+        forward.append(item)
+        axis += item is not None
+    flipped = cubed.flip(raw, axis=tuple(flips))
+    return flipped[tuple(forward)]
+
+
+def _numpy_getitem(x: Any, index: Any) -> Any:
+    return x[index]
+
+
+class CubedBackend(Backend):
+    name = "cubed"
+    lazy = True
+    array_type = Array
+    numpy_protocols = False
+    xp = cubed
+    np: Any = None  # set per instance: NumPy names over Cubed (cubed_numpy)
+    spec: Any = None  # the default Spec of new arrays: None is Cubed's own (cubed.config)
+
+    def __init__(self) -> None:
+        self.np = cubed_numpy.NumpyShaped(read=self.to_host, make=self.asarray)
+
+    def device_of(self, raw: Array) -> Device:
+        """The host, naming Cubed: creation functions given it make Cubed arrays."""
+        return Device(CPU, backend=self.name)
+
+    def dtype_of(self, raw: Array) -> np.dtype:
+        return np.dtype(raw.dtype)
+
+    def astype(self, raw: Array, dtype: np.dtype) -> Array:
+        return cubed.astype(raw, np.dtype(dtype))
+
+    def copy(self, raw: Array) -> Array:
+        """A new array object with the same plan (plans are immutable; writes replace them)."""
+        return type(raw)(raw.name, raw._zarray, raw.spec, raw._plan)
+
+    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+                copy: bool | None = None, chunks: Any = "auto", spec: Any = None,
+                **options: Any) -> Array:
+        if isinstance(data, Array):
+            out = data if dtype is None or data.dtype == dtype else cubed.astype(data, dtype)
+            return out if chunks == "auto" else out.rechunk(chunks)
+        if device is not None and Device(device).memory != CPU:
+            raise ValueError(f"the cubed backend holds data on the host (its chunks are NumPy "
+                             f"arrays), not on {device}")
+        host = np.asarray(data, dtype=dtype)
+        return cubed.from_array(host, chunks=chunks, spec=spec or self.spec)
+
+    def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
+               spec: Any = None, **kwargs: Any) -> Array:
+        if fn == "eye" and "M" in kwargs:
+            kwargs["n_cols"] = kwargs.pop("M")
+        made = getattr(cubed, fn, None)
+        options = dict(chunks=chunks or "auto", spec=spec or self.spec)
+        if made is None or fn == "linspace":
+            return self.asarray(getattr(np, fn)(*args, **kwargs), **options)
+        return made(*args, **options, **kwargs)
+
+    def from_foreign(self, raw: Any, source: Backend, chunks: Any = "auto", spec: Any = None,
+                     **options: Any) -> Array:
+        host = source.to_host(raw, f"moving a {source.name} tensor to the cubed backend")
+        return self.asarray(host, chunks=chunks, spec=spec)
+
+    def to_device(self, raw: Array, device: Any) -> Array:
+        if Device(device).memory == CPU:
+            return raw
+        return super().to_device(raw, device)
+
+    def numpy_function(self, func: Any, method: str = "__call__") -> Any:
+        found = super().numpy_function(func, "__call__")
+        return found if method == "__call__" or found is None else getattr(found, method, None)
+
+    def view_at(self, raw: Array, index: tuple) -> Array:
+        """Cubed has no views: the slice remembers ``raw`` so that writes into it are replayed."""
+        return views.remember(getitem(raw, index), raw, index)
+
+    def getitem(self, raw: Array, index: Any) -> Array:
+        return getitem(raw, index)
+
+    def advanced_index(self, raw: Array, items: tuple) -> Array:
+        return cubed_numpy.on_whole(_numpy_getitem, raw, items)
+
+    def advanced_assign(self, raw: Array, items: tuple, value: Any) -> None:
+        refuse_write(raw)
+
+    def ufunc(self, name: str) -> Any:
+        return getattr(self.np, name)
+
+    def ufunc_reduce(self, name: str, raw: Array, axis: Any, keepdims: bool = False) -> Array:
+        return self.ufunc(name).reduce(raw, axis=axis, keepdims=keepdims)
+
+    def contiguous(self, raw: Array) -> Array:
+        return raw  # chunks have no memory layout until they are computed
+
+    def unique_all(self, flat: Array) -> tuple[Any, Any, Any]:
+        return self.np.unique(flat, return_inverse=True, return_counts=True)
+
+    def per_block(self, fn: Any, raw: Array) -> Array:
+        return cubed.map_blocks(fn, raw, dtype=raw.dtype)
+
+    @property
+    def special(self) -> Any:
+        """SciPy's special functions, chunk by chunk (their ufuncs) or in one task."""
+        import scipy.special  # optional: only torch.special needs it
+        return _special(scipy.special)
+
+    def cholesky(self, a: Array) -> Array:
+        return self.np.linalg.cholesky(a)
+
+    def qr(self, a: Array, mode: str) -> tuple[Any, Any]:
+        return self.np.linalg.qr(a, mode=mode)
+
+    def svd(self, a: Array, full_matrices: bool) -> tuple[Any, Any, Any]:
+        return self.np.linalg.svd(a, full_matrices=full_matrices)
+
+    def svdvals(self, a: Array) -> Array:
+        return self.np.linalg.svd(a, compute_uv=False)
+
+    def random(self, seed: Any) -> Any:
+        return _Random(np.random.default_rng(seed), self.asarray)
+
+    def compute(self, *raws: Any, **kwargs: Any) -> tuple:
+        kwargs.pop("progress", None)
+        return tuple(np.asarray(v) for v in cubed.compute(*raws, **kwargs))
+
+    def persist(self, *raws: Any, **kwargs: Any) -> tuple:
+        """Computed, and held in memory as Cubed arrays of the same chunks and spec."""
+        values = self.compute(*raws, **kwargs)
+        return tuple(cubed.from_array(v, chunks=r.chunksize, spec=r.spec)
+                     for v, r in zip(values, raws))
+
+    def to_host(self, raw: Array, why: str = "") -> np.ndarray:
+        """The values on the host: the only implicit compute, governed by ``dask_compute``."""
+        check_value_read(why, f"a lazy Cubed tensor (shape {tuple(raw.shape)}, "
+                              f"{raw.npartitions} chunks)")
+        return np.asarray(raw.compute())
+
+
+# NumPy's array methods that Cubed's arrays lack, as the functions of the same name in
+# ``be.np`` (operations call ``x.sum(axis=...)``, ``x.astype(...)`` on raw arrays).
+_METHODS = ("all", "any", "argmax", "argmin", "argsort", "clip", "conj", "conjugate",
+            "cumprod", "cumsum", "diagonal", "dot", "max", "mean", "min", "nonzero", "prod",
+            "repeat", "round", "searchsorted", "sort", "squeeze", "std", "sum", "swapaxes",
+            "take", "trace", "var", "compress", "choose", "partition", "argpartition")
+
+
+def _method(name: str) -> Any:
+    def method(self: Array, *args: Any, **kwargs: Any) -> Any:
+        return getattr(backend.np, name)(self, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
+def _shape_args(shape: tuple) -> tuple:
+    return tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
+
+
+def _add_numpy_methods(cls: type) -> None:
+    """Give Cubed's array class the NumPy methods it lacks (names it has are left alone)."""
+    added: dict[str, Any] = {name: _method(name) for name in _METHODS}
+    added.update(
+        astype=lambda self, dtype, copy=True, **kw: cubed.astype(self, np.dtype(dtype)),
+        copy=lambda self, order="C": backend.copy(self),
+        reshape=lambda self, *shape, **kw: backend.np.reshape(self, _shape_args(shape)),
+        transpose=lambda self, *axes: backend.np.transpose(self, _shape_args(axes) or None),
+        flatten=lambda self, order="C": cubed.reshape(self, (-1,)),
+        ravel=lambda self, order="C": cubed.reshape(self, (-1,)),
+        item=lambda self, *index: backend.to_host(self, "item()").item(*index),
+        tolist=lambda self: backend.to_host(self, "tolist()").tolist(),
+        real=property(lambda self: backend.np.real(self)),
+        imag=property(lambda self: backend.np.imag(self)))
+    for name, value in added.items():
+        if not hasattr(cls, name):
+            setattr(cls, name, value)
+
+
+class _Random:
+    """A NumPy ``Generator`` whose arrays become Cubed arrays (drawn on the host)."""
+
+    def __init__(self, generator: np.random.Generator, make: Any) -> None:
+        self._generator, self._make = generator, make
+
+    def __getattr__(self, name: str) -> Any:
+        draw = getattr(self._generator, name)
+
+        def made(*args: Any, **kwargs: Any) -> Any:
+            out = draw(*args, **kwargs)
+            return self._make(out) if isinstance(out, np.ndarray) else out
+        return made
+
+
+@functools.cache
+def _special(module: Any) -> Any:
+    return cubed_numpy.NumpyShaped(module, None)
+
+
+backend = CubedBackend()
+_add_numpy_methods(Array)
+views.WITHOUT_VIEWS[Array] = refuse_write
+views.SETITEM[Array] = refuse_write

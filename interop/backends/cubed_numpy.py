@@ -1,0 +1,311 @@
+"""A NumPy-shaped module over Cubed's Array API namespace (``be.np`` on the Cubed backend).
+
+Cubed implements the Array API standard and nothing else, while operations are written
+against NumPy's names (``concatenate``, ``power``, ``swapaxes``, ``cumsum``, ``einsum``,
+``np.add.at``, ``linalg.eigh``...).  Each name is found, lazily, in this order:
+
+1. the standard's function under NumPy's name (``ALIASES``), or Cubed's own of that name;
+2. a NumPy ufunc: run chunk by chunk (``cubed.core.ops.elemwise``), chunks kept;
+   its ``reduce``/``accumulate`` run with the axis in one chunk;
+3. a function whose result's size depends on the values (``nonzero``, ``unique``...):
+   the values are read through the value-read gate (``dask_compute`` applies), then
+   the result is a Cubed array again;
+4. any other NumPy function: run in one task on the whole array (each operand in one
+   chunk).  Cubed checks at planning time that the task fits ``allowed_mem``, so this
+   is refused, not run out of memory, for arrays too large for one task.  The result's
+   shape and dtype are learnt by running the function once on a small stand-in.
+
+No NumPy function ever sees a Cubed array (NumPy would compute it silently).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import cubed
+import numpy as np
+from cubed.core.ops import elemwise, general_blockwise
+from cubed.primitive.blockwise import ChunkKey, FunctionArgs
+
+Array = cubed.Array
+
+# NumPy's name -> the Array API standard's (the same function, spelled by the standard).
+ALIASES = {
+    "concatenate": "concat", "power": "pow", "absolute": "abs", "true_divide": "divide",
+    "arccos": "acos", "arcsin": "asin", "arctan": "atan", "arctan2": "atan2",
+    "arccosh": "acosh", "arcsinh": "asinh", "arctanh": "atanh", "invert": "bitwise_invert",
+    "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift",
+    "conjugate": "conj", "amax": "max", "amin": "min", "array": "asarray",
+}
+# Cubed functions not taken, though spelled as NumPy's: they differ from NumPy's.
+_NOT_CUBEDS = frozenset({
+    "asarray",  # no copy/order arguments NumPy's callers pass: ours below
+    "take",  # cubed 0.27 returns x itself for indices of x's length along the axis ([1, 0])
+    "pad",  # one axis at a time only
+})
+# NumPy functions whose result's shape depends on the values: read through the gate.
+VALUE_SHAPED = frozenset({"nonzero", "argwhere", "flatnonzero", "unique", "extract",
+                          "compress", "histogram", "histogram_bin_edges", "bincount", "trim_zeros",
+                          "unique_all", "unique_counts", "unique_inverse", "unique_values"})
+_SUBMODULES = ("linalg", "fft")
+
+
+def _arrays_in(args: Any) -> list:
+    found = []
+    for a in args:
+        if isinstance(a, Array):
+            found.append(a)
+        elif type(a) in (list, tuple):
+            found.extend(_arrays_in(a))
+        elif isinstance(a, dict):
+            found.extend(_arrays_in(tuple(a.values())))
+    return found
+
+
+def _replace(args: Any, values: dict[int, Any]) -> Any:
+    """``args`` with each Cubed array replaced by ``values[id(array)]``."""
+    if isinstance(args, Array):
+        return values[id(args)]
+    if type(args) in (list, tuple):
+        return type(args)(_replace(a, values) for a in args)
+    if isinstance(args, dict):
+        return {k: _replace(v, values) for k, v in args.items()}
+    return args
+
+
+def _stand_in(a: Array) -> np.ndarray:
+    """Host values of ``a``'s shape and dtype, not degenerate (no singular matrix), to learn
+    a function's result shape and dtype without computing anything."""
+    values = np.random.default_rng(0).random(a.shape) + 0.5
+    if a.ndim >= 2:
+        values += np.eye(a.shape[-2], a.shape[-1]) * max(a.shape[-2:])
+    return values.astype(a.dtype) if a.dtype.kind != "b" else values > 0.7
+
+
+def _whole(a: Array) -> Array:
+    """``a`` in one chunk."""
+    return a if all(len(c) <= 1 for c in a.chunks) else a.rechunk(a.shape)
+
+
+def on_whole(func: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)`` (a NumPy function) in one task over whole arrays, lazily;
+    a tuple of arrays for a function that returns several."""
+    arrays = _arrays_in((args, kwargs))
+    if not arrays:
+        result = func(*args, **kwargs)
+        return cubed.asarray(result) if isinstance(result, np.ndarray) else result
+    unique = list({id(a): _whole(a) for a in arrays}.items())
+    sample = func(*_replace(args, {i: _stand_in(a) for i, a in unique}),
+                  **_replace(kwargs, {i: _stand_in(a) for i, a in unique}))
+    many = isinstance(sample, tuple) or type(sample).__name__.endswith("Result")
+    outs = [np.asarray(s) for s in (tuple(sample) if many else (sample,))]
+    ids = [i for i, _ in unique]
+    inputs = [a for _, a in unique]
+
+    def run(*blocks: Any) -> Any:
+        values = dict(zip(ids, blocks))
+        result = func(*_replace(args, values), **_replace(kwargs, values))
+        results = tuple(result) if many else (result,)
+        out = tuple(np.asarray(r, dtype=o.dtype) for r, o in zip(results, outs))
+        return out if many else out[0]
+
+    def keys(out_key: Any) -> Any:
+        return FunctionArgs(*(ChunkKey(a.name, (0,) * a.ndim) for a in inputs),
+                            output_name=out_key.name)
+
+    memory = sum(a.nbytes for a in inputs) + sum(o.nbytes for o in outs)
+    result = general_blockwise(
+        run, keys, *inputs, shapes=[o.shape for o in outs], dtypes=[o.dtype for o in outs],
+        chunkss=[tuple((n,) for n in o.shape) for o in outs],
+        target_stores=[None] * len(outs) if many else None,
+        num_input_blocks=(1,) * len(inputs), extra_projected_mem=memory)
+    return tuple(result) if many else result
+
+
+def _preferring(theirs: Callable, numpy_fn: Callable) -> Callable:
+    """Cubed's function (chunked); NumPy's in one task where Cubed's does not take the call
+    (NumPy's arguments the standard lacks, an axis of None, a dtype it refuses)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return theirs(*args, **kwargs)
+        except (TypeError, NotImplementedError, AttributeError):
+            return on_whole(numpy_fn, *args, **kwargs)
+    return functools.update_wrapper(call, numpy_fn)
+
+
+def _transpose(a: Any, axes: Any = None) -> Any:
+    return cubed.permute_dims(a, tuple(reversed(range(a.ndim))) if axes is None else tuple(axes))
+
+
+def _swapaxes(a: Any, axis1: int, axis2: int) -> Any:
+    order = list(range(a.ndim))
+    order[axis1], order[axis2] = order[axis2], order[axis1]
+    return cubed.permute_dims(a, tuple(order))
+
+
+def _cumulative(name: str) -> Callable:
+    theirs, numpy_fn = getattr(cubed, name), getattr(np, "cumsum" if "sum" in name else "cumprod")
+
+    def accumulate(a: Any, axis: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+        if not isinstance(a, Array) or kwargs or a.ndim == 0 or a.size == 0:
+            return on_whole(functools.partial(numpy_fn, axis=axis, dtype=dtype, **kwargs), a)
+        if axis is None:
+            a, axis = cubed.reshape(a, (-1,)), 0
+        return theirs(a, axis=axis, dtype=dtype)
+    return functools.update_wrapper(accumulate, numpy_fn)
+
+
+class Ufunc:
+    """A NumPy ufunc on Cubed arrays: elementwise chunk by chunk; its methods with the axis
+    (or the whole array) in one chunk."""
+
+    def __init__(self, ufunc: np.ufunc) -> None:
+        self.ufunc = ufunc
+        self.__name__ = ufunc.__name__
+
+    def __call__(self, *args: Any, out: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+        if out is not None or kwargs.get("where", True) is not True:
+            return on_whole(functools.partial(self.ufunc, out=out, dtype=dtype, **kwargs), *args)
+        arrays = [a for a in args if isinstance(a, Array)]
+        if not arrays:
+            return self.ufunc(*args, dtype=dtype, **kwargs)
+        args = tuple(cubed.asarray(a, spec=arrays[0].spec)
+                     if isinstance(a, np.ndarray) and a.ndim else a for a in args)
+        arrays = [a for a in args if isinstance(a, Array)]
+        like = [a.dtype if isinstance(a, Array) else a for a in args]
+        result = self.ufunc(*(np.zeros((), d) if isinstance(d, np.dtype) else d for d in like),
+                            dtype=dtype, **kwargs)
+        many = isinstance(result, tuple)
+        scalars = {i: a for i, a in enumerate(args) if not isinstance(a, Array)}
+        fn = functools.partial(_call_with, self.ufunc, scalars, len(args),
+                               dict(kwargs, dtype=dtype))
+        if many:
+            return tuple(elemwise(functools.partial(_nth, fn, k), *arrays, dtype=r.dtype)
+                         for k, r in enumerate(result))
+        return elemwise(fn, *arrays, dtype=np.asarray(result).dtype)
+
+    def reduce(self, a: Any, axis: Any = 0, **kwargs: Any) -> Any:
+        return on_whole(functools.partial(self.ufunc.reduce, axis=axis, **kwargs), a)
+
+    def accumulate(self, a: Any, axis: int = 0, **kwargs: Any) -> Any:
+        return on_whole(functools.partial(self.ufunc.accumulate, axis=axis, **kwargs), a)
+
+    def outer(self, a: Any, b: Any, **kwargs: Any) -> Any:
+        return on_whole(functools.partial(self.ufunc.outer, **kwargs), a, b)
+
+    def reduceat(self, a: Any, indices: Any, axis: int = 0, **kwargs: Any) -> Any:
+        return on_whole(functools.partial(self.ufunc.reduceat, axis=axis, **kwargs), a, indices)
+
+    def at(self, a: Any, indices: Any, b: Any = None) -> None:
+        raise TypeError(f"numpy.{self.__name__}.at writes in place: Cubed arrays are immutable; "
+                        "write out of place (index_add, scatter_add, index_put)")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.ufunc, name)
+
+
+def _call_with(ufunc: np.ufunc, scalars: dict, n: int, kwargs: dict, *blocks: Any) -> Any:
+    it = iter(blocks)
+    return ufunc(*(scalars[i] if i in scalars else next(it) for i in range(n)), **kwargs)
+
+
+def _nth(fn: Callable, k: int, *blocks: Any) -> Any:
+    return fn(*blocks)[k]
+
+
+class NumpyShaped:
+    """NumPy's names over Cubed arrays (see the module's docstring for the order)."""
+
+    def __init__(self, numpy_module: Any = np, cubed_module: Any = cubed,
+                 read: Callable[[Any, str], Any] | None = None,
+                 make: Callable[[Any], Any] | None = None) -> None:
+        self._numpy, self._cubed = numpy_module, cubed_module
+        self._read, self._make = read, make
+        for sub in _SUBMODULES:
+            if hasattr(numpy_module, sub):
+                setattr(self, sub, NumpyShaped(getattr(numpy_module, sub),
+                                               getattr(cubed_module, sub, None), read, make))
+
+    def __getattr__(self, name: str) -> Any:
+        found = self._find(name)
+        if found is None:
+            raise AttributeError(f"the Cubed backend has no {name}: neither Cubed nor NumPy "
+                                 "defines it")
+        setattr(self, name, found)
+        return found
+
+    def _find(self, name: str) -> Any:
+        ours = _OURS.get(name) if self._numpy is np else None
+        if ours is not None:
+            return ours
+        theirs = getattr(self._cubed, ALIASES.get(name, name), None) \
+            if self._cubed is not None else None
+        numpy_fn = getattr(self._numpy, name, None)
+        if isinstance(numpy_fn, np.ufunc):  # NumPy's semantics, chunk by chunk
+            return Ufunc(numpy_fn)
+        if theirs is not None and callable(theirs) and name not in _NOT_CUBEDS:
+            return theirs if not callable(numpy_fn) or isinstance(numpy_fn, (np.ufunc, type)) \
+                else _preferring(theirs, numpy_fn)
+        if name in VALUE_SHAPED and callable(numpy_fn):
+            return functools.update_wrapper(functools.partial(self._through_host, numpy_fn),
+                                            numpy_fn)
+        if callable(numpy_fn) and not isinstance(numpy_fn, type):
+            return functools.update_wrapper(functools.partial(on_whole, numpy_fn), numpy_fn)
+        return numpy_fn if numpy_fn is not None else theirs
+
+    def _through_host(self, func: Callable, *args: Any, **kwargs: Any) -> Any:
+        """A function whose result's size depends on the values: they are read (a value read,
+        under ``dask_compute``), and the result made a Cubed array again."""
+        why = f"numpy.{func.__name__} on a Cubed tensor (its result's size depends on the values)"
+        host = {id(a): self._read(a, why) for a in _arrays_in((args, kwargs))}
+        result = func(*_replace(args, host), **_replace(kwargs, host))
+        if isinstance(result, tuple):
+            return tuple(self._make(r) for r in result)
+        return self._make(result)
+
+
+def _asarray(a: Any, dtype: Any = None, copy: Any = None, **kwargs: Any) -> Any:
+    if isinstance(a, Array):
+        return a if dtype is None or a.dtype == dtype else cubed.astype(a, dtype)
+    if type(a) in (list, tuple) and _arrays_in(a):
+        return on_whole(lambda *x: np.asarray(x[0] if len(x) == 1 else x, dtype=dtype),
+                        list(a) if len(a) != 1 else a[0])
+    return cubed.asarray(np.asarray(a, dtype=dtype))
+
+
+def _take(a: Any, indices: Any, axis: Any = None, **kwargs: Any) -> Any:
+    if not isinstance(a, Array):
+        return np.take(a, indices, axis=axis, **kwargs)
+    return on_whole(functools.partial(np.take, axis=axis, **kwargs), a, indices)
+
+
+def _reduction(name: str) -> Callable:
+    numpy_fn = getattr(np, name)
+
+    def reduce(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(a, Array):
+            return numpy_fn(a, axis, *args, **kwargs)
+        theirs = getattr(cubed, ALIASES.get(name, name), None)
+        simple = not args and set(kwargs) <= {"keepdims", "dtype"} and theirs is not None \
+            and (kwargs.get("dtype") is None or name in ("sum", "prod")) \
+            and a.dtype.kind in "fc" + ("iub" if name not in ("mean", "std", "var") else "")
+        if simple:
+            keep = bool(kwargs.get("keepdims", False))
+            axis = tuple(axis) if isinstance(axis, list) else axis
+            extra = {"dtype": kwargs["dtype"]} if kwargs.get("dtype") is not None else {}
+            if a.ndim == 0 or a.size == 0:
+                return on_whole(functools.partial(numpy_fn, axis=axis, **kwargs), a)
+            return theirs(a, axis=axis, keepdims=keep, **extra)
+        return on_whole(functools.partial(numpy_fn, axis=axis, **kwargs), a, *args)
+    reduce.__name__ = name
+    return reduce
+
+
+_OURS: dict[str, Any] = {"asarray": _asarray, "array": _asarray, "take": _take,
+                         "transpose": _transpose, "swapaxes": _swapaxes,
+                         "cumsum": _cumulative("cumulative_sum"),
+                         "cumprod": _cumulative("cumulative_prod")}
+_OURS.update({n: _reduction(n) for n in ("sum", "prod", "mean", "max", "min", "amax", "amin",
+                                         "all", "any")})
