@@ -72,12 +72,13 @@ class CubedBackend(Backend):
     lazy = True
     array_type = Array
     numpy_protocols = False
-    xp = cubed
+    xp: Any = None  # set per instance: Cubed's namespace, completed (cubed_numpy.Standard)
     np: Any = None  # set per instance: NumPy names over Cubed (cubed_numpy)
     spec: Any = None  # the default Spec of new arrays: None is Cubed's own (cubed.config)
 
     def __init__(self) -> None:
         self.np = cubed_numpy.NumpyShaped(read=self.to_host, make=self.asarray)
+        self.xp = cubed_numpy.Standard(self.np)
 
     def device_of(self, raw: Array) -> Device:
         """The host, naming Cubed: creation functions given it make Cubed arrays."""
@@ -103,7 +104,12 @@ class CubedBackend(Backend):
             raise ValueError(f"the cubed backend holds data on the host (its chunks are NumPy "
                              f"arrays), not on {device}")
         host = np.asarray(data, dtype=dtype)
-        return cubed.from_array(host, chunks=chunks, spec=spec or self.spec)
+        # asarray where Cubed takes it (up to 1 MB): a plan starting with from_array fails when
+        # computed twice if it holds an arg-reduction (cubed 0.27: "An array exists in store")
+        try:
+            return cubed.asarray(host, chunks=chunks, spec=spec or self.spec)
+        except ValueError:
+            return cubed.from_array(host, chunks=chunks, spec=spec or self.spec)
 
     def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
                spec: Any = None, **kwargs: Any) -> Array:
@@ -185,7 +191,7 @@ class CubedBackend(Backend):
     def persist(self, *raws: Any, **kwargs: Any) -> tuple:
         """Computed, and held in memory as Cubed arrays of the same chunks and spec."""
         values = self.compute(*raws, **kwargs)
-        return tuple(cubed.from_array(v, chunks=r.chunksize, spec=r.spec)
+        return tuple(self.asarray(v, chunks=r.chunksize, spec=r.spec)
                      for v, r in zip(values, raws))
 
     def to_host(self, raw: Array, why: str = "") -> np.ndarray:

@@ -76,17 +76,30 @@ def _replace(args: Any, values: dict[int, Any]) -> Any:
 
 
 def _stand_in(a: Array) -> np.ndarray:
-    """Host values of ``a``'s shape and dtype, not degenerate (no singular matrix), to learn
-    a function's result shape and dtype without computing anything."""
+    """Host values of ``a``'s shape and dtype, to learn a function's result shape and dtype
+    without computing anything: zeros for integers and booleans (valid indices), else
+    values that are not degenerate (no singular matrix)."""
+    if a.dtype.kind in "biu":
+        return np.zeros(a.shape, a.dtype)
     values = np.random.default_rng(0).random(a.shape) + 0.5
     if a.ndim >= 2:
         values += np.eye(a.shape[-2], a.shape[-1]) * max(a.shape[-2:])
-    return values.astype(a.dtype) if a.dtype.kind != "b" else values > 0.7
+    return values.astype(a.dtype)
 
 
-def _whole(a: Array) -> Array:
-    """``a`` in one chunk."""
-    return a if all(len(c) <= 1 for c in a.chunks) else a.rechunk(a.shape)
+def _whole(a: Array, func: Callable) -> Array:
+    """``a`` in one chunk; refused, naming ``func``, where one chunk exceeds ``allowed_mem``."""
+    if all(len(c) <= 1 for c in a.chunks):
+        return a
+    try:
+        return a.rechunk(a.shape)
+    except ValueError as exc:
+        name = getattr(func, "__name__", None) or getattr(getattr(func, "func", None),
+                                                          "__name__", "this function")
+        raise ValueError(f"{name}: Cubed has no chunked form of it, and one task over the "
+                         f"whole array ({a.nbytes} bytes) exceeds allowed_mem "
+                         f"({a.spec.allowed_mem} bytes): raise cubed.Spec(allowed_mem=...) or "
+                         f"work on smaller parts ({exc})") from None
 
 
 def on_whole(func: Callable, *args: Any, **kwargs: Any) -> Any:
@@ -96,7 +109,7 @@ def on_whole(func: Callable, *args: Any, **kwargs: Any) -> Any:
     if not arrays:
         result = func(*args, **kwargs)
         return cubed.asarray(result) if isinstance(result, np.ndarray) else result
-    unique = list({id(a): _whole(a) for a in arrays}.items())
+    unique = list({id(a): _whole(a, func) for a in arrays}.items())
     sample = func(*_replace(args, {i: _stand_in(a) for i, a in unique}),
                   **_replace(kwargs, {i: _stand_in(a) for i, a in unique}))
     many = isinstance(sample, tuple) or type(sample).__name__.endswith("Result")
@@ -243,7 +256,7 @@ class NumpyShaped:
         theirs = getattr(self._cubed, ALIASES.get(name, name), None) \
             if self._cubed is not None else None
         numpy_fn = getattr(self._numpy, name, None)
-        if isinstance(numpy_fn, np.ufunc):  # NumPy's semantics, chunk by chunk
+        if isinstance(numpy_fn, np.ufunc) and numpy_fn.signature is None:  # chunk by chunk
             return Ufunc(numpy_fn)
         if theirs is not None and callable(theirs) and name not in _NOT_CUBEDS:
             return theirs if not callable(numpy_fn) or isinstance(numpy_fn, (np.ufunc, type)) \
@@ -264,6 +277,45 @@ class NumpyShaped:
         if isinstance(result, tuple):
             return tuple(self._make(r) for r in result)
         return self._make(result)
+
+
+class Standard:
+    """Cubed's Array API namespace, with the standard's functions Cubed lacks (sorting,
+    ``take_along_axis``, the value-sized ``nonzero`` and ``unique_*``) from ``numpy``."""
+
+    def __init__(self, numpy: NumpyShaped) -> None:
+        self._numpy = numpy
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(cubed, name, None)
+        if found is None:
+            found = _STANDARD_EXTRAS.get(name) or getattr(self._numpy, name)
+        setattr(self, name, found)
+        return found
+
+
+def _sort(a: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+    return on_whole(functools.partial(_sorted, np.sort, axis, descending), a)
+
+
+def _argsort(a: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
+    return on_whole(functools.partial(_sorted, np.argsort, axis, descending), a)
+
+
+def _sorted(fn: Callable, axis: int, descending: bool, x: Any) -> Any:
+    """The standard's sort/argsort: a stable descending order keeps equal values in order."""
+    if not descending:
+        return fn(x, axis=axis, kind="stable")
+    flipped = np.flip(x, axis=axis)
+    out = np.flip(fn(flipped, axis=axis, kind="stable"), axis=axis)
+    return out if fn is np.sort else x.shape[axis] - 1 - out
+
+
+def _take_along_axis(a: Any, indices: Any, /, *, axis: int = -1) -> Any:
+    return on_whole(functools.partial(np.take_along_axis, axis=axis), a, indices)
+
+
+_STANDARD_EXTRAS = {"sort": _sort, "argsort": _argsort, "take_along_axis": _take_along_axis}
 
 
 def _asarray(a: Any, dtype: Any = None, copy: Any = None, **kwargs: Any) -> Any:
@@ -288,6 +340,8 @@ def _reduction(name: str) -> Callable:
         if not isinstance(a, Array):
             return numpy_fn(a, axis, *args, **kwargs)
         theirs = getattr(cubed, ALIASES.get(name, name), None)
+        if kwargs.get("dtype") is not None and np.dtype(kwargs["dtype"]) == a.dtype:
+            kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
         simple = not args and set(kwargs) <= {"keepdims", "dtype"} and theirs is not None \
             and (kwargs.get("dtype") is None or name in ("sum", "prod")) \
             and a.dtype.kind in "fc" + ("iub" if name not in ("mean", "std", "var") else "")
