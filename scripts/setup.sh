@@ -14,7 +14,7 @@ if [ "${1:-}" = "demo" ]; then
   .venv/bin/python -m pip install --progress-bar on -e ".[dask]" | grep -E '^(Collecting|Successfully)' || true
 else
   # torch is pinned: 2.13.0 is a CPU build; an unpinned torch pulls a multi-GB CUDA build.
-  step "installing interop with Dask, torch 2.13.0 (CPU) and the test tools"
-  .venv/bin/python -m pip install -q -e ".[test,dask]" "torch==2.13.0"
+  step "installing interop with Dask, torch 2.13.0 (CPU), Cubed 0.27.0 and the test tools"
+  .venv/bin/python -m pip install -q -e ".[test,dask]" "torch==2.13.0" "cubed==0.27.0"
 fi
 step "done"

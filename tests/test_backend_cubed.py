@@ -248,20 +248,60 @@ def test_value_dependent_sizes_read_through_the_gate():
 
 # ------------------------------------------------------------------ writes
 WRITES = {
-    "setitem": lambda t: t.__setitem__(1, 5.0),
+    "setitem row": lambda t: t.__setitem__(1, 5.0),
+    "setitem slices": lambda t: t.__setitem__((slice(None, None, 2), slice(1, 3)),
+                                              -torch.ones((2, 2))),
+    "setitem column": lambda t: t.__setitem__((slice(None), 2), torch.arange(3.0)),
+    "setitem mask": lambda t: t.__setitem__(t > 0, 0.0),
+    "setitem list": lambda t: t.__setitem__(([0, 2], [1, 3]), 9.0),
     "add_": lambda t: t.add_(1),
-    "view add_": lambda t: t[:, 1:3].add_(100),
-    "out=": lambda t: interop.add(t, 1, out=t),
-    "mask": lambda t: t.__setitem__(t > 0, 0.0),
+    "mul_ operator": lambda t: t.__imul__(3),
+    "out=": lambda t: torch.add(t, 1, out=t),
+    "index_put_": lambda t: t.index_put_((torch.tensor([0, 2]),), torch.tensor(7.0)),
+    "masked_fill_": lambda t: t.masked_fill_(t < 0, 2.0),
+    "zero_": lambda t: t.zero_(),
+    "clamp_": lambda t: t.clamp_(-0.5, 0.5),
 }
 
 
 @pytest.mark.parametrize("name", WRITES)
-def test_writes_are_refused_naming_the_out_of_place_form(name):
+def test_writes_match_torch(name):
+    expected = torch.tensor(HOST)
+    WRITES[name](expected)
     t = lazy(chunks=2)
-    with pytest.raises(TypeError, match=r"out of place.*t = t\.add\(x\)"):
+    before = t + 0  # built on t's array before the write: keeps the old values
+    with cubed.raise_if_computes():
         WRITES[name](t)
+    assert t.backend == "cubed"
+    np.testing.assert_array_equal(values(t), expected.numpy())
+    np.testing.assert_array_equal(values(before), HOST)
+
+
+def test_setitem_negative_steps_as_numpy():
+    expected, t = HOST.copy(), lazy(chunks=2)
+    for index, value in [((slice(None, None, -2), slice(3, 0, -2)), -np.ones((2, 2))),
+                         ((0, slice(None, None, -1)), np.arange(4.0)), ((2, 1), 8.0)]:
+        expected[index] = value
+        t[index] = value
+    np.testing.assert_array_equal(values(t), expected)
+
+
+def test_writes_into_views_of_a_tensor_are_refused():
+    t = lazy(chunks=2)
+    for write in (lambda: t[0].add_(1), lambda: t.T.zero_(), lambda: t[:, 1:3].fill_(2.0)):
+        with pytest.raises(TypeError, match=r"view of a Cubed tensor.*out of\s+place"):
+            write()
     np.testing.assert_array_equal(values(t), HOST)  # nothing written
+
+
+def test_numpy_out_and_at_on_cubed():
+    t = lazy(chunks=2)
+    with pytest.raises(TypeError, match="immutable"):
+        np.add(t, 1, out=t)
+    np.add.at(t, [0, 0, 2], 1.0)
+    expected = HOST.copy()
+    np.add.at(expected, [0, 0, 2], 1.0)
+    np.testing.assert_array_equal(values(t), expected)
 
 
 # ------------------------------------------------------------------ edge shapes

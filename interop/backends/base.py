@@ -257,6 +257,18 @@ class Backend:
         """``raw[index]`` as a view whose writes reach ``raw``."""
         return raw[index]
 
+    def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Any:
+        """``impl(backend, *args)`` on whole arrays: eager backends call it; lazy ones make one
+        task of it (its result of ``shape`` and ``dtype``), which runs it on the chunks'
+        backend."""
+        return impl(self, *args)
+
+    def write_target(self, raw: Any, name: str) -> Any:
+        """The array a write into a tensor holding ``raw`` lands in: ``raw`` itself, its own
+        buffer.  A library whose arrays cannot change (Cubed) gives a fresh alias, replaced
+        in place by the write, that the tensor then holds (``dispatch.write_into``)."""
+        return raw
+
     def advanced_index(self, raw: Any, items: tuple) -> Any:
         """``raw[items]``, NumPy's advanced indexing for items that are whole-dimension slices,
         ``...`` and index arrays (integers were applied before, as torch applies them; a

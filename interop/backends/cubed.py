@@ -4,8 +4,10 @@ Cubed implements the Array API standard (its top-level namespace is the ``xp``),
 every computation against ``cubed.Spec(allowed_mem=...)`` and runs on executors from a
 local thread pool to Ray, Lithops, Modal and Beam.  Its arrays have no NumPy protocols
 (``numpy_protocols = False``: ``np.exp(t)`` runs the ``exp`` of ``be.np`` by name, lazily)
-and no ``__setitem__``: in-place writes raise a TypeError naming the out-of-place form
-(``refuse_write``: a plan cannot be replaced in place as Dask's graph is).
+and no ``__setitem__``: a write lands in a fresh alias of the tensor's array, replaced in
+place (``write_target``, ``replace_in_place``), which the tensor then holds; the views
+replay of Dask (``views.WITHOUT_VIEWS``, ``views.SETITEM``) runs for views made inside an
+operation, and a write into a view of another tensor is refused.
 
 ``be.np`` is ``cubed_numpy.NumpyShaped``: NumPy's names over Cubed's namespace, with NumPy
 ufuncs run chunk by chunk and other NumPy functions in one task (Cubed checks at planning
@@ -28,17 +30,107 @@ Array = cubed.Array
 _CUBEDS_OWN = ("name", "_zarray", "_shape", "_dtype", "_chunks", "spec", "_plan")  # its state
 
 
-def refuse_write(raw: Array, *args: Any) -> None:
-    """Every in-place write on a Cubed array: refused, before anything is written.
+def replace_in_place(raw: Array, new: Array) -> None:
+    """``raw`` becomes ``new`` in place (its plan, chunks and spec); interop's own attributes
+    (view links) stay.  Only for the fresh aliases ``write_target`` makes: Cubed's tasks read
+    their inputs' names from the array objects when they run, so an object some plan was
+    built on must never change, and the new plans are built on a copy (``_source``)."""
+    for attribute in _CUBEDS_OWN:
+        setattr(raw, attribute, getattr(new, attribute))
 
-    Cubed arrays are immutable, and a plan cannot be replaced in place as Dask's graph is:
-    Cubed's tasks read their inputs' names from the array objects when they run, so an array
-    whose plan changed under it would break every result built on it earlier."""
-    raise TypeError(
-        "in-place write on a Cubed tensor: Cubed arrays are immutable and their plans cannot "
-        "be replaced in place; write out of place instead: t = t.add(x) for t.add_(x), "
-        "t = torch.where(mask, value, t) or t = t.index_put(indices, values) for t[index] = "
-        "value, t = t.scatter(...) for t.scatter_(...)")
+
+def _source(raw: Array) -> Array:
+    """A new object for ``raw``'s plan, to build on where ``raw`` itself may be replaced."""
+    return type(raw)(raw.name, raw._zarray, raw.spec, raw._plan)
+
+
+def _like(raw: Array, value: Any) -> Array:
+    """``value`` as a Cubed array of ``raw``'s dtype and spec."""
+    if not isinstance(value, Array):
+        value = cubed.asarray(np.asarray(value, dtype=raw.dtype), spec=raw.spec)
+    return value if value.dtype == raw.dtype else cubed.astype(value, raw.dtype)
+
+
+def replace_contents(raw: Array, value: Any) -> None:
+    """``raw[...] = value`` for a value broadcastable to ``raw``'s shape."""
+    new = _like(raw, value)
+    if new.shape != raw.shape:
+        new = cubed.broadcast_to(new, raw.shape)
+    replace_in_place(raw, new)
+
+
+def _spread(v: Array, axis: int, n: int, item: Any) -> Array:
+    """``v`` (the values of ``x[..., item, ...]`` along ``axis``) placed where ``item`` (a slice
+    or an integer) selects them in an axis of length ``n``, zeros elsewhere: lazily, chunk
+    by chunk (flip, interleave zeros for a step, concatenate zeros before and after)."""
+    start, stop, step = (item.indices(n) if isinstance(item, slice)
+                         else (int(item) % n, int(item) % n + 1, 1))
+    picked = range(start, stop, step)
+    if step < 0:
+        v, step, start = cubed.flip(v, axis=axis), -step, picked[-1]
+    if step > 1:
+        zeros = cubed.zeros_like(v)
+        v = cubed.stack([v] + [zeros] * (step - 1), axis=axis + 1)
+        shape = v.shape[:axis] + (v.shape[axis] * step,) + v.shape[axis + 2:]
+        v = cubed.reshape(v, shape)[(slice(None),) * axis + (slice(0, (len(picked) - 1) * step + 1),)]
+    parts = [v]
+    for at, size in ((0, start), (1, n - start - v.shape[axis])):
+        if size:
+            pad = cubed.zeros(v.shape[:axis] + (size,) + v.shape[axis + 1:], dtype=v.dtype,
+                              spec=v.spec)
+            parts.insert(len(parts) * at, pad)
+    return cubed.concat(parts, axis=axis) if len(parts) > 1 else v
+
+
+def setitem(raw: Array, index: Any, value: Any) -> None:
+    """``raw[index] = value`` in place, lazily and chunk by chunk (a mask of the written
+    positions, the values spread onto them, ``where``), for basic indices; a boolean mask
+    of ``raw``'s shape takes a scalar (or 0-d) value.  What ``views.put`` and the write
+    replay send here."""
+    src = _source(raw)
+    items = index if isinstance(index, tuple) else (index,)
+    if len(items) == 1 and getattr(items[0], "dtype", None) == np.bool_ and \
+            tuple(getattr(items[0], "shape", ())) == raw.shape:
+        if getattr(value, "ndim", 0) != 0:
+            raise TypeError("t[mask] = values: a Cubed tensor cannot take values whose count "
+                            "depends on the mask; write t = torch.where(mask, value, t), or "
+                            "t[mask] = scalar")
+        mask = items[0] if isinstance(items[0], Array) else cubed.asarray(items[0], spec=raw.spec)
+        replace_in_place(raw, cubed.where(mask, _like(raw, value), src))
+        return
+    items = views._expanded(tuple(i for i in items if i is not None), raw.ndim)
+    if not all(type(i) is slice or isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+               for i in items):
+        advanced_assign(raw, items, value)
+        return
+    selected = tuple(len(range(*i.indices(n))) for i, n in zip(items, raw.shape)
+                     if type(i) is slice)
+    if 0 in selected:
+        return  # nothing selected, nothing to write
+    value = _like(raw, value)
+    if value.shape != selected:
+        value = cubed.broadcast_to(value, selected) if value.ndim <= len(selected) else \
+            cubed.reshape(value, selected)  # dimensions of size 1 from None in the index
+    value = cubed.reshape(value, tuple(len(range(*i.indices(n))) if type(i) is slice else 1
+                                       for i, n in zip(items, raw.shape)))
+    if raw.ndim == 0:
+        replace_in_place(raw, cubed.reshape(value, ()))
+        return
+    mask = cubed.ones(value.shape, dtype=bool, spec=raw.spec)
+    for axis, (item, n) in enumerate(zip(items, raw.shape)):
+        value, mask = _spread(value, axis, n, item), _spread(mask, axis, n, item)
+    replace_in_place(raw, cubed.where(mask, value, src))
+
+
+def advanced_assign(raw: Array, items: tuple, value: Any) -> None:
+    """``raw[items] = value`` for index arrays: NumPy's assignment in one task."""
+    replace_in_place(raw, cubed_numpy.on_whole(_assigned, _source(raw), items, value))
+
+
+def _assigned(x: Any, index: Any, value: Any) -> Any:
+    x = x.copy()
+    x[index] = value
+    return x
 
 
 def getitem(raw: Array, index: Any) -> Array:
@@ -136,8 +228,9 @@ class CubedBackend(Backend):
         return found if method == "__call__" or found is None else getattr(found, method, None)
 
     def view_at(self, raw: Array, index: tuple) -> Array:
-        """Cubed has no views: the slice remembers ``raw`` so that writes into it are replayed."""
-        return views.remember(getitem(raw, index), raw, index)
+        """Cubed has no views: the slice (built on a copy: ``raw`` may be replaced) remembers
+        ``raw`` so that writes into it are replayed."""
+        return views.remember(getitem(_source(raw), index), raw, index)
 
     def getitem(self, raw: Array, index: Any) -> Array:
         return getitem(raw, index)
@@ -146,7 +239,23 @@ class CubedBackend(Backend):
         return cubed_numpy.on_whole(_numpy_getitem, raw, items)
 
     def advanced_assign(self, raw: Array, items: tuple, value: Any) -> None:
-        refuse_write(raw)
+        advanced_assign(raw, items, value)
+
+    def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Array:
+        return cubed_numpy.on_whole(functools.partial(impl, registry.get_backend("numpy")),
+                                    *args)
+
+    def write_target(self, raw: Array, name: str) -> Array:
+        """A fresh alias of ``raw``, which the write replaces in place and the tensor then
+        holds: ``raw`` itself may be what earlier plans were built on, so it never changes.
+        A write into a view of another tensor is refused: that tensor's array cannot change."""
+        if getattr(raw, views.BASE, None) is not None:
+            raise TypeError(
+                f"{name}: a write into a view of a Cubed tensor (t[...], t.view(...), "
+                "t.transpose(...)) cannot reach the tensor it came from, whose Cubed array "
+                "is immutable; write into that tensor itself (t[index] = value) or out of "
+                "place (t = t.add(x) for t.add_(x))")
+        return _source(raw)
 
     def ufunc(self, name: str) -> Any:
         return getattr(self.np, name)
@@ -261,5 +370,6 @@ def _special(module: Any) -> Any:
 
 backend = CubedBackend()
 _add_numpy_methods(Array)
-views.WITHOUT_VIEWS[Array] = refuse_write
-views.SETITEM[Array] = refuse_write
+views.WITHOUT_VIEWS[Array] = replace_contents
+views.SETITEM[Array] = setitem
+cubed_numpy.REPLACE.append(replace_in_place)

@@ -177,13 +177,22 @@ class Ufunc:
     def __init__(self, ufunc: np.ufunc) -> None:
         self.ufunc = ufunc
         self.__name__ = ufunc.__name__
+        self._theirs = getattr(cubed, ALIASES.get(ufunc.__name__, ufunc.__name__), None)
 
     def __call__(self, *args: Any, out: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+        if out is not None and _arrays_in(out if isinstance(out, tuple) else (out,)):
+            raise TypeError(f"numpy.{self.__name__}(..., out=): a Cubed array is immutable; "
+                            "assign the result instead (t = np.add(x, y)), or write it in "
+                            "with t.copy_(...)")
         if out is not None or kwargs.get("where", True) is not True:
             return on_whole(functools.partial(self.ufunc, out=out, dtype=dtype, **kwargs), *args)
         arrays = [a for a in args if isinstance(a, Array)]
         if not arrays:
             return self.ufunc(*args, dtype=dtype, **kwargs)
+        if self._theirs is not None and dtype is None and not kwargs and \
+                len(arrays) == len(args) and len({a.dtype for a in arrays}) == 1 and \
+                arrays[0].dtype.kind in "fc":
+            return self._theirs(*args)  # Cubed's own: the same values, dtype and plan
         args = tuple(cubed.asarray(a, spec=arrays[0].spec)
                      if isinstance(a, np.ndarray) and a.ndim else a for a in args)
         arrays = [a for a in args if isinstance(a, Array)]
@@ -212,8 +221,11 @@ class Ufunc:
         return on_whole(functools.partial(self.ufunc.reduceat, axis=axis, **kwargs), a, indices)
 
     def at(self, a: Any, indices: Any, b: Any = None) -> None:
-        raise TypeError(f"numpy.{self.__name__}.at writes in place: Cubed arrays are immutable; "
-                        "write out of place (index_add, scatter_add, index_put)")
+        """In place, as NumPy's: ``a`` (a fresh alias, see ``write_target``) takes the plan
+        of NumPy's ``at`` run in one task on a copy of it."""
+        source = type(a)(a.name, a._zarray, a.spec, a._plan)
+        REPLACE[0](a, on_whole(functools.partial(_at_copy, self.ufunc), source, indices,
+                               *(() if b is None else (b,))))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.ufunc, name)
@@ -226,6 +238,15 @@ def _call_with(ufunc: np.ufunc, scalars: dict, n: int, kwargs: dict, *blocks: An
 
 def _nth(fn: Callable, k: int, *blocks: Any) -> Any:
     return fn(*blocks)[k]
+
+
+REPLACE: list[Callable[[Any, Any], None]] = []  # the backend's replace_in_place
+
+
+def _at_copy(ufunc: np.ufunc, x: Any, indices: Any, *values: Any) -> Any:
+    x = x.copy()
+    ufunc.at(x, indices, *values)
+    return x
 
 
 class NumpyShaped:

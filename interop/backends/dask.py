@@ -130,6 +130,11 @@ class DaskBackend(Backend):
         else:
             replace_in_place(raw, dask_indexing.put(raw, items, value))
 
+    def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> da.Array:
+        first = next(a for a in args if isinstance(a, da.Array))
+        task = dask.delayed(impl, pure=True)(self.chunk_backend(first), *args)
+        return da.from_delayed(task, shape=shape, dtype=dtype, meta=first._meta)
+
     def contiguous(self, raw: da.Array) -> da.Array:
         return raw  # chunks have no memory layout to fix until they are computed
 

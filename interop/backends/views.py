@@ -31,9 +31,9 @@ WITHOUT_VIEWS: dict[type, Callable[[Any, Any], None]] = {}
 """Array types of such backends -> how to replace an array's whole contents in place
 (each backend adds its own on load)."""
 SETITEM: dict[type, Callable[[Any, Any, Any], None]] = {}
-"""Array types without ``__setitem__`` -> what ``base[index] = value`` does for them (Cubed's
-refuses, naming the out-of-place form)."""
-_BASE = "_interop_view_of"
+"""Array types without ``__setitem__`` (Cubed) -> how to write ``base[index] = value`` in
+place, for the indices ``put`` and the write replay use."""
+BASE = _BASE = "_interop_view_of"  # the attribute linking a view to its base
 _BROADCAST = "_interop_broadcast"
 OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
            "single memory location. Please clone() the tensor before performing the operation.")
@@ -131,7 +131,10 @@ def remember(view: Any, base: Any, index: Any) -> Any:
     """``view`` is ``base[index]`` (basic indexing)."""
     if not _tracked(view, base) or not _basic(index):
         return view
-    forward, undo = _forward(index, base.shape)
+    if type(base) in SETITEM:  # the library's own write takes the index as it is
+        forward, undo = index, _same
+    else:
+        forward, undo = _forward(index, base.shape)
     items = index if isinstance(index, tuple) else (index,)
     contiguous = _contiguous_index(tuple(i for i in items if i is not None), base.shape)
     return _link(view, base, forward, undo, contiguous)
@@ -154,6 +157,10 @@ def put(base: Any, index: Any, value: Any) -> None:
     if tuple(value.shape) != tuple(shape):
         value = np.broadcast_to(value, shape)  # Dask's own, through __array_function__
     _setitem(base, forward, undo(value))
+
+
+def _same(raw: Any) -> Any:
+    return raw
 
 
 def _setitem(base: Any, index: Any, value: Any) -> None:
