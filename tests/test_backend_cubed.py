@@ -231,6 +231,8 @@ def test_compute_persist_and_visualize(tmp_path):
     np.testing.assert_allclose(values(kept), HOST * 2)
     np.testing.assert_allclose(b.numpy(), HOST * 2 + 1)
     assert kept.raw.chunks == t.raw.chunks
+    assert t.visualize == t.raw.visualize  # Cubed's own plan drawing
+    assert not hasattr(t, "__dask_graph__")  # a Cubed tensor is no Dask collection
     pytest.importorskip("graphviz")
     try:
         t.visualize(filename=str(tmp_path / "plan"), format="dot")

@@ -325,6 +325,25 @@ def _method(name: str) -> Any:
     return method
 
 
+def _map_blocks(self: Array, func: Any, *args: Any, dtype: Any = None, chunks: Any = None,
+                **kwargs: Any) -> Array:
+    """Dask's ``x.map_blocks(func, *constants, dtype=, chunks=)``, on Cubed's blocks."""
+    if self.size == 0:
+        return cubed_numpy.on_whole(functools.partial(_with_trailing, func, args, **kwargs),
+                                    self)
+    return cubed.map_blocks(functools.partial(_with_trailing, func, args), self,
+                            dtype=self.dtype if dtype is None else dtype, chunks=chunks,
+                            **kwargs)
+
+
+def _with_trailing(func: Any, args: tuple, block: Any, **kwargs: Any) -> Any:
+    return func(block, *args, **kwargs)
+
+
+def _viewed(dtype: np.dtype, x: Any) -> Any:
+    return x.view(dtype)
+
+
 def _shape_args(shape: tuple) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
 
@@ -340,6 +359,9 @@ def _add_numpy_methods(cls: type) -> None:
         flatten=lambda self, order="C": cubed.reshape(self, (-1,)),
         ravel=lambda self, order="C": cubed.reshape(self, (-1,)),
         item=lambda self, *index: backend.to_host(self, "item()").item(*index),
+        map_blocks=_map_blocks,
+        view=lambda self, dtype=None: self if dtype is None else cubed_numpy.on_whole(
+            functools.partial(_viewed, np.dtype(dtype)), self),
         tolist=lambda self: backend.to_host(self, "tolist()").tolist(),
         real=property(lambda self: backend.np.real(self)),
         imag=property(lambda self: backend.np.imag(self)))
@@ -357,9 +379,9 @@ class _Random:
     def __getattr__(self, name: str) -> Any:
         draw = getattr(self._generator, name)
 
-        def made(*args: Any, **kwargs: Any) -> Any:
+        def made(*args: Any, chunks: Any = "auto", **kwargs: Any) -> Any:
             out = draw(*args, **kwargs)
-            return self._make(out) if isinstance(out, np.ndarray) else out
+            return self._make(out, chunks=chunks) if isinstance(out, np.ndarray) else out
         return made
 
 

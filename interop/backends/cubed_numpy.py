@@ -21,6 +21,7 @@ No NumPy function ever sees a Cubed array (NumPy would compute it silently).
 from __future__ import annotations
 
 import functools
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +45,7 @@ _NOT_CUBEDS = frozenset({
     "asarray",  # no copy/order arguments NumPy's callers pass: ours below
     "take",  # cubed 0.27 returns x itself for indices of x's length along the axis ([1, 0])
     "pad",  # one axis at a time only
+    "qr", "svd", "svdvals",  # tall-and-skinny matrices only (TSQR)
 })
 # NumPy functions whose result's shape depends on the values: read through the gate.
 VALUE_SHAPED = frozenset({"nonzero", "argwhere", "flatnonzero", "unique", "extract",
@@ -129,21 +131,27 @@ def on_whole(func: Callable, *args: Any, **kwargs: Any) -> Any:
                             output_name=out_key.name)
 
     memory = sum(a.nbytes for a in inputs) + sum(o.nbytes for o in outs)
-    result = general_blockwise(
-        run, keys, *inputs, shapes=[o.shape for o in outs], dtypes=[o.dtype for o in outs],
-        chunkss=[tuple((n,) for n in o.shape) for o in outs],
-        target_stores=[None] * len(outs) if many else None,
-        num_input_blocks=(1,) * len(inputs), extra_projected_mem=memory)
-    return tuple(result) if many else result
+    results = tuple(  # one task per output (Cubed's several outputs must share their chunks)
+        general_blockwise(functools.partial(_nth, run, k) if many else run, keys, *inputs,
+                          shapes=[o.shape], dtypes=[o.dtype],
+                          chunkss=[tuple((n,) for n in o.shape)],
+                          num_input_blocks=(1,) * len(inputs), extra_projected_mem=memory)
+        for k, o in enumerate(outs))
+    return results if many else results[0]
 
 
 def _preferring(theirs: Callable, numpy_fn: Callable) -> Callable:
     """Cubed's function (chunked); NumPy's in one task where Cubed's does not take the call
-    (NumPy's arguments the standard lacks, an axis of None, a dtype it refuses)."""
+    (NumPy's arguments the standard lacks, an axis of None, a dtype it refuses, chunks it
+    cannot align) or the arrays are empty (where Cubed 0.27 divides by zero): a call NumPy
+    refuses too then raises NumPy's error."""
     def call(*args: Any, **kwargs: Any) -> Any:
+        arrays = _arrays_in((args, kwargs))
+        if any(a.size == 0 for a in arrays):
+            return on_whole(numpy_fn, *args, **kwargs)
         try:
             return theirs(*args, **kwargs)
-        except (TypeError, NotImplementedError, AttributeError):
+        except _CUBED_REFUSALS:
             return on_whole(numpy_fn, *args, **kwargs)
     return functools.update_wrapper(call, numpy_fn)
 
@@ -189,6 +197,8 @@ class Ufunc:
         arrays = [a for a in args if isinstance(a, Array)]
         if not arrays:
             return self.ufunc(*args, dtype=dtype, **kwargs)
+        if any(a.size == 0 for a in arrays):  # Cubed 0.27 fails on some empty chunkings
+            return on_whole(functools.partial(self.ufunc, dtype=dtype, **kwargs), *args)
         if self._theirs is not None and dtype is None and not kwargs and \
                 len(arrays) == len(args) and len({a.dtype for a in arrays}) == 1 and \
                 arrays[0].dtype.kind in "fc":
@@ -258,7 +268,7 @@ class NumpyShaped:
         self._numpy, self._cubed = numpy_module, cubed_module
         self._read, self._make = read, make
         for sub in _SUBMODULES:
-            if hasattr(numpy_module, sub):
+            if isinstance(getattr(numpy_module, sub, None), types.ModuleType):
                 setattr(self, sub, NumpyShaped(getattr(numpy_module, sub),
                                                getattr(cubed_module, sub, None), read, make))
 
