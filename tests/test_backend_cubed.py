@@ -176,11 +176,9 @@ def test_array_api_namespace():
 
 # ------------------------------------------------------------------ mixing
 def test_numpy_with_cubed_is_cubed():
-    for out in (lazy() + interop.tensor(HOST), interop.tensor(HOST) * lazy(), lazy() + HOST):
+    for out in (lazy() + interop.tensor(HOST), interop.tensor(HOST) + lazy(), lazy() + HOST):
         assert out.backend == "cubed"
-        np.testing.assert_allclose(values(out), HOST * 2 if out is not None and False else
-                                   values(out))
-    np.testing.assert_allclose(values(lazy() + interop.tensor(HOST)), HOST * 2)
+        np.testing.assert_allclose(values(out), HOST * 2)
 
 
 def test_dask_with_cubed_is_an_error_naming_both():
@@ -225,7 +223,7 @@ def test_compute_persist_and_visualize(tmp_path):
     with interop.config(dask_compute="raise"):  # explicit calls are always allowed
         done = t.compute()
         kept = t.persist()
-        (a, b) = interop.compute(t, t + 1)
+        (_, b) = interop.compute(t, t + 1)
     assert done.backend == "numpy" and kept.backend == "cubed"
     np.testing.assert_allclose(done.numpy(), HOST * 2)
     np.testing.assert_allclose(values(kept), HOST * 2)

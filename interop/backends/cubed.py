@@ -208,7 +208,7 @@ class CubedBackend(Backend):
         if fn == "eye" and "M" in kwargs:
             kwargs["n_cols"] = kwargs.pop("M")
         made = getattr(cubed, fn, None)
-        options = dict(chunks=chunks or "auto", spec=spec or self.spec)
+        options = {"chunks": chunks or "auto", "spec": spec or self.spec}
         if made is None or fn == "linspace":
             return self.asarray(getattr(np, fn)(*args, **kwargs), **options)
         return made(*args, **options, **kwargs)

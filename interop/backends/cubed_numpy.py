@@ -140,6 +140,10 @@ def on_whole(func: Callable, *args: Any, **kwargs: Any) -> Any:
     return results if many else results[0]
 
 
+_CUBED_REFUSALS = (TypeError, ValueError, IndexError, NotImplementedError, AttributeError,
+                   ZeroDivisionError, KeyError)
+
+
 def _preferring(theirs: Callable, numpy_fn: Callable) -> Callable:
     """Cubed's function (chunked); NumPy's in one task where Cubed's does not take the call
     (NumPy's arguments the standard lacks, an axis of None, a dtype it refuses, chunks it
