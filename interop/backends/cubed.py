@@ -27,6 +27,7 @@ from . import cubed_numpy, registry, views
 from .base import CPU, Backend, Device, check_value_read
 
 Array = cubed.Array
+_CUBEDS_GETITEM = Array.__getitem__
 _CUBEDS_OWN = ("name", "_zarray", "_shape", "_dtype", "_chunks", "spec", "_plan")  # its state
 
 
@@ -134,25 +135,31 @@ def _assigned(x: Any, index: Any, value: Any) -> Any:
 
 
 def getitem(raw: Array, index: Any) -> Array:
-    """``raw[index]`` with NumPy's meaning: Cubed refuses negative steps (a flip, then a
-    forward slice) and returns ``raw`` itself for an index array of its axis's length."""
+    """``raw[index]`` with NumPy's meaning, lazily.  Cubed 0.27 refuses negative steps (a
+    flip, then a forward slice), steps across uneven chunks, computes index arrays given as
+    Cubed arrays and returns ``raw`` itself for an index array of its axis's length: index
+    arrays run in one task (boolean masks, whose result's size depends on the values, are
+    read through the value-read gate first), and what Cubed refuses runs in one task too."""
     items = index if isinstance(index, tuple) else (index,)
-    if not any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in items):
-        if any(getattr(i, "ndim", 0) > 0 for i in items):
-            return cubed_numpy.on_whole(_numpy_getitem, raw, index)
-        return raw[index]
-    expanded = views._expanded(items, raw.ndim)
-    flips, forward, axis = [], [], 0
-    for item in expanded:
-        if isinstance(item, slice) and item.step is not None and item.step < 0:
-            picked = range(*item.indices(raw.shape[axis]))
-            n = raw.shape[axis]
-            item = slice(n - 1 - picked[0], n - picked[-1], -item.step) if picked else slice(0, 0)
-            flips.append(axis)
-        forward.append(item)
-        axis += item is not None
-    flipped = cubed.flip(raw, axis=tuple(flips))
-    return flipped[tuple(forward)]
+    if any(getattr(i, "ndim", 0) > 0 for i in items):
+        return backend.advanced_index(raw, items)
+    if any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in items):
+        expanded = views._expanded(items, raw.ndim)
+        flips, forward, axis = [], [], 0
+        for item in expanded:
+            if isinstance(item, slice) and item.step is not None and item.step < 0:
+                n = raw.shape[axis]
+                picked = range(*item.indices(n))
+                item = slice(n - 1 - picked[0], n - picked[-1], -item.step) if picked \
+                    else slice(0, 0)
+                flips.append(axis)
+            forward.append(item)
+            axis += item is not None
+        raw, index = cubed.flip(raw, axis=tuple(flips)), tuple(forward)
+    try:
+        return _CUBEDS_GETITEM(raw, index)
+    except (ValueError, NotImplementedError, ZeroDivisionError):
+        return cubed_numpy.on_whole(_numpy_getitem, raw, index)
 
 
 def _numpy_getitem(x: Any, index: Any) -> Any:
@@ -236,6 +243,10 @@ class CubedBackend(Backend):
         return getitem(raw, index)
 
     def advanced_index(self, raw: Array, items: tuple) -> Array:
+        """Index arrays, in one task; boolean masks are read first (the result's size)."""
+        items = tuple(self.to_host(i, "t[mask] on a Cubed tensor (its size depends on the "
+                                      "mask's values)")
+                      if isinstance(i, Array) and i.dtype == np.bool_ else i for i in items)
         return cubed_numpy.on_whole(_numpy_getitem, raw, items)
 
     def advanced_assign(self, raw: Array, items: tuple, value: Any) -> None:
@@ -243,7 +254,7 @@ class CubedBackend(Backend):
 
     def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Array:
         return cubed_numpy.on_whole(functools.partial(impl, registry.get_backend("numpy")),
-                                    *args)
+                                    *args, result=(shape, dtype))
 
     def write_target(self, raw: Array, name: str) -> Array:
         """A fresh alias of ``raw``, which the write replaces in place and the tensor then
@@ -305,6 +316,8 @@ class CubedBackend(Backend):
 
     def to_host(self, raw: Array, why: str = "") -> np.ndarray:
         """The values on the host: the only implicit compute, governed by ``dask_compute``."""
+        if not isinstance(raw, Array):
+            return np.asarray(raw)
         check_value_read(why, f"a lazy Cubed tensor (shape {tuple(raw.shape)}, "
                               f"{raw.npartitions} chunks)")
         return np.asarray(raw.compute())
@@ -349,7 +362,9 @@ def _shape_args(shape: tuple) -> tuple:
 
 
 def _add_numpy_methods(cls: type) -> None:
-    """Give Cubed's array class the NumPy methods it lacks (names it has are left alone)."""
+    """Give Cubed's array class the NumPy methods it lacks (names it has are left alone), and
+    NumPy's indexing where Cubed's refuses or errs (``getitem``): operations index and call
+    methods on raw arrays as on NumPy's."""
     added: dict[str, Any] = {name: _method(name) for name in _METHODS}
     added.update(
         astype=lambda self, dtype, copy=True, **kw: cubed.astype(self, np.dtype(dtype)),
@@ -368,6 +383,8 @@ def _add_numpy_methods(cls: type) -> None:
     for name, value in added.items():
         if not hasattr(cls, name):
             setattr(cls, name, value)
+    cls.__getitem__ = getitem  # NumPy's indexing where Cubed 0.27 refuses or errs (getitem)
+    cls.T = property(lambda self: backend.np.transpose(self))  # NumPy's: any number of dims
 
 
 class _Random:

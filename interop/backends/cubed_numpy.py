@@ -46,6 +46,7 @@ _NOT_CUBEDS = frozenset({
     "take",  # cubed 0.27 returns x itself for indices of x's length along the axis ([1, 0])
     "pad",  # one axis at a time only
     "qr", "svd", "svdvals",  # tall-and-skinny matrices only (TSQR)
+    "tile",  # a repetition of 0 gives a wrong shape
 })
 # NumPy functions whose result's shape depends on the values: read through the gate.
 VALUE_SHAPED = frozenset({"nonzero", "argwhere", "flatnonzero", "unique", "extract",
@@ -77,12 +78,12 @@ def _replace(args: Any, values: dict[int, Any]) -> Any:
     return args
 
 
-def _stand_in(a: Array) -> np.ndarray:
+def _stand_in(a: Array, fill: int = 0) -> np.ndarray:
     """Host values of ``a``'s shape and dtype, to learn a function's result shape and dtype
     without computing anything: zeros for integers and booleans (valid indices), else
     values that are not degenerate (no singular matrix)."""
     if a.dtype.kind in "biu":
-        return np.zeros(a.shape, a.dtype)
+        return np.full(a.shape, fill, a.dtype)
     values = np.random.default_rng(0).random(a.shape) + 0.5
     if a.ndim >= 2:
         values += np.eye(a.shape[-2], a.shape[-1]) * max(a.shape[-2:])
@@ -104,16 +105,17 @@ def _whole(a: Array, func: Callable) -> Array:
                          f"work on smaller parts ({exc})") from None
 
 
-def on_whole(func: Callable, *args: Any, **kwargs: Any) -> Any:
+def on_whole(func: Callable, *args: Any, result: tuple | None = None, **kwargs: Any) -> Any:
     """``func(*args, **kwargs)`` (a NumPy function) in one task over whole arrays, lazily;
-    a tuple of arrays for a function that returns several."""
+    a tuple of arrays for a function that returns several.  ``result`` (shape, dtype) where
+    the caller knows it; else it is learnt by running ``func`` on stand-ins."""
     arrays = _arrays_in((args, kwargs))
     if not arrays:
-        result = func(*args, **kwargs)
-        return cubed.asarray(result) if isinstance(result, np.ndarray) else result
+        out = func(*args, **kwargs)
+        return cubed.asarray(out) if isinstance(out, np.ndarray) else out
     unique = list({id(a): _whole(a, func) for a in arrays}.items())
-    sample = func(*_replace(args, {i: _stand_in(a) for i, a in unique}),
-                  **_replace(kwargs, {i: _stand_in(a) for i, a in unique}))
+    sample = np.empty(result[0], result[1]) if result is not None else \
+        _learnt(func, args, kwargs, unique)
     many = isinstance(sample, tuple) or type(sample).__name__.endswith("Result")
     outs = [np.asarray(s) for s in (tuple(sample) if many else (sample,))]
     ids = [i for i, _ in unique]
@@ -180,6 +182,19 @@ def _cumulative(name: str) -> Callable:
             a, axis = cubed.reshape(a, (-1,)), 0
         return theirs(a, axis=axis, dtype=dtype)
     return functools.update_wrapper(accumulate, numpy_fn)
+
+
+def _learnt(func: Callable, args: Any, kwargs: dict, unique: list) -> Any:
+    """``func``'s result on stand-ins of the arrays (integers as zeros, then as ones: an index
+    is valid, a count or a weight is not zero in one of them)."""
+    for fill in (0, 1):
+        values = {i: _stand_in(a, fill) for i, a in unique}
+        try:
+            return func(*_replace(args, values), **_replace(kwargs, values))
+        except Exception:  # noqa: BLE001 - the other stand-in, or the error below
+            if fill:
+                raise
+    raise AssertionError("unreachable")
 
 
 class Ufunc:
@@ -303,6 +318,14 @@ class NumpyShaped:
             return functools.update_wrapper(functools.partial(on_whole, numpy_fn), numpy_fn)
         return numpy_fn if numpy_fn is not None else theirs
 
+    def repeat(self, a: Any, repeats: Any, axis: Any = None) -> Any:
+        """Counts in an array: the result's size depends on their values (read through the
+        gate); a number: ``_repeat``."""
+        if isinstance(repeats, Array) and repeats.ndim:
+            repeats = self._read(repeats, "repeat_interleave on a Cubed tensor (the result's "
+                                          "size depends on the counts)")
+        return _repeat(a, repeats, axis)
+
     def _through_host(self, func: Callable, *args: Any, **kwargs: Any) -> Any:
         """A function whose result's size depends on the values: they are read (a value read,
         under ``dask_compute``), and the result made a Cubed array again."""
@@ -390,6 +413,13 @@ def _reduction(name: str) -> Callable:
         return on_whole(functools.partial(numpy_fn, axis=axis, **kwargs), a, *args)
     reduce.__name__ = name
     return reduce
+
+
+def _repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
+    """Cubed's (chunked) for a positive integer count, NumPy's in one task otherwise."""
+    if isinstance(a, Array) and isinstance(repeats, int) and repeats > 0 and a.size:
+        return cubed.repeat(a, repeats, axis=axis)
+    return on_whole(functools.partial(np.repeat, axis=axis), a, repeats)
 
 
 _OURS: dict[str, Any] = {"asarray": _asarray, "array": _asarray, "take": _take,
