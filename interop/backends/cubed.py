@@ -1,7 +1,7 @@
 """The Cubed backend: lazy, chunked, and planned against a declared memory bound.
 
 Cubed implements the Array API standard (its top-level namespace is the ``xp``), plans
-every computation against ``cubed.Spec(allowed_mem=...)`` and runs on executors from a
+every computation against ``DETACHED.Spec(allowed_mem=...)`` and runs on executors from a
 local thread pool to Ray, Lithops, Modal and Beam.  Its arrays have no NumPy protocols
 (``numpy_protocols = False``: ``np.exp(t)`` runs the ``exp`` of ``be.np`` by name, lazily)
 and no ``__setitem__``: a write lands in a fresh alias of the tensor's array, replaced in
@@ -11,8 +11,11 @@ operation, and a write into a view of another tensor is refused.
 
 ``be.np`` is ``cubed_numpy.NumpyShaped``: NumPy's names over Cubed's namespace, with NumPy
 ufuncs run chunk by chunk and other NumPy functions in one task (Cubed checks at planning
-time that the task fits ``allowed_mem``).  Nothing here computes except ``compute``,
-``persist`` and ``to_host``, which applies ``interop.config(dask_compute=...)``.
+time that the task fits ``allowed_mem``).  Operations also call NumPy's array methods and
+indexing on raw arrays: on load, Cubed's array class gets the NumPy methods it lacks
+(``sum``, ``astype``, ``reshape``, ... through ``be.np``), NumPy's ``T`` and NumPy's
+indexing where Cubed 0.27 refuses or errs (``getitem``).  Nothing here computes except
+``compute``, ``persist`` and ``to_host``, which applies ``interop.config(dask_compute=...)``.
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ import cubed
 import numpy as np
 
 from . import cubed_numpy, registry, views
+from .cubed_numpy import DETACHED, source
 from .base import CPU, Backend, Device, check_value_read
 
 Array = cubed.Array
-_CUBEDS_GETITEM = Array.__getitem__
+_CUBEDS_GETITEM, _CUBEDS_RECHUNK = Array.__getitem__, Array.rechunk
 _CUBEDS_OWN = ("name", "_zarray", "_shape", "_dtype", "_chunks", "spec", "_plan")  # its state
 
 
@@ -40,23 +44,18 @@ def replace_in_place(raw: Array, new: Array) -> None:
         setattr(raw, attribute, getattr(new, attribute))
 
 
-def _source(raw: Array) -> Array:
-    """A new object for ``raw``'s plan, to build on where ``raw`` itself may be replaced."""
-    return type(raw)(raw.name, raw._zarray, raw.spec, raw._plan)
-
-
 def _like(raw: Array, value: Any) -> Array:
     """``value`` as a Cubed array of ``raw``'s dtype and spec."""
     if not isinstance(value, Array):
-        value = cubed.asarray(np.asarray(value, dtype=raw.dtype), spec=raw.spec)
-    return value if value.dtype == raw.dtype else cubed.astype(value, raw.dtype)
+        value = DETACHED.asarray(np.asarray(value, dtype=raw.dtype), spec=raw.spec)
+    return value if value.dtype == raw.dtype else DETACHED.astype(value, raw.dtype)
 
 
 def replace_contents(raw: Array, value: Any) -> None:
     """``raw[...] = value`` for a value broadcastable to ``raw``'s shape."""
     new = _like(raw, value)
     if new.shape != raw.shape:
-        new = cubed.broadcast_to(new, raw.shape)
+        new = DETACHED.broadcast_to(new, raw.shape)
     replace_in_place(raw, new)
 
 
@@ -68,36 +67,35 @@ def _spread(v: Array, axis: int, n: int, item: Any) -> Array:
                          else (int(item) % n, int(item) % n + 1, 1))
     picked = range(start, stop, step)
     if step < 0:
-        v, step, start = cubed.flip(v, axis=axis), -step, picked[-1]
+        v, step, start = DETACHED.flip(v, axis=axis), -step, picked[-1]
     if step > 1:
-        zeros = cubed.zeros_like(v)
-        v = cubed.stack([v] + [zeros] * (step - 1), axis=axis + 1)
+        zeros = DETACHED.zeros_like(v)
+        v = DETACHED.stack([v] + [zeros] * (step - 1), axis=axis + 1)
         shape = v.shape[:axis] + (v.shape[axis] * step,) + v.shape[axis + 2:]
-        v = cubed.reshape(v, shape)[(slice(None),) * axis + (slice(0, (len(picked) - 1) * step + 1),)]
+        v = DETACHED.reshape(v, shape)[(slice(None),) * axis + (slice(0, (len(picked) - 1) * step + 1),)]
     parts = [v]
     for at, size in ((0, start), (1, n - start - v.shape[axis])):
         if size:
-            pad = cubed.zeros(v.shape[:axis] + (size,) + v.shape[axis + 1:], dtype=v.dtype,
+            pad = DETACHED.zeros(v.shape[:axis] + (size,) + v.shape[axis + 1:], dtype=v.dtype,
                               spec=v.spec)
             parts.insert(len(parts) * at, pad)
-    return cubed.concat(parts, axis=axis) if len(parts) > 1 else v
+    return DETACHED.concat(parts, axis=axis) if len(parts) > 1 else v
 
 
 def setitem(raw: Array, index: Any, value: Any) -> None:
-    """``raw[index] = value`` in place, lazily and chunk by chunk (a mask of the written
-    positions, the values spread onto them, ``where``), for basic indices; a boolean mask
-    of ``raw``'s shape takes a scalar (or 0-d) value.  What ``views.put`` and the write
-    replay send here."""
-    src = _source(raw)
+    """``raw[index] = value`` in place, lazily: chunk by chunk for basic indices (a mask of
+    the written positions, the values spread onto them, ``where``) and for a boolean mask
+    with one value; index arrays, and a mask with one value per True, in one task.  What
+    ``views.put`` and the write replay send here."""
+    src = source(raw)
     items = index if isinstance(index, tuple) else (index,)
     if len(items) == 1 and getattr(items[0], "dtype", None) == np.bool_ and \
             tuple(getattr(items[0], "shape", ())) == raw.shape:
-        if getattr(value, "ndim", 0) != 0:
-            raise TypeError("t[mask] = values: a Cubed tensor cannot take values whose count "
-                            "depends on the mask; write t = torch.where(mask, value, t), or "
-                            "t[mask] = scalar")
-        mask = items[0] if isinstance(items[0], Array) else cubed.asarray(items[0], spec=raw.spec)
-        replace_in_place(raw, cubed.where(mask, _like(raw, value), src))
+        if getattr(value, "ndim", 0) != 0:  # one value per True: NumPy's, in one task
+            advanced_assign(raw, items, value)
+            return
+        mask = items[0] if isinstance(items[0], Array) else DETACHED.asarray(items[0], spec=raw.spec)
+        replace_in_place(raw, DETACHED.where(mask, _like(raw, value), src))
         return
     items = views._expanded(tuple(i for i in items if i is not None), raw.ndim)
     if not all(type(i) is slice or isinstance(i, (int, np.integer)) and not isinstance(i, bool)
@@ -110,22 +108,23 @@ def setitem(raw: Array, index: Any, value: Any) -> None:
         return  # nothing selected, nothing to write
     value = _like(raw, value)
     if value.shape != selected:
-        value = cubed.broadcast_to(value, selected) if value.ndim <= len(selected) else \
-            cubed.reshape(value, selected)  # dimensions of size 1 from None in the index
-    value = cubed.reshape(value, tuple(len(range(*i.indices(n))) if type(i) is slice else 1
+        value = DETACHED.broadcast_to(value, selected) if value.ndim <= len(selected) else \
+            DETACHED.reshape(value, selected)  # dimensions of size 1 from None in the index
+    value = DETACHED.reshape(value, tuple(len(range(*i.indices(n))) if type(i) is slice else 1
                                        for i, n in zip(items, raw.shape)))
     if raw.ndim == 0:
-        replace_in_place(raw, cubed.reshape(value, ()))
+        replace_in_place(raw, DETACHED.reshape(value, ()))
         return
-    mask = cubed.ones(value.shape, dtype=bool, spec=raw.spec)
+    mask = DETACHED.ones(value.shape, dtype=bool, spec=raw.spec)
     for axis, (item, n) in enumerate(zip(items, raw.shape)):
         value, mask = _spread(value, axis, n, item), _spread(mask, axis, n, item)
-    replace_in_place(raw, cubed.where(mask, value, src))
+    replace_in_place(raw, DETACHED.where(mask, value, src))
 
 
 def advanced_assign(raw: Array, items: tuple, value: Any) -> None:
     """``raw[items] = value`` for index arrays: NumPy's assignment in one task."""
-    replace_in_place(raw, cubed_numpy.on_whole(_assigned, _source(raw), items, value))
+    replace_in_place(raw, cubed_numpy.on_whole(_assigned, source(raw), items, value,
+                                               result=(raw.shape, raw.dtype)))
 
 
 def _assigned(x: Any, index: Any, value: Any) -> Any:
@@ -155,9 +154,9 @@ def getitem(raw: Array, index: Any) -> Array:
                 flips.append(axis)
             forward.append(item)
             axis += item is not None
-        raw, index = cubed.flip(raw, axis=tuple(flips)), tuple(forward)
+        raw, index = DETACHED.flip(raw, axis=tuple(flips)), tuple(forward)
     try:
-        return _CUBEDS_GETITEM(raw, index)
+        return _CUBEDS_GETITEM(source(raw), index)
     except (ValueError, NotImplementedError, ZeroDivisionError):
         return cubed_numpy.on_whole(_numpy_getitem, raw, index)
 
@@ -187,17 +186,17 @@ class CubedBackend(Backend):
         return np.dtype(raw.dtype)
 
     def astype(self, raw: Array, dtype: np.dtype) -> Array:
-        return cubed.astype(raw, np.dtype(dtype))
+        return DETACHED.astype(raw, np.dtype(dtype))
 
     def copy(self, raw: Array) -> Array:
         """A new array object with the same plan (plans are immutable; writes replace them)."""
-        return type(raw)(raw.name, raw._zarray, raw.spec, raw._plan)
+        return source(raw)
 
     def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, chunks: Any = "auto", spec: Any = None,
                 **options: Any) -> Array:
         if isinstance(data, Array):
-            out = data if dtype is None or data.dtype == dtype else cubed.astype(data, dtype)
+            out = data if dtype is None or data.dtype == dtype else DETACHED.astype(data, dtype)
             return out if chunks == "auto" else out.rechunk(chunks)
         if device is not None and Device(device).memory != CPU:
             raise ValueError(f"the cubed backend holds data on the host (its chunks are NumPy "
@@ -206,9 +205,9 @@ class CubedBackend(Backend):
         # asarray where Cubed takes it (up to 1 MB): a plan starting with from_array fails when
         # computed twice if it holds an arg-reduction (cubed 0.27: "An array exists in store")
         try:
-            return cubed.asarray(host, chunks=chunks, spec=spec or self.spec)
+            return DETACHED.asarray(host, chunks=chunks, spec=spec or self.spec)
         except ValueError:
-            return cubed.from_array(host, chunks=chunks, spec=spec or self.spec)
+            return DETACHED.from_array(host, chunks=chunks, spec=spec or self.spec)
 
     def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
                spec: Any = None, **kwargs: Any) -> Array:
@@ -237,7 +236,7 @@ class CubedBackend(Backend):
     def view_at(self, raw: Array, index: tuple) -> Array:
         """Cubed has no views: the slice (built on a copy: ``raw`` may be replaced) remembers
         ``raw`` so that writes into it are replayed."""
-        return views.remember(getitem(_source(raw), index), raw, index)
+        return views.remember(getitem(source(raw), index), raw, index)
 
     def getitem(self, raw: Array, index: Any) -> Array:
         return getitem(raw, index)
@@ -258,15 +257,14 @@ class CubedBackend(Backend):
 
     def write_target(self, raw: Array, name: str) -> Array:
         """A fresh alias of ``raw``, which the write replaces in place and the tensor then
-        holds: ``raw`` itself may be what earlier plans were built on, so it never changes.
-        A write into a view of another tensor is refused: that tensor's array cannot change."""
-        if getattr(raw, views.BASE, None) is not None:
-            raise TypeError(
-                f"{name}: a write into a view of a Cubed tensor (t[...], t.view(...), "
-                "t.transpose(...)) cannot reach the tensor it came from, whose Cubed array "
-                "is immutable; write into that tensor itself (t[index] = value) or out of "
-                "place (t = t.add(x) for t.add_(x))")
-        return _source(raw)
+        holds (other tensors holding ``raw`` keep its values, as after ``t = t + 1``).  A
+        view's alias keeps its link: the write is replayed into the base, whose plan is
+        replaced in place, as Dask's graph is (``views.written``)."""
+        alias = source(raw)
+        link = getattr(raw, views.BASE, None)
+        if link is not None:
+            setattr(alias, views.BASE, link)
+        return alias
 
     def ufunc(self, name: str) -> Any:
         return getattr(self.np, name)
@@ -281,7 +279,7 @@ class CubedBackend(Backend):
         return self.np.unique(flat, return_inverse=True, return_counts=True)
 
     def per_block(self, fn: Any, raw: Array) -> Array:
-        return cubed.map_blocks(fn, raw, dtype=raw.dtype)
+        return DETACHED.map_blocks(fn, raw, dtype=raw.dtype)
 
     @property
     def special(self) -> Any:
@@ -306,7 +304,7 @@ class CubedBackend(Backend):
 
     def compute(self, *raws: Any, **kwargs: Any) -> tuple:
         kwargs.pop("progress", None)
-        return tuple(np.asarray(v) for v in cubed.compute(*raws, **kwargs))
+        return tuple(np.asarray(v) for v in DETACHED.compute(*raws, **kwargs))
 
     def persist(self, *raws: Any, **kwargs: Any) -> tuple:
         """Computed, and held in memory as Cubed arrays of the same chunks and spec."""
@@ -344,7 +342,7 @@ def _map_blocks(self: Array, func: Any, *args: Any, dtype: Any = None, chunks: A
     if self.size == 0:
         return cubed_numpy.on_whole(functools.partial(_with_trailing, func, args, **kwargs),
                                     self)
-    return cubed.map_blocks(functools.partial(_with_trailing, func, args), self,
+    return DETACHED.map_blocks(functools.partial(_with_trailing, func, args), self,
                             dtype=self.dtype if dtype is None else dtype, chunks=chunks,
                             **kwargs)
 
@@ -367,12 +365,12 @@ def _add_numpy_methods(cls: type) -> None:
     methods on raw arrays as on NumPy's."""
     added: dict[str, Any] = {name: _method(name) for name in _METHODS}
     added.update(
-        astype=lambda self, dtype, copy=True, **kw: cubed.astype(self, np.dtype(dtype)),
+        astype=lambda self, dtype, copy=True, **kw: DETACHED.astype(self, np.dtype(dtype)),
         copy=lambda self, order="C": backend.copy(self),
         reshape=lambda self, *shape, **kw: backend.np.reshape(self, _shape_args(shape)),
         transpose=lambda self, *axes: backend.np.transpose(self, _shape_args(axes) or None),
-        flatten=lambda self, order="C": cubed.reshape(self, (-1,)),
-        ravel=lambda self, order="C": cubed.reshape(self, (-1,)),
+        flatten=lambda self, order="C": DETACHED.reshape(self, (-1,)),
+        ravel=lambda self, order="C": DETACHED.reshape(self, (-1,)),
         item=lambda self, *index: backend.to_host(self, "item()").item(*index),
         map_blocks=_map_blocks,
         view=lambda self, dtype=None: self if dtype is None else cubed_numpy.on_whole(
@@ -385,6 +383,7 @@ def _add_numpy_methods(cls: type) -> None:
             setattr(cls, name, value)
     cls.__getitem__ = getitem  # NumPy's indexing where Cubed 0.27 refuses or errs (getitem)
     cls.T = property(lambda self: backend.np.transpose(self))  # NumPy's: any number of dims
+    cls.rechunk = lambda self, *args, **kwargs: _CUBEDS_RECHUNK(source(self), *args, **kwargs)
 
 
 class _Random:

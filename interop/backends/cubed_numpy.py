@@ -32,6 +32,42 @@ from cubed.primitive.blockwise import ChunkKey, FunctionArgs
 
 Array = cubed.Array
 
+
+def source(a: Array) -> Array:
+    """A new object for ``a``'s plan.  Cubed's tasks read their inputs' names from the array
+    objects when they run, and interop replaces the plan of an array a tensor holds when a
+    write through a view reaches it: every Cubed function interop calls gets such fresh
+    objects (``DETACHED``), so no plan ever depends on an array that may change."""
+    return type(a)(a.name, a._zarray, a.spec, a._plan)
+
+
+def detached(args: Any) -> Any:
+    """``args`` (a tuple or dict, nested) with each Cubed array replaced by ``source(array)``."""
+    return _replace(args, {id(a): source(a) for a in _arrays_in((args,))})
+
+
+class Detached:
+    """A Cubed module whose functions get fresh objects for their array arguments."""
+
+    def __init__(self, module: Any) -> None:
+        self._module = module
+
+    def __getattr__(self, name: str) -> Any:
+        found = getattr(self._module, name)
+        if isinstance(found, types.ModuleType):
+            found = Detached(found)
+        elif callable(found) and not isinstance(found, type):
+            found = functools.update_wrapper(functools.partial(_call_detached, found), found)
+        setattr(self, name, found)
+        return found
+
+
+def _call_detached(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    return fn(*detached(args), **detached(kwargs))
+
+
+DETACHED = Detached(cubed)
+
 # NumPy's name -> the Array API standard's (the same function, spelled by the standard).
 ALIASES = {
     "concatenate": "concat", "power": "pow", "absolute": "abs", "true_divide": "divide",
@@ -93,15 +129,15 @@ def _stand_in(a: Array, fill: int = 0) -> np.ndarray:
 def _whole(a: Array, func: Callable) -> Array:
     """``a`` in one chunk; refused, naming ``func``, where one chunk exceeds ``allowed_mem``."""
     if all(len(c) <= 1 for c in a.chunks):
-        return a
+        return source(a)
     try:
-        return a.rechunk(a.shape)
+        return source(a).rechunk(a.shape)
     except ValueError as exc:
         name = getattr(func, "__name__", None) or getattr(getattr(func, "func", None),
                                                           "__name__", "this function")
         raise ValueError(f"{name}: Cubed has no chunked form of it, and one task over the "
                          f"whole array ({a.nbytes} bytes) exceeds allowed_mem "
-                         f"({a.spec.allowed_mem} bytes): raise cubed.Spec(allowed_mem=...) or "
+                         f"({a.spec.allowed_mem} bytes): raise DETACHED.Spec(allowed_mem=...) or "
                          f"work on smaller parts ({exc})") from None
 
 
@@ -112,12 +148,13 @@ def on_whole(func: Callable, *args: Any, result: tuple | None = None, **kwargs: 
     arrays = _arrays_in((args, kwargs))
     if not arrays:
         out = func(*args, **kwargs)
-        return cubed.asarray(out) if isinstance(out, np.ndarray) else out
+        return DETACHED.asarray(out) if isinstance(out, np.ndarray) else out
     unique = list({id(a): _whole(a, func) for a in arrays}.items())
     sample = np.empty(result[0], result[1]) if result is not None else \
         _learnt(func, args, kwargs, unique)
     many = isinstance(sample, tuple) or type(sample).__name__.endswith("Result")
     outs = [np.asarray(s) for s in (tuple(sample) if many else (sample,))]
+    fields = type(sample) if many and hasattr(sample, "_fields") else tuple
     ids = [i for i, _ in unique]
     inputs = [a for _, a in unique]
 
@@ -139,7 +176,9 @@ def on_whole(func: Callable, *args: Any, result: tuple | None = None, **kwargs: 
                           chunkss=[tuple((n,) for n in o.shape)],
                           num_input_blocks=(1,) * len(inputs), extra_projected_mem=memory)
         for k, o in enumerate(outs))
-    return results if many else results[0]
+    if not many:
+        return results[0]
+    return fields(*results) if fields is not tuple else results
 
 
 _CUBED_REFUSALS = (TypeError, ValueError, IndexError, NotImplementedError, AttributeError,
@@ -163,23 +202,23 @@ def _preferring(theirs: Callable, numpy_fn: Callable) -> Callable:
 
 
 def _transpose(a: Any, axes: Any = None) -> Any:
-    return cubed.permute_dims(a, tuple(reversed(range(a.ndim))) if axes is None else tuple(axes))
+    return DETACHED.permute_dims(a, tuple(reversed(range(a.ndim))) if axes is None else tuple(axes))
 
 
 def _swapaxes(a: Any, axis1: int, axis2: int) -> Any:
     order = list(range(a.ndim))
     order[axis1], order[axis2] = order[axis2], order[axis1]
-    return cubed.permute_dims(a, tuple(order))
+    return DETACHED.permute_dims(a, tuple(order))
 
 
 def _cumulative(name: str) -> Callable:
-    theirs, numpy_fn = getattr(cubed, name), getattr(np, "cumsum" if "sum" in name else "cumprod")
+    theirs, numpy_fn = getattr(DETACHED, name), getattr(np, "cumsum" if "sum" in name else "cumprod")
 
     def accumulate(a: Any, axis: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
         if not isinstance(a, Array) or kwargs or a.ndim == 0 or a.size == 0:
             return on_whole(functools.partial(numpy_fn, axis=axis, dtype=dtype, **kwargs), a)
         if axis is None:
-            a, axis = cubed.reshape(a, (-1,)), 0
+            a, axis = DETACHED.reshape(a, (-1,)), 0
         return theirs(a, axis=axis, dtype=dtype)
     return functools.update_wrapper(accumulate, numpy_fn)
 
@@ -204,7 +243,7 @@ class Ufunc:
     def __init__(self, ufunc: np.ufunc) -> None:
         self.ufunc = ufunc
         self.__name__ = ufunc.__name__
-        self._theirs = getattr(cubed, ALIASES.get(ufunc.__name__, ufunc.__name__), None)
+        self._theirs = getattr(DETACHED, ALIASES.get(ufunc.__name__, ufunc.__name__), None)
 
     def __call__(self, *args: Any, out: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
         if out is not None and _arrays_in(out if isinstance(out, tuple) else (out,)):
@@ -222,7 +261,7 @@ class Ufunc:
                 len(arrays) == len(args) and len({a.dtype for a in arrays}) == 1 and \
                 arrays[0].dtype.kind in "fc":
             return self._theirs(*args)  # Cubed's own: the same values, dtype and plan
-        args = tuple(cubed.asarray(a, spec=arrays[0].spec)
+        args = tuple(DETACHED.asarray(a, spec=arrays[0].spec)
                      if isinstance(a, np.ndarray) and a.ndim else a for a in args)
         arrays = [a for a in args if isinstance(a, Array)]
         like = [a.dtype if isinstance(a, Array) else a for a in args]
@@ -281,7 +320,7 @@ def _at_copy(ufunc: np.ufunc, x: Any, indices: Any, *values: Any) -> Any:
 class NumpyShaped:
     """NumPy's names over Cubed arrays (see the module's docstring for the order)."""
 
-    def __init__(self, numpy_module: Any = np, cubed_module: Any = cubed,
+    def __init__(self, numpy_module: Any = np, cubed_module: Any = DETACHED,
                  read: Callable[[Any, str], Any] | None = None,
                  make: Callable[[Any], Any] | None = None) -> None:
         self._numpy, self._cubed = numpy_module, cubed_module
@@ -333,56 +372,57 @@ class NumpyShaped:
         host = {id(a): self._read(a, why) for a in _arrays_in((args, kwargs))}
         result = func(*_replace(args, host), **_replace(kwargs, host))
         if isinstance(result, tuple):
-            return tuple(self._make(r) for r in result)
+            made = [self._make(r) for r in result]
+            return type(result)(*made) if hasattr(result, "_fields") else tuple(made)
         return self._make(result)
 
 
 class Standard:
-    """Cubed's Array API namespace, with the standard's functions Cubed lacks (sorting,
-    ``take_along_axis``, the value-sized ``nonzero`` and ``unique_*``) from ``numpy``."""
+    """Cubed's Array API namespace, completed: what Cubed lacks (sorting, ``take_along_axis``,
+    ``vector_norm``, ...) or gets wrong (QR and SVD of wide matrices: Cubed's are for tall
+    and skinny ones) is array-api-compat's NumPy function of that name, in one task; the
+    value-sized ones (``nonzero``, ``unique_*``) read through the value-read gate."""
 
-    def __init__(self, numpy: NumpyShaped) -> None:
-        self._numpy = numpy
+    def __init__(self, numpy: NumpyShaped, module: Any = DETACHED, compat: Any = None) -> None:
+        import array_api_compat.numpy as compat_numpy  # a dependency of interop
+        self._numpy, self._module = numpy, module
+        self._compat = compat_numpy if compat is None else compat
 
     def __getattr__(self, name: str) -> Any:
-        found = getattr(cubed, name, None)
-        if found is None:
-            found = _STANDARD_EXTRAS.get(name) or getattr(self._numpy, name)
+        theirs = getattr(self._module, name, None)
+        if name == "clip":
+            found = functools.partial(_clip, self._numpy)
+        elif name == "linalg":
+            found = Standard(self._numpy, theirs, self._compat.linalg)
+        elif theirs is not None and name not in _NOT_STANDARD:
+            found = theirs
+        else:
+            compat = getattr(self._compat, name)
+            found = functools.update_wrapper(
+                functools.partial(self._numpy._through_host if name in VALUE_SHAPED
+                                  else on_whole, compat), compat)
         setattr(self, name, found)
         return found
 
 
-def _sort(a: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
-    return on_whole(functools.partial(_sorted, np.sort, axis, descending), a)
+_NOT_STANDARD = frozenset({"qr", "svd", "svdvals"})
 
 
-def _argsort(a: Any, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Any:
-    return on_whole(functools.partial(_sorted, np.argsort, axis, descending), a)
-
-
-def _sorted(fn: Callable, axis: int, descending: bool, x: Any) -> Any:
-    """The standard's sort/argsort: a stable descending order keeps equal values in order."""
-    if not descending:
-        return fn(x, axis=axis, kind="stable")
-    flipped = np.flip(x, axis=axis)
-    out = np.flip(fn(flipped, axis=axis, kind="stable"), axis=axis)
-    return out if fn is np.sort else x.shape[axis] - 1 - out
-
-
-def _take_along_axis(a: Any, indices: Any, /, *, axis: int = -1) -> Any:
-    return on_whole(functools.partial(np.take_along_axis, axis=axis), a, indices)
-
-
-_STANDARD_EXTRAS = {"sort": _sort, "argsort": _argsort, "take_along_axis": _take_along_axis}
+def _clip(numpy: NumpyShaped, x: Any, /, min: Any = None, max: Any = None) -> Any:  # noqa: A002
+    """The standard's clip: Cubed 0.27's fails when run with one bound given."""
+    if min is not None and max is not None:
+        return DETACHED.clip(x, min, max)
+    out = x if min is None else numpy.maximum(x, min)
+    return out if max is None else numpy.minimum(out, max)
 
 
 def _asarray(a: Any, dtype: Any = None, copy: Any = None, **kwargs: Any) -> Any:
     if isinstance(a, Array):
-        return a if dtype is None or a.dtype == dtype else cubed.astype(a, dtype)
+        return a if dtype is None or a.dtype == dtype else DETACHED.astype(a, dtype)
     if type(a) in (list, tuple) and _arrays_in(a):
         return on_whole(lambda *x: np.asarray(x[0] if len(x) == 1 else x, dtype=dtype),
                         list(a) if len(a) != 1 else a[0])
-    return cubed.asarray(np.asarray(a, dtype=dtype))
+    return DETACHED.asarray(np.asarray(a, dtype=dtype))
 
 
 def _take(a: Any, indices: Any, axis: Any = None, **kwargs: Any) -> Any:
@@ -397,7 +437,7 @@ def _reduction(name: str) -> Callable:
     def reduce(a: Any, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
         if not isinstance(a, Array):
             return numpy_fn(a, axis, *args, **kwargs)
-        theirs = getattr(cubed, ALIASES.get(name, name), None)
+        theirs = getattr(DETACHED, ALIASES.get(name, name), None)
         if kwargs.get("dtype") is not None and np.dtype(kwargs["dtype"]) == a.dtype:
             kwargs = {k: v for k, v in kwargs.items() if k != "dtype"}
         simple = not args and set(kwargs) <= {"keepdims", "dtype"} and theirs is not None \
@@ -418,7 +458,7 @@ def _reduction(name: str) -> Callable:
 def _repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
     """Cubed's (chunked) for a positive integer count, NumPy's in one task otherwise."""
     if isinstance(a, Array) and isinstance(repeats, int) and repeats > 0 and a.size:
-        return cubed.repeat(a, repeats, axis=axis)
+        return DETACHED.repeat(a, repeats, axis=axis)
     return on_whole(functools.partial(np.repeat, axis=axis), a, repeats)
 
 
