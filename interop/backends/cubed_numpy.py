@@ -260,7 +260,10 @@ class Ufunc:
         if self._theirs is not None and dtype is None and not kwargs and \
                 len(arrays) == len(args) and len({a.dtype for a in arrays}) == 1 and \
                 arrays[0].dtype.kind in "fc":
-            return self._theirs(*args)  # Cubed's own: the same values, dtype and plan
+            try:
+                return self._theirs(*args)  # Cubed's own: the same values, dtype and plan
+            except TypeError:  # a dtype the standard's refuses (conj of reals, logical_and
+                pass  # of floats): NumPy's, chunk by chunk
         args = tuple(DETACHED.asarray(a, spec=arrays[0].spec)
                      if isinstance(a, np.ndarray) and a.ndim else a for a in args)
         arrays = [a for a in args if isinstance(a, Array)]
