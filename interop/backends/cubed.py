@@ -5,9 +5,8 @@ every computation against ``DETACHED.Spec(allowed_mem=...)`` and runs on executo
 local thread pool to Ray, Lithops, Modal and Beam.  Its arrays have no NumPy protocols
 (``numpy_protocols = False``: ``np.exp(t)`` runs the ``exp`` of ``be.np`` by name, lazily)
 and no ``__setitem__``: a write lands in a fresh alias of the tensor's array, replaced in
-place (``write_target``, ``replace_in_place``), which the tensor then holds; the views
-replay of Dask (``views.WITHOUT_VIEWS``, ``views.SETITEM``) runs for views made inside an
-operation, and a write into a view of another tensor is refused.
+place (``write_target``, ``replace_in_place``), which the tensor then holds; a write into
+a view is replayed into its base as on Dask (``views.WITHOUT_VIEWS``, ``views.SETITEM``).
 
 ``be.np`` is ``cubed_numpy.NumpyShaped``: NumPy's names over Cubed's namespace, with NumPy
 ufuncs run chunk by chunk and other NumPy functions in one task (Cubed checks at planning
@@ -37,9 +36,9 @@ _CUBEDS_OWN = ("name", "_zarray", "_shape", "_dtype", "_chunks", "spec", "_plan"
 
 def replace_in_place(raw: Array, new: Array) -> None:
     """``raw`` becomes ``new`` in place (its plan, chunks and spec); interop's own attributes
-    (view links) stay.  Only for the fresh aliases ``write_target`` makes: Cubed's tasks read
-    their inputs' names from the array objects when they run, so an object some plan was
-    built on must never change, and the new plans are built on a copy (``_source``)."""
+    (view links) stay.  Safe because no plan holds ``raw`` itself: Cubed's tasks read their
+    inputs' names from the array objects when they run, and every Cubed function interop
+    calls gets fresh objects (``cubed_numpy.source``, ``DETACHED``)."""
     for attribute in _CUBEDS_OWN:
         setattr(raw, attribute, getattr(new, attribute))
 
