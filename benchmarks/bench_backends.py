@@ -1,4 +1,4 @@
-"""Backends: interop against raw Dask and, where a CUDA GPU and CuPy exist, raw CuPy,
+"""Backends: interop against raw Dask, raw Cubed and, where a CUDA GPU and CuPy exist, raw CuPy,
 measured in one run, in one process.
 
 Run: .venv/bin/python benchmarks/bench_backends.py [--quick]
@@ -17,6 +17,9 @@ Rows, each with the raw library's time, interop's, and the ratio interop / raw:
   ``a @ b``, ``sum`` and ``exp`` on (2048, 2048) float32, a jit-compiled gradient step
   written with torch calls on interop tensors against the same step in ``jax.numpy``,
   and ``t[1] = 0`` (replayed out of place) against ``a.at[1].set(0)``.
+- Cubed graph building (per call) and end to end (Cubed's local thread executor):
+  ``x + y``, ``x.sum(dim=0)``, ``x @ y``, ``exp(x)`` and ``np.exp(x)`` (through NumPy's
+  protocol, which interop gives Cubed arrays) on (2048, 2048) float32 in 512-square chunks.
 - CuPy: ``a + b`` on (8,) float32 per call (the small-op overhead), and
   (4096, 4096) float32 elementwise and matmul, synchronised after each call.
 
@@ -111,6 +114,40 @@ def distributed_rows(quick: bool) -> list[tuple]:
                       dashboard_address=None) as cluster, Client(cluster):
         best = best_pair_s(raw, ours, 3 if quick else 7)
     return [("distributed", "pipeline", (n, 256), *best, "")]
+
+
+def cubed_rows(quick: bool) -> list[tuple]:
+    """Raw Cubed against interop on Cubed: graph building per call (nothing computed) and
+    build-and-compute on Cubed's local thread executor, under one ``cubed.Spec``."""
+    import cubed
+
+    n, chunk = (512, 256) if quick else (2048, 512)
+    spec = cubed.Spec(allowed_mem="500MB", reserved_mem=0)
+    host = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
+    a = cubed.from_array(host, chunks=chunk, spec=spec)
+    b = cubed.from_array(host.T.copy(), chunks=chunk, spec=spec)
+    x, y = interop.as_tensor(a), interop.as_tensor(b)
+    number, repeat = (5, 5) if quick else (20, 7)
+    rows = []
+    cases = [
+        ("x + y", lambda: a + b, lambda: x + y),
+        ("x.sum(dim=0)", lambda: cubed.sum(a, axis=0), lambda: x.sum(dim=0)),
+        ("x @ y", lambda: cubed.matmul(a, b), lambda: x @ y),
+        ("exp(x)", lambda: cubed.exp(a), lambda: interop.exp(x)),
+        ("np.exp(x)", lambda: cubed.exp(a), lambda: np.exp(x)),
+    ]
+    for name, raw, ours in cases:
+        best = best_pair_s(_times(raw, number), _times(ours, number), repeat)
+        rows.append(("cubed build", name, (n, n), *(t / number for t in best), ""))
+    repeat = 2 if quick else 3
+    for name, raw, ours in [
+        ("x * y + x", lambda: (a * b + a).compute(), lambda: (x * y + x).compute()),
+        ("x.sum(dim=0)", lambda: cubed.sum(a, axis=0).compute(),
+         lambda: x.sum(dim=0).compute()),
+        ("x @ y", lambda: cubed.matmul(a, b).compute(), lambda: (x @ y).compute()),
+    ]:
+        rows.append(("cubed compute", name, (n, n), *best_pair_s(raw, ours, repeat), ""))
+    return rows
 
 
 def _same_graph(raw: object, ours: interop.Tensor) -> str:
@@ -221,6 +258,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, short budget")
     quick = parser.parse_args().quick
     rows = dask_rows(quick) + distributed_rows(quick) + jax_rows(quick)
+    try:
+        rows += cubed_rows(quick)
+    except ImportError:
+        print("(Cubed is not installed: the Cubed rows are skipped)")
     if has_gpu():
         rows += cupy_rows(quick)
     else:

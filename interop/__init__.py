@@ -56,18 +56,21 @@ device = Device
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None = None,
-           *, chunks: Any = None, requires_grad: bool = False) -> Tensor:
+           *, chunks: Any = None, spec: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (torch.tensor's role).
 
-    ``backend`` picks numpy, cupy, dask or torch (default: ``set_default_backend`` /
-    ``INTEROP_BACKEND`` for host data, or the backend ``data`` already lives on: a torch
-    tensor's copy stays torch's);
-    ``chunks`` applies to Dask.
+    ``backend`` picks numpy, cupy, dask, torch, jax or cubed (default:
+    ``set_default_backend`` / ``INTEROP_BACKEND`` for host data, or the backend ``data``
+    already lives on: a lazy array's, or a torch tensor's copy stays torch's);
+    ``chunks`` applies to the lazy backends (Dask, Cubed), ``spec`` (a ``cubed.Spec``:
+    the memory bound and executor) to Cubed.
     """
-    options = {"chunks": chunks} if chunks is not None else {}
+    options = {k: v for k, v in (("chunks", chunks), ("spec", spec)) if v is not None}
     raw = data = data._raw if isinstance(data, Tensor) else stacked_if_lazy(data)
+    source = _registry.backend_of(raw)
     if backend is None and device is None and not hasattr(raw, "__cuda_array_interface__") \
-            and not type(raw).__module__.startswith(("dask", "torch")) and _registry.on_host(raw):
+            and not (source is not None and source.lazy) \
+            and not type(raw).__module__.startswith("torch") and _registry.on_host(raw):
         backend = default_backend()  # host data follows the default backend; torch's stays torch
     return _dispatch.make(Tensor, to_raw(data, dtype, device, backend, copy=True, **options))
 

@@ -163,7 +163,7 @@ def _bring_in(x: Any, be: Backend, device: Any, moved: dict[int, Any]) -> Any:
     if src is None or src is be and (not be.multi_device or be.device_of(x) == device):
         return x
     if id(x) not in moved:
-        if src.name == "numpy" and x.ndim == 0 and be.name != "dask":
+        if src.name == "numpy" and x.ndim == 0 and not be.lazy:
             moved[id(x)] = x[()]  # 0-d host arrays join any backend as scalars
         elif src is be:
             moved[id(x)] = be.to_device(x, device)
@@ -349,12 +349,17 @@ def write_into(target: Tensor, result: Any, name: str) -> None:
     if not _same_shape(shape, tuple(dest.shape)):
         raise RuntimeError(f"{name}: output with shape {list(dest.shape)} doesn't match the "
                            f"broadcast shape {list(shape)}")
+    value = onto_target(dest, result, name)
+    be = _raw_backends.get(type(dest)) or registry.backend_of(dest)
+    written = dest if be is None else be.write_target(dest, name)
     try:
-        views.assign(dest, onto_target(dest, result, name))
+        views.assign(written, value)
     except ValueError as exc:  # NumPy refuses read-only targets before writing anything
         if "read-only" not in str(exc):
             raise
         raise backend_error(name, exc) from exc
+    if written is not dest:
+        target._raw = written  # an immutable library's new array (Backend.write_target)
 
 
 def _same_shape(a: tuple, b: tuple) -> bool:
@@ -413,7 +418,12 @@ def make_run(entry: Any) -> Callable[[type, tuple, dict], Any]:
     if entry.extra.get("writes"):
         def run_write(cls: type, args: tuple, kwargs: dict) -> Any:
             be, rargs, rkwargs = unwrap_for_write(args[0], args, kwargs, name)
-            return call_impl(impl, be, rargs, rkwargs)
+            dest = rargs[0]
+            rargs[0] = be.write_target(dest, name)
+            out = call_impl(impl, be, rargs, rkwargs)
+            if rargs[0] is not dest:
+                args[0]._raw = rargs[0]  # an immutable library's new array
+            return out
         return run_write
     if entry.extra.get("rebinds"):
         def run_rebind(cls: type, args: tuple, kwargs: dict) -> Any:

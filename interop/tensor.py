@@ -66,24 +66,26 @@ def _holds_big_int(data: Any) -> bool:
     return type(data) is int and not -2 ** 63 <= data < 2 ** 64
 
 
-def _holds_lazy(data: Any) -> bool:
-    """True if a (nested) list holds lazy tensors or arrays: reading them would compute."""
+def _holds_lazy(data: Any) -> Backend | None:
+    """The lazy backend of the first lazy tensor or array a (nested) list holds (reading them
+    would compute), else None."""
     for x in data:
         raw = x._raw if isinstance(x, Tensor) else x
-        if type(raw) in (list, tuple) and _holds_lazy(raw):
-            return True
+        inner = _holds_lazy(raw) if type(raw) in (list, tuple) else None
+        if inner is not None:
+            return inner
         be = registry.backend_of(raw)
         if be is not None and be.lazy:
-            return True
-    return False
+            return be
+    return None
 
 
 def stacked_if_lazy(data: Any) -> Any:
     """``tensor([a, b])`` with lazy items: stacked in the graph, as ``stack`` does (reading
     them into a host array would compute); any other ``data`` unchanged."""
-    if type(data) not in (list, tuple) or not _holds_lazy(data):
+    lazy = _holds_lazy(data) if type(data) in (list, tuple) else None
+    if lazy is None:
         return data
-    lazy = registry.get_backend("dask")
     return lazy.np.stack([to_raw(x, backend=lazy) for x in data])
 
 

@@ -80,7 +80,7 @@ import api_reference  # noqa: E402
 def test_reference_documents_the_function_interop_tensor_not_the_module():
     entry = api_reference.function_entry("tensor")
     assert "interop.tensor(data, dtype=None, device=None, backend=None, *, chunks=None, " \
-           "requires_grad=False)" in entry
+           "spec=None, requires_grad=False)" in entry
     assert "A new tensor holding a copy" in entry and "Size" not in entry
 
 

@@ -10,10 +10,12 @@ faster), and for device and transfer services below.
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
 
+from ..config import setting
 from ..dtypes import TORCH_STAND_INS, call_with_torch_objects
 from ..errors import unknown_name
 
@@ -21,7 +23,7 @@ from ..errors import unknown_name
 # Device types, the backend that holds data there, and the index a bare type means.
 # "strict:N" is array-api-strict's Device("deviceN"): a second device without a GPU,
 # so the device logic below is exercised on every CI run (tests/test_devices_strict.py).
-BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch", "jax")
+BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch", "jax", "cubed")
 DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
     "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1)}
 
@@ -158,6 +160,19 @@ def user_stacklevel() -> int:
     return level
 
 
+def check_value_read(why: str, what: str) -> None:
+    """An implicit value read is about to compute ``what`` (a lazy array, described for the
+    message): ``interop.config(dask_compute=...)`` says whether it may, for every lazy backend."""
+    policy = setting("dask_compute")
+    if policy == "allow":
+        return
+    msg = (f"{why or 'reading the values'} computes {what}; call t.compute() to compute "
+           f"explicitly, or set interop.config(dask_compute='allow') (now {policy!r})")
+    if policy == "raise":
+        raise DaskComputeError(msg)
+    warnings.warn(msg, DaskComputeWarning, stacklevel=user_stacklevel())
+
+
 class Backend:
     """Base class: one instance per array library, created on first use."""
 
@@ -251,6 +266,10 @@ class Backend:
         return np.random.default_rng(seed)
 
     # What the libraries spell differently: operations call these, never branch on a name.
+    def getitem(self, raw: Any, index: Any) -> Any:
+        """``raw[index]`` with NumPy's meaning (Cubed refuses negative steps)."""
+        return raw[index]
+
     def view_at(self, raw: Any, index: tuple) -> Any:
         """``raw[index]`` as a view whose writes reach ``raw``."""
         return raw[index]
@@ -275,6 +294,18 @@ class Backend:
         """``cls`` (``Tensor`` or a subclass) was defined: a backend may register it with its
         library (JAX: as a pytree).  Called for each such class, also those defined before
         the backend loaded."""
+
+    def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Any:
+        """``impl(backend, *args)`` on whole arrays: eager backends call it; lazy ones make one
+        task of it (its result of ``shape`` and ``dtype``), which runs it on the chunks'
+        backend."""
+        return impl(self, *args)
+
+    def write_target(self, raw: Any, name: str) -> Any:
+        """The array a write into a tensor holding ``raw`` lands in: ``raw`` itself, its own
+        buffer.  A library whose arrays cannot change (Cubed) gives a fresh alias, replaced
+        in place by the write, that the tensor then holds (``dispatch.write_into``)."""
+        return raw
 
     def advanced_index(self, raw: Any, items: tuple) -> Any:
         """``raw[items]``, NumPy's advanced indexing for items that are whole-dimension slices,

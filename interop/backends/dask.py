@@ -13,7 +13,6 @@ import contextlib
 import math
 import re
 import sys
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,11 +22,9 @@ import dask.array as da
 import dask.highlevelgraph
 import numpy as np
 
-from ..config import setting
 from ..errors import LinAlgError
 from . import dask_indexing, dask_numpy, registry, views
-from .base import (Backend, DaskComputeError, DaskComputeWarning, Device, UnknownShapeError,
-                   user_stacklevel)
+from .base import Backend, Device, UnknownShapeError, check_value_read
 
 
 class _WithLazyExtras:
@@ -133,6 +130,11 @@ class DaskBackend(Backend):
         else:
             replace_in_place(raw, dask_indexing.put(raw, items, value))
 
+    def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> da.Array:
+        first = next(a for a in args if isinstance(a, da.Array))
+        task = dask.delayed(impl, pure=True)(self.chunk_backend(first), *args)
+        return da.from_delayed(task, shape=shape, dtype=dtype, meta=first._meta)
+
     def contiguous(self, raw: da.Array) -> da.Array:
         return raw  # chunks have no memory layout to fix until they are computed
 
@@ -226,15 +228,8 @@ class DaskBackend(Backend):
 
     def to_host(self, raw: da.Array, why: str = "") -> np.ndarray:
         """The values on the host: the only implicit compute, governed by ``dask_compute``."""
-        policy = setting("dask_compute")
-        if policy != "allow":
-            msg = (f"{why or 'reading the values'} computes a lazy Dask tensor (shape "
-                   f"{tuple(raw.shape)}, {raw.npartitions} chunks); call t.compute() to compute "
-                   f"explicitly, or set interop.config(dask_compute='allow') "
-                   f"(now {policy!r})")
-            if policy == "raise":
-                raise DaskComputeError(msg)
-            warnings.warn(msg, DaskComputeWarning, stacklevel=user_stacklevel())
+        check_value_read(why, f"a lazy Dask tensor (shape {tuple(raw.shape)}, "
+                              f"{raw.npartitions} chunks)")
         with graph_errors(why):
             local = raw.compute()
         return self.chunk_backend(raw).to_host(local, why)

@@ -6,7 +6,8 @@ library is imported by us: if a CuPy array exists, CuPy is already loaded.
 
 Promotion policy (DESIGN.md, "Backends and promotion"):
 - one backend: that one; Python scalars and 0-d host arrays join anything;
-- NumPy with Dask: Dask (lazy wins);
+- NumPy with a lazy backend (Dask, Cubed): the lazy one (lazy wins);
+- two lazy backends (Dask with Cubed): TypeError naming both and the explicit move;
 - CuPy with Dask of CuPy chunks: Dask;
 - JAX with NumPy (both on the CPU): JAX (the non-NumPy backend wins, as CuPy or
   array-api-strict would); JAX with Dask: Dask, its chunks NumPy (lazy wins);
@@ -38,6 +39,7 @@ _LIBRARIES: dict[str, tuple[tuple[str, ...], str]] = {
     "strict": (("array_api_strict",), "pip install array-api-strict"),
     "torch": (("torch",), "pip install 'interop[torch]'"),
     "jax": (("jax", "jaxlib"), "pip install 'interop[jax]'"),
+    "cubed": (("cubed",), "pip install 'interop[cubed]'"),
 }
 _MODULE_OF_LIBRARY = {module: name for name, (modules, _) in _LIBRARIES.items()
                       for module in modules}
@@ -165,16 +167,19 @@ def common_backend(operands: list[tuple[Backend, Any]]) -> Backend:
     first = operands[0][0]
     if all(be is first for be, _ in operands) and not first.multi_device:
         return first
-    lazy = "dask" in {be.name for be, _ in operands}
-    # Scalars' kin: 0-d host arrays join any backend (0-d of any kind, within Dask graphs).
+    lazies = {be.name: be for be, _ in operands if be.lazy}
+    if len(lazies) > 1:
+        raise lazy_mismatch_error(sorted(lazies))
+    lazy = next(iter(lazies.values()), None)
+    # Scalars' kin: 0-d host arrays join any backend (0-d of any kind, within lazy graphs).
     devices = {be.device_of(raw) for be, raw in operands
                if raw.ndim > 0 or not (lazy or be.name == "numpy")}
     if len(devices) > 1:
         if not setting("implicit_transfer"):
             raise mismatch_error(operands)
         guard_transfer(operands)
-    if lazy:
-        return get_backend("dask")
+    if lazy is not None:
+        return lazy
     return next((be for be, raw in operands if be.name != "numpy"), first)
 
 
@@ -194,6 +199,15 @@ def guard_transfer(operands: list[tuple[Backend, Any]]) -> None:
         raise DeviceMismatchError(f"{what} forbidden by interop.transfer_guard('disallow'): move "
                                   "operands explicitly with t.to(...), t.cuda() or t.cpu()")
     logging.getLogger("interop.transfer").warning("%s (interop.transfer_guard('log'))", what)
+
+
+def lazy_mismatch_error(names: list[str]) -> TypeError:
+    """Two lazy libraries in one call: neither graph can hold the other's arrays."""
+    a, b = names[:2]
+    return TypeError(
+        f"operands on two lazy backends, {a} and {b}: neither library's graph can take the "
+        f"other's arrays. Move one explicitly, e.g. t.to(backend='{b}') (it computes a {a} "
+        f"tensor's values) or t.compute() first")
 
 
 def mismatch_error(operands: list[tuple[Backend, Any]]) -> DeviceMismatchError:

@@ -41,7 +41,10 @@ WITHOUT_VIEWS: dict[type, Callable[[Any, Any], None]] = {}
 IMMUTABLE: dict[type, Callable[[Any, Any, Any], Any]] = {}
 """Array types that cannot be written (also in WITHOUT_VIEWS) -> ``at(base, index, value)``:
 a new array, ``base`` with ``base[index] = value`` (JAX's ``base.at[index].set(value)``)."""
-_BASE = "_interop_view_of"
+SETITEM: dict[type, Callable[[Any, Any, Any], None]] = {}
+"""Array types without ``__setitem__`` (Cubed) -> how to write ``base[index] = value`` in
+place, for the indices ``put`` and the write replay use."""
+BASE = _BASE = "_interop_view_of"  # the attribute linking a view to its base
 _BROADCAST = "_interop_broadcast"
 _NOW = "now"  # [the newest array], shared by every array an immutable one was replaced by
 _HOLDERS = "holders"
@@ -208,7 +211,10 @@ def remember(view: Any, base: Any, index: Any) -> Any:
     """``view`` is ``base[index]`` (basic indexing)."""
     if not _tracked(view, base) or not _basic(index):
         return view
-    forward, undo = _forward(index, base.shape)
+    if type(base) in SETITEM:  # the library's own write takes the index as it is
+        forward, undo = index, _same
+    else:
+        forward, undo = _forward(index, base.shape)
     items = index if isinstance(index, tuple) else (index,)
     contiguous = _contiguous_index(tuple(i for i in items if i is not None), base.shape)
     return _link(view, base, forward, undo, contiguous)
@@ -218,19 +224,31 @@ def put(base: Any, index: Any, value: Any) -> None:
     """``base[index] = value`` on a backend without views: basic indices go in as step>0
     slices, which Dask takes (it fails on an integer beside a slice, on negative steps and
     on empty selections)."""
-    if not _basic(index):
-        base[index] = value
+    if not _basic(index) or type(base) in SETITEM:
+        _setitem(base, index, value)
         return
     shape = base[index].shape
     if 0 in shape:
         return  # nothing selected, nothing to write
     forward, undo = _forward(index, base.shape)
     if getattr(value, "ndim", 0) == 0:
-        base[forward] = value
+        _setitem(base, forward, value)
         return
     if tuple(value.shape) != tuple(shape):
         value = np.broadcast_to(value, shape)  # Dask's own, through __array_function__
-    base[forward] = undo(value)
+    _setitem(base, forward, undo(value))
+
+
+def _same(raw: Any) -> Any:
+    return raw
+
+
+def _setitem(base: Any, index: Any, value: Any) -> None:
+    setitem = SETITEM.get(type(base))
+    if setitem is None:
+        base[index] = value
+    else:
+        setitem(base, index, value)
 
 
 def merged(view: Any, base: Any, merge: Callable[[Any, Any], Any]) -> Any:
@@ -305,7 +323,7 @@ def written(raw: Any) -> None:
         elif type(base) in IMMUTABLE:
             forward(base, IMMUTABLE[type(base)](latest(base), index, value))
         else:
-            base[index] = value
+            _setitem(base, index, value)
         link = _get(base, _BASE)
         raw = base
 

@@ -164,17 +164,13 @@ def ordered(name: str, x: Any) -> Any:
 
 
 def whole_arrays(be: Any, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Any:
-    """Run ``impl(chunk_backend, *args)`` lazily on whole arrays (one Dask task).
+    """Run ``impl(host_backend, *args)`` lazily on whole arrays, in one task of the lazy
+    backend ``be`` (``Backend.in_one_task``).
 
-    For the few scatter-like operations Dask cannot express chunk by chunk:
+    For the few scatter-like operations Dask and Cubed cannot express chunk by chunk:
     the graph stays lazy and the answer exact, at the cost of parallelism.
     """
-    import dask
-    import dask.array as da
-    first = next(a for a in args if getattr(a, "dask", None) is not None)
-    chunk_be = be.chunk_backend(first)
-    task = dask.delayed(impl, pure=True)(chunk_be, *args)
-    return da.from_delayed(task, shape=shape, dtype=dtype, meta=first._meta)
+    return be.in_one_task(impl, shape, dtype, *args)
 
 
 def special_module(be: Any, name: str) -> Any:

@@ -241,7 +241,7 @@ def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
     if chunks is not None:
         options["chunks"] = chunks
     if device is not None and backend is None and be.lazy:
-        backend = "dask"
+        backend = be.name
     return to_raw(input, dtype=dtype, device=device, backend=backend, copy=copy or None,
                   **options)
 

@@ -116,7 +116,11 @@ def _run_at(ufunc: np.ufunc, args: tuple, kwargs: dict) -> None:
         be = registry.backend_of(target)
         why = f"numpy.{ufunc.__name__}.at into a {be.name if be else 'host'} target"
         rargs = [target, *(_host_values(a, why) for a in args[1:])]
+    if be is not None and isinstance(args[0], Tensor):
+        rargs = [be.write_target(rargs[0], f"numpy.{ufunc.__name__}.at"), *rargs[1:]]
     _call_backend(ufunc, "at", be, rargs, rkwargs)
+    if isinstance(args[0], Tensor) and rargs[0] is not target:
+        args[0]._raw = rargs[0]  # an immutable library's new array (Backend.write_target)
 
 
 def _out_results(label: str, out: Any, raw_out: Any, ret: Any, cls: type, args: tuple) -> Any:

@@ -63,7 +63,7 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
     if be.lazy:
         if getattr(index, "dtype", None) == bool:  # a 0-d mask (arrays went above): Dask
             return input[None][index[None]]  # refuses it
-        out = input[_checked_when_run(index, input.shape, "t[index]")]
+        out = be.getitem(input, _checked_when_run(index, input.shape, "t[index]"))
         views.remember(out, input, index)  # Dask has no views: writes into out must reach input
         return out
     items = index if isinstance(index, tuple) else (index,)

@@ -17,6 +17,7 @@ import numpy as np
 from ..registry import op
 
 _LACKS = {"dask": "a Dask array has no buffer to take strided views of",
+          "cubed": "a Cubed array has no buffer to take strided views of",
           "cupy": "strided views are written for host buffers only"}
 
 

@@ -21,7 +21,8 @@ from ..registry import op
 
 _FACTOR = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
 _FACTOR_EX = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
-_LACKS = {"dask": "the pivots are chosen from the values, one column at a time, in place"}
+_LACKS = {backend: "the pivots are chosen from the values, one column at a time, in place"
+          for backend in ("dask", "cubed")}
 _ALPHA = (1 + math.sqrt(17)) / 8
 
 

@@ -22,7 +22,8 @@ _LU = namedtuple("linalg_lu", ["P", "L", "U"])
 _LU_FACTOR = namedtuple("linalg_lu_factor", ["LU", "pivots"])
 _LU_FACTOR_EX = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 _LU_UNPACK = namedtuple("lu_unpack", ["P", "L", "U"])
-_LACKS = {"dask": "the factorisation writes one column at a time in place"}
+_LACKS = {backend: "the factorisation writes one column at a time in place"
+          for backend in ("dask", "cubed")}
 
 
 def _check(name: str, A: Any, pivot: bool) -> None:
