@@ -286,18 +286,6 @@ class CubedBackend(Backend):
         import scipy.special  # optional: only torch.special needs it
         return _special(scipy.special)
 
-    def cholesky(self, a: Array) -> Array:
-        return self.np.linalg.cholesky(a)
-
-    def qr(self, a: Array, mode: str) -> tuple[Any, Any]:
-        return self.np.linalg.qr(a, mode=mode)
-
-    def svd(self, a: Array, full_matrices: bool) -> tuple[Any, Any, Any]:
-        return self.np.linalg.svd(a, full_matrices=full_matrices)
-
-    def svdvals(self, a: Array) -> Array:
-        return self.np.linalg.svd(a, compute_uv=False)
-
     def random(self, seed: Any) -> Any:
         return _Random(np.random.default_rng(seed), self.asarray)
 
