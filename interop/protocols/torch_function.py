@@ -112,7 +112,7 @@ def _get_overloaded_args(relevant_args: Iterable[Any],
     """The arguments whose ``__torch_function__`` to try, in order (A1)."""
     if not _is_torch_function_enabled():
         return []
-    if type(relevant_args) is list and len(relevant_args) == 1:  # one argument (a method on a subclass): nothing to order
+    if type(relevant_args) is list and len(relevant_args) == 1:  # one argument: no order
         return [relevant_args[0]] if _overrides(get_type_fn(relevant_args[0])) else []
     overloaded_types: set[type] = set()
     overloaded_args: list[Any] = []
