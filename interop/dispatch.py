@@ -525,8 +525,8 @@ def plain_call(args: tuple, kwargs: dict | None) -> tuple[type, Backend | None, 
         else:
             handler = getattr(t, "__torch_function__", None)
             if getattr(handler, "__func__", None) is not _DEFAULT_TF:
-                if handler is not None and tf._overrides(t):
-                    return None
+                if handler is not None and (issubclass(t, Tensor) or tf._overrides(t)):
+                    return None  # (a Tensor subclass's own handler, or a duck type's)
                 if raws is not None and i < n_args and isinstance(a, np.generic):
                     raws.append(a)  # NumPy scalars go in as they are
                 else:
@@ -581,13 +581,14 @@ def _lower(cls: type, t: type) -> type | None:
 
 
 def finish(ret: Any, cls: type, args: tuple, be: Backend | None = None) -> Any:
-    """An implementation's raw result as a ``cls`` tensor (the plain case made directly)."""
-    if cls is not Tensor:
-        return wrap(ret, cls, args, be)
+    """An implementation's raw result as a ``cls`` tensor: one array (or NumPy scalar) made
+    directly, anything else wrapped.  Callers have checked that the backend is mutable."""
     if type(ret) not in _raw_backends:
         if not isinstance(ret, np.generic):
             return wrap(ret, cls, args, be)
         ret = np.asarray(ret)  # a NumPy reduction's scalar: a 0-d tensor, as torch's
+    if cls is not Tensor:
+        return make(cls, ret, _source(cls, args))
     obj = _new(Tensor)
     obj._raw = ret
     return obj
@@ -595,10 +596,32 @@ def finish(ret: Any, cls: type, args: tuple, be: Backend | None = None) -> Any:
 
 def dispatch(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
     """The slow path: modes and argument overrides, as torch's Python path does it."""
+    if not _active():
+        first = _one_override(args, kwargs)
+        if first is not None:  # a subclass's own handler, the only one: no search to make
+            return tf.call_own_handler(public, first, args, {})
     overloaded = tf._get_overloaded_args(tf.relevant_args(args, kwargs))
     if not overloaded and not tf._is_torch_function_mode_enabled():
         return run(Tensor, args, kwargs)
     return tf._dispatch_overloaded(public, overloaded, args, kwargs or {})
+
+
+def _one_override(args: tuple, kwargs: dict | None) -> Any:
+    """The call's one overriding argument where finding it is that simple: the first, a
+    Tensor subclass with its own loop-checked classmethod handler (``Tensor.__init_subclass__``
+    wraps it), beside nothing but plain values and tensors of its class (torch tries each
+    type once); else None: the general search."""
+    if kwargs or not args:
+        return None
+    first = args[0]
+    cls = type(first)
+    if cls is Tensor or not isinstance(first, Tensor) or getattr(
+            getattr(cls.__torch_function__, "__func__", None), "unchecked", None) is None:
+        return None
+    for a in args:
+        if type(a) is not cls and type(a) not in _PLAIN_VALUES:
+            return None
+    return first
 
 
 def call(public: Callable, run: Callable, args: tuple, kwargs: dict) -> Any:
@@ -734,8 +757,8 @@ def raw_shortcut(fast: Callable, kinds: str, a: Any, b: Any) -> Any:
     dtypes (array-api-strict's, torch's) and two devices of one backend take the full path:
     it knows their rules and names the devices in its error."""
     dt = a.dtype
-    if type(a) is not type(b) or dt != b.dtype or getattr(dt, "kind", "?") not in kinds \
-            or not (a.ndim and b.ndim) or \
+    if type(a) is not type(b) or dt is not b.dtype and dt != b.dtype \
+            or getattr(dt, "kind", "?") not in kinds or not (a.ndim and b.ndim) or \
             _raw_backends[type(a)].multi_device and a.device != b.device:
         return None
     try:
@@ -817,10 +840,16 @@ def implementation_for(func: Callable) -> Callable | None:
     owner = getattr(func, "__self__", None)
     if owner is None or isinstance(owner, (ModuleType, type)):  # not np.add.reduce: a new
         _implementations[id(func)] = (func, run)  # object per access; func held: id not reused
+        shortcut = getattr(run, "shortcut", None)
+        if shortcut is not None:
+            _shortcuts[id(func)] = (func, *shortcut)
     return run
 
 
 _implementations: dict[int, tuple[Callable, Callable]] = {}
+_shortcuts: dict[int, tuple[Callable, Callable, str]] = {}
+"""id -> (func, fast, kinds) for the callables whose entry has an operator's shortcut, so
+the default handler tries ``torch.add(t, t)`` as ``t + t`` before anything else."""
 
 
 RESOLVERS: list[Callable[[Callable], Callable | None]] = []
@@ -860,6 +889,14 @@ def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
     ``func`` may come from any surface: an interop function or method, a
     torch callable, a NumPy function or ufunc.
     """
+    if not kwargs and len(args) == 2:  # torch.add(t, t): the operator's shortcut, first
+        hit = _shortcuts.get(id(func))
+        if hit is not None and hit[0] is func:
+            a, b = args
+            if type(a) is cls and type(b) is cls:
+                raw = raw_shortcut(hit[1], hit[2], a._raw, b._raw)
+                if raw is not None:
+                    return make(cls, raw, a)
     if kwargs is None:
         kwargs = {}
     if len(types) != 1 or types[0] is not cls:  # (cls,): torch's commonest call, nothing to check
@@ -873,12 +910,7 @@ def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
     direct = getattr(run, "direct", None)
     if direct is not None and (not kwargs or "out" not in kwargs):
         exact = None if kwargs else exact_tensors(args, cls)
-        if exact is not None:  # torch.add(t, t), super() in a subclass: public's fast path
-            shortcut = getattr(run, "shortcut", None)
-            if shortcut is not None and len(args) == 2:
-                raw = raw_shortcut(*shortcut, *exact[1])
-                if raw is not None:
-                    return finish(raw, cls, args)
+        if exact is not None:  # t.sum(), super() in a subclass: public's fast path
             fits = getattr(direct, "fits", None)
             if fits is None or fits(exact[1]):
                 return finish(call_impl(getattr(direct, "bare", direct), *exact, kwargs),

@@ -152,3 +152,76 @@ def test_non_tensor_operands_leave_the_fast_path_for_torchs_answer(other) -> Non
         assert isinstance(error, type(torch_error)) or isinstance(error, TypeError), error
         return
     np.testing.assert_allclose(got.raw, expected.numpy())
+
+
+def _logging_subclasses():
+    """An interop and a torch subclass with the same handler, each logging what it sees."""
+    seen: dict[str, list] = {"interop": [], "torch": []}
+
+    def handler(key):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen[key].append((func.__name__, types == (cls,), len(args), dict(kwargs or {})))
+            return super(cls, cls).__torch_function__(func, types, args, kwargs)
+        return __torch_function__
+
+    hooked = type("Hooked", (interop.Tensor,), {"__torch_function__": handler("interop")})
+    torch_hooked = type("TorchHooked", (torch.Tensor,), {"__torch_function__": handler("torch")})
+    return hooked, torch_hooked, seen
+
+
+CALLS = {
+    "method": lambda x: x.sum(), "operator": lambda x: x + x, "slice": lambda x: x[1:3],
+    "scalar": lambda x: x * 2, "torch.add": lambda x: torch.add(x, x),
+    "torch.matmul": lambda x: torch.matmul(x, x), "keyword": lambda x: x.sum(dim=0),
+    "property": lambda x: x.real, "0-d": lambda x: x[0] + x[0], "empty": lambda x: x[:0].sum(),
+}
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_a_subclass_handler_alone_sees_what_torchs_handler_sees(call) -> None:
+    hooked, torch_hooked, seen = _logging_subclasses()
+    data = [1.0, 2.0, 3.0, 4.0]
+    got = CALLS[call](hooked(data))
+    expected = CALLS[call](torch.tensor(data).as_subclass(torch_hooked))
+    assert type(got) is hooked and type(expected) is torch_hooked
+    np.testing.assert_allclose(got.raw, expected.as_subclass(torch.Tensor).numpy())
+    assert seen["interop"] == seen["torch"]
+
+
+@pytest.mark.parametrize("call", ["method", "slice", "operator", "torch.add", "torch.matmul"])
+def test_a_subclass_handler_declining_raises_torchs_type_error(call) -> None:
+    def declining(cls, func, types, args=(), kwargs=None):
+        return NotImplemented
+
+    hooked = type("Declining", (interop.Tensor,), {"__torch_function__": classmethod(declining)})
+    torch_hooked = type("Declining", (torch.Tensor,),
+                        {"__torch_function__": classmethod(declining)})
+    with pytest.raises(TypeError) as expected:
+        CALLS[call](torch.tensor([1.0, 2.0]).as_subclass(torch_hooked))
+    with pytest.raises(TypeError) as got:
+        CALLS[call](hooked([1.0, 2.0]))
+    if call.startswith("torch.") or call == "operator":  # torch's own dispatch, Python's error
+        assert str(got.value).split(":")[0] == str(expected.value).split(":")[0]
+    else:  # torch's Python-path wording, naming the function and the declining class
+        assert "no implementation found for 'interop.Tensor." in str(got.value)
+        assert "Declining" in str(got.value)
+
+
+def test_a_handler_set_after_the_class_and_a_mixed_call_take_the_general_path() -> None:
+    seen = []
+
+    class Late(interop.Tensor):
+        pass
+
+    def late(cls, func, types, args=(), kwargs=None):
+        seen.append(types)
+        return super(Late, cls).__torch_function__(func, types, args, kwargs)
+
+    Late.__torch_function__ = classmethod(late)  # not wrapped by __init_subclass__
+    hooked, _, log = _logging_subclasses()
+    x = Late([1.0, 2.0])
+    assert type(x.sum()) is Late and seen == [(Late,)]
+    with pytest.raises(TypeError, match="unrelated|no implementation"):
+        interop.add(hooked([1.0, 2.0]), x)  # two unrelated subclasses: torch's refusal
+    assert sorted(map(str, seen[1])) == sorted(map(str, (hooked, Late)))

@@ -265,11 +265,25 @@ def _run_handlers(public_api: Callable, overloaded_args: list[Any], types: tuple
         result = _call_handler(arg, public_api, types, args, kwargs)
         if result is not NotImplemented:
             return result
+    raise _no_implementation(public_api, overloaded_args)
+
+
+def call_own_handler(public_api: Callable, arg: Any, args: tuple, kwargs: dict) -> Any:
+    """What ``_dispatch_overloaded`` does when ``arg`` is the only override and no mode is
+    active, without the search: ``arg``'s handler, one wrapped by ``loop_checked`` (its own
+    loop check is the one the dispatch would make)."""
+    result = arg.__torch_function__(public_api, (type(arg),), args, kwargs)
+    if result is NotImplemented:
+        raise _no_implementation(public_api, [arg])
+    return result
+
+
+def _no_implementation(public_api: Callable, overloaded_args: list[Any]) -> TypeError:
     msg = (f"no implementation found for '{_func_name(public_api)}' on types that implement "
            f"__torch_function__: {[type(arg) for arg in overloaded_args]}")
     if _is_torch_function_mode_enabled():
         msg += f" nor in mode {_current().modes[-1]}"
-    raise NoImplementationFound(msg)
+    return NoImplementationFound(msg)
 
 
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
