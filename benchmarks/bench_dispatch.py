@@ -59,12 +59,15 @@ def _calibrated(fn: Callable[[], object], budget_s: float) -> int:
 
 def best_ns(fns: list[Callable[[], object]], budget_s: float, repeat: int = 35) -> list[float]:
     """Best per-call time in ns of each of ``fns``, timed in turn ``repeat`` times, so that
-    the machine's drifts (other jobs, clock, memory) touch every variant alike."""
+    the machine's drifts (other jobs, clock, memory) touch every variant alike.  The order
+    reverses every other round: the first of a round can pay for the round before (JAX's
+    per-call times were 1.7x slower in first place than in second)."""
     numbers = [_calibrated(fn, budget_s) for fn in fns]
     best = [float("inf")] * len(fns)
-    for _ in range(repeat):
-        for i, (fn, number) in enumerate(zip(fns, numbers)):
-            best[i] = min(best[i], timeit.timeit(fn, number=number) / number * 1e9)
+    for k in range(repeat):
+        order = range(len(fns)) if k % 2 == 0 else reversed(range(len(fns)))
+        for i in order:
+            best[i] = min(best[i], timeit.timeit(fns[i], number=numbers[i]) / numbers[i] * 1e9)
     return best
 
 

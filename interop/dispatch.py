@@ -896,7 +896,11 @@ def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
             if type(a) is cls and type(b) is cls:
                 raw = raw_shortcut(hit[1], hit[2], a._raw, b._raw)
                 if raw is not None:
-                    return make(cls, raw, a)
+                    if cls is not Tensor:
+                        return make(cls, raw, a)
+                    obj = _new(Tensor)
+                    obj._raw = raw
+                    return obj
     if kwargs is None:
         kwargs = {}
     if len(types) != 1 or types[0] is not cls:  # (cls,): torch's commonest call, nothing to check
