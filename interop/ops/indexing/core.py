@@ -267,15 +267,7 @@ def index_select(be: Any, input: Any, dim: int, index: Any) -> Any:
 
 
 def _take_along(be: Any, input: Any, index: Any, d: int) -> Any:
-    if hasattr(be.np, "take_along_axis"):
-        return be.np.take_along_axis(input, index, axis=d)
-    import numpy as np  # Dask: whole rows along d, then NumPy's take_along_axis per block
-    chunks = {i: -1 if i == d else input.chunks[i] for i in range(input.ndim)}
-    index = be.np.broadcast_to(index, tuple(index.shape[i] if i == d else input.shape[i]
-                                            for i in range(input.ndim)))
-    index = index.rechunk({i: -1 if i == d else input.chunks[i] for i in range(index.ndim)})
-    return be.np.map_blocks(np.take_along_axis, input.rechunk(chunks), index, axis=d,
-                            dtype=input.dtype, chunks=index.chunks)
+    return be.np.take_along_axis(input, index, axis=d)
 
 
 @op(out=True)

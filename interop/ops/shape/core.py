@@ -250,7 +250,6 @@ def broadcast_tensors(be: Any, *tensors: Any) -> Any:
 @op(method=False, creation=True)
 def broadcast_shapes(be: Any, *shapes: Any) -> tuple:
     """The shape these shapes broadcast to (torch.broadcast_shapes)."""
-    import numpy as np
     try:
         return tuple(np.broadcast_shapes(*(tuple(s) if isinstance(s, (tuple, list)) else (s,)
                                            for s in shapes)))
