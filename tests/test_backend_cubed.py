@@ -199,7 +199,8 @@ def test_moves_between_backends():
 
 # ------------------------------------------------------------------ value reads and compute
 READS = {"item()": lambda t: t.item(), "bool()": bool, "float()": float,
-         "tolist()": lambda t: t.tolist(), "np.asarray": np.asarray}
+         "tolist()": lambda t: t.tolist(), "np.asarray": np.asarray,
+         "np.from_dlpack": np.from_dlpack}
 
 
 @pytest.mark.parametrize("name", READS)
@@ -216,6 +217,15 @@ def test_value_reads_follow_the_policy(name):
     with interop.config(dask_compute="allow"), warnings.catch_warnings():
         warnings.simplefilter("error")
         READS[name](t)
+
+
+def test_dlpack_exports_the_computed_values():
+    t = lazy(chunks=2)
+    assert t.__dlpack_device__() == (1, 0)  # the host, without computing
+    with interop.config(dask_compute="allow"):
+        np.testing.assert_array_equal(np.from_dlpack(t), HOST)
+    with pytest.raises(BufferError, match="lazy graph"):
+        t.__dlpack__(copy=False)
 
 
 def test_compute_persist_and_visualize(tmp_path):
