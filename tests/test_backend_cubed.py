@@ -372,3 +372,17 @@ def test_whole_array_fallback_is_refused_when_it_cannot_fit():
     t = interop.tensor(np.zeros(1_000_000), backend="cubed", chunks=50_000, spec=spec)
     with pytest.raises(ValueError, match="allowed_mem"):
         np.sort(t).compute()
+
+
+# ------------------------------------------------------------------ consumers
+def test_xarray_keeps_cubed_tensors_lazily():
+    """tests/test_consumers_xarray.py's operations on a Cubed-backed DataArray: the results
+    are Cubed tensors equal to NumPy's (``python -m tests.array_api_consumers xarray
+    cubed``), and building them computes nothing."""
+    pytest.importorskip("xarray")
+    from tests import test_consumers_xarray as xarray_cases
+    t = interop.tensor(xarray_cases.A, backend="cubed")
+    for name, operation in xarray_cases.OPERATIONS.items():
+        with interop.config(dask_compute="raise"):
+            operation(xarray_cases._array(t))
+        xarray_cases.test_dataarray_keeps_tensor(name, "cubed")
