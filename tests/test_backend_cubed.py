@@ -174,6 +174,18 @@ def test_array_api_namespace():
     assert made.backend == "cubed"
 
 
+def test_array_api_asarray_converts_the_dtype():
+    """Cubed 0.27's asarray returns a Cubed array unchanged whatever dtype asks for."""
+    t = interop.tensor(np.arange(4), backend="cubed")
+    xp = t.__array_namespace__()
+    out = xp.asarray(t, dtype=xp.float64, copy=True)
+    assert out.dtype == np.float64 and out.backend == "cubed"
+    np.testing.assert_array_equal(values(out), np.arange(4.0))
+    assert xp.asarray(t, dtype=xp.int64).dtype == np.int64
+    with pytest.raises(ValueError, match="copy"):
+        xp.asarray(t, dtype=xp.float64, copy=False)
+
+
 # ------------------------------------------------------------------ mixing
 def test_numpy_with_cubed_is_cubed():
     for out in (lazy() + interop.tensor(HOST), interop.tensor(HOST) + lazy(), lazy() + HOST):
