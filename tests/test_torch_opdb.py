@@ -274,14 +274,16 @@ BACKEND_LABELS = {"dask": "Dask", "jax": "JAX", "torch": "PyTorch", "cubed": "Cu
 TOO_SLOW = {"dask": {"nn.functional.conv_transpose3d": "not run: its first sample's graph "
                      "takes minutes (one task per kernel offset and chunk; a known gap of the "
                      "Dask path)"},
-            # Cubed writes every intermediate array to Zarr: a graph of thousands of small
-            # tasks takes minutes on 2 cores (times: the last run that tried them).
-            "cubed": {"nn.functional.max_pool3d": "not run: more than 274 s for its first "
-                      "12 samples (a strided window per kernel offset, each a Zarr array)",
-                      "nn.functional.conv_transpose3d": "not run: 193 s for its first 10 "
-                      "samples (one task per kernel offset and chunk, as on Dask)",
-                      "grid_sampler_3d": "not run: 105 to 141 s for its first 12 samples "
-                      "(a gather per corner of each cell, each a Zarr array)"}}
+            # Cubed writes every intermediate array to Zarr and copies the whole plan at each
+            # operation: graphs of thousands of small tasks take minutes on 2 cores (each
+            # first 12 samples alone, this session: quiet machine / under load).
+            "cubed": {"nn.functional.max_pool3d": "not run: 316 s for its first 12 samples "
+                      "(274 s to more under load: a strided window per kernel offset)",
+                      "grid_sampler_3d": "not run: 111 s for its first 12 samples (105 to "
+                      "141 s: a gather per corner of each cell), near the 120 s limit",
+                      "nn.functional.conv_transpose3d": "not run: 49 s for its first 10 "
+                      "samples on a quiet machine, 193 s under load (one task per kernel "
+                      "offset and chunk, as on Dask)"}}
 SECTIONS = "\n## On the "  # each backend's section of the coverage page starts so
 
 
