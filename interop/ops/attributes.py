@@ -290,7 +290,7 @@ for _name, _dt in (("float", dtypes.float32), ("double", dtypes.float64),
                    ("char", dtypes.int8), ("cfloat", dtypes.complex64),
                    ("cdouble", dtypes.complex128), ("bfloat16", dtypes.bfloat16_dtype)):
     op(_name, function=False, family="attributes",
-       lacks={"cubed": "Zarr, where Cubed stores every array, has no bfloat16 dtype"}
+       lacks={"cubed": "no bfloat16 dtype in Zarr, where Cubed stores every array"}
        if _name == "bfloat16" else None)(_cast_method(_name, _dt))
 
 
