@@ -162,7 +162,18 @@ def extra_cases() -> dict[str, Callable]:
     }
 
 
-CONSUMERS = {"sklearn": sklearn_cases, "scipy": scipy_cases, "extra": extra_cases}
+def xarray_cases() -> dict[str, Callable]:
+    """tests/test_consumers_xarray.py's operations on a DataArray over the first 3 x 4 values
+    of ``X``: its ``.data``, a tensor on the input's backend where NumPy gives an array."""
+    from tests.test_consumers_xarray import OPERATIONS, _array
+
+    def case(operation: Callable) -> Callable:
+        return lambda x, y, yc, p, pr: operation(_array(x[:3, :4])).data
+    return {name: case(operation) for name, operation in OPERATIONS.items()}
+
+
+CONSUMERS = {"sklearn": sklearn_cases, "scipy": scipy_cases, "extra": extra_cases,
+             "xarray": xarray_cases}
 
 
 def run_cases(consumer: str, backend: str) -> dict[str, dict[str, Any]]:

@@ -174,6 +174,18 @@ def test_array_api_namespace():
     assert made.backend == "cubed"
 
 
+def test_array_api_asarray_converts_the_dtype():
+    """Cubed 0.27's asarray returns a Cubed array unchanged whatever dtype asks for."""
+    t = interop.tensor(np.arange(4), backend="cubed")
+    xp = t.__array_namespace__()
+    out = xp.asarray(t, dtype=xp.float64, copy=True)
+    assert out.dtype == np.float64 and out.backend == "cubed"
+    np.testing.assert_array_equal(values(out), np.arange(4.0))
+    assert xp.asarray(t, dtype=xp.int64).dtype == np.int64
+    with pytest.raises(ValueError, match="copy"):
+        xp.asarray(t, dtype=xp.float64, copy=False)
+
+
 # ------------------------------------------------------------------ mixing
 def test_numpy_with_cubed_is_cubed():
     for out in (lazy() + interop.tensor(HOST), interop.tensor(HOST) + lazy(), lazy() + HOST):
@@ -199,7 +211,8 @@ def test_moves_between_backends():
 
 # ------------------------------------------------------------------ value reads and compute
 READS = {"item()": lambda t: t.item(), "bool()": bool, "float()": float,
-         "tolist()": lambda t: t.tolist(), "np.asarray": np.asarray}
+         "tolist()": lambda t: t.tolist(), "np.asarray": np.asarray,
+         "np.from_dlpack": np.from_dlpack}
 
 
 @pytest.mark.parametrize("name", READS)
@@ -216,6 +229,15 @@ def test_value_reads_follow_the_policy(name):
     with interop.config(dask_compute="allow"), warnings.catch_warnings():
         warnings.simplefilter("error")
         READS[name](t)
+
+
+def test_dlpack_exports_the_computed_values():
+    t = lazy(chunks=2)
+    assert t.__dlpack_device__() == (1, 0)  # the host, without computing
+    with interop.config(dask_compute="allow"):
+        np.testing.assert_array_equal(np.from_dlpack(t), HOST)
+    with pytest.raises(BufferError, match="lazy graph"):
+        t.__dlpack__(copy=False)
 
 
 def test_compute_persist_and_visualize(tmp_path):
@@ -362,3 +384,17 @@ def test_whole_array_fallback_is_refused_when_it_cannot_fit():
     t = interop.tensor(np.zeros(1_000_000), backend="cubed", chunks=50_000, spec=spec)
     with pytest.raises(ValueError, match="allowed_mem"):
         np.sort(t).compute()
+
+
+# ------------------------------------------------------------------ consumers
+def test_xarray_keeps_cubed_tensors_lazily():
+    """tests/test_consumers_xarray.py's operations on a Cubed-backed DataArray: the results
+    are Cubed tensors equal to NumPy's (``python -m tests.array_api_consumers xarray
+    cubed``), and building them computes nothing."""
+    pytest.importorskip("xarray")
+    from tests import test_consumers_xarray as xarray_cases
+    t = interop.tensor(xarray_cases.A, backend="cubed")
+    for name, operation in xarray_cases.OPERATIONS.items():
+        with interop.config(dask_compute="raise"):
+            operation(xarray_cases._array(t))
+        xarray_cases.test_dataarray_keeps_tensor(name, "cubed")

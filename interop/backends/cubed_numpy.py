@@ -395,6 +395,8 @@ class Standard:
         theirs = getattr(self._module, name, None)
         if name == "clip":
             found = functools.partial(_clip, self._numpy)
+        elif name == "asarray":
+            found = _standard_asarray
         elif name == "linalg":
             found = Standard(self._numpy, theirs, self._compat.linalg)
         elif theirs is not None and name not in _NOT_STANDARD:
@@ -417,6 +419,20 @@ def _clip(numpy: NumpyShaped, x: Any, /, min: Any = None, max: Any = None) -> An
         return DETACHED.clip(x, min, max)
     out = x if min is None else numpy.maximum(x, min)
     return out if max is None else numpy.minimum(out, max)
+
+
+def _standard_asarray(obj: Any, /, *, dtype: Any = None, device: Any = None, copy: Any = None,
+                      **kwargs: Any) -> Any:
+    """The standard's asarray: Cubed 0.27's returns a Cubed array as it is, whatever ``dtype``
+    asks for (scikit-learn's ``check_array(y, dtype=X.dtype)`` kept integer labels)."""
+    if not isinstance(obj, Array):
+        return DETACHED.asarray(obj, dtype=dtype, device=device, copy=copy, **kwargs)
+    if dtype is None or np.dtype(dtype) == obj.dtype:
+        return source(obj) if copy else obj  # a copy: a new object (plans are immutable)
+    if copy is False:
+        raise ValueError(f"asarray(copy=False): converting {obj.dtype} to {np.dtype(dtype)} "
+                         "needs a copy; pass copy=None or copy=True")
+    return DETACHED.astype(obj, dtype)
 
 
 def _asarray(a: Any, dtype: Any = None, copy: Any = None, **kwargs: Any) -> Any:

@@ -289,7 +289,9 @@ for _name, _dt in (("float", dtypes.float32), ("double", dtypes.float64),
                    ("short", dtypes.int16), ("bool", dtypes.bool), ("byte", dtypes.uint8),
                    ("char", dtypes.int8), ("cfloat", dtypes.complex64),
                    ("cdouble", dtypes.complex128), ("bfloat16", dtypes.bfloat16_dtype)):
-    op(_name, function=False, family="attributes")(_cast_method(_name, _dt))
+    op(_name, function=False, family="attributes",
+       lacks={"cubed": "no bfloat16 dtype in Zarr, where Cubed stores every array"}
+       if _name == "bfloat16" else None)(_cast_method(_name, _dt))
 
 
 @op(function=False, family="attributes", method="type")

@@ -91,16 +91,24 @@ def from_torch(t: Any) -> Any:
     return raw
 
 
+def _lazy(raw: Any) -> Any:
+    """The backend of ``raw`` when it is lazy (Dask, Cubed: no memory yet), else None."""
+    be = registry.backend_of(raw)
+    return be if be is not None and be.lazy else None
+
+
 def _exportable(t: Any, copy: bool | None) -> Any:
     """The array whose memory a capsule shares: the tensor's own, or, for a lazy tensor, its
     values computed through the value-read gate (``interop.config(dask_compute=...)``
     governs it, as for ``np.asarray(t)``): a copy, so ``copy=False`` is refused."""
     raw = t._raw
-    if hasattr(raw, "dask"):
+    lazy = _lazy(raw)
+    if lazy is not None:
         if copy is False:
-            raise BufferError("__dlpack__(copy=False): a Dask tensor is a lazy graph with no "
-                              "memory to share; compute it first (t.compute()) or allow a copy")
-        return registry.host_values(raw, "__dlpack__: exporting a lazy Dask tensor")
+            raise BufferError(f"__dlpack__(copy=False): a {lazy.name} tensor is a lazy graph "
+                              "with no memory to share; compute it first (t.compute()) or "
+                              "allow a copy")
+        return registry.host_values(raw, f"__dlpack__: exporting a lazy {lazy.name} tensor")
     return raw
 
 
@@ -114,9 +122,10 @@ def __dlpack__(self: Any, *, stream: Any = None, max_version: Any = None, dl_dev
 
 
 def __dlpack_device__(self: Any) -> tuple[int, int]:
-    """(device type, index) of the data: (1, 0) for the host, (2, n) for CUDA GPU n."""
+    """(device type, index) of the data: (1, 0) for the host, (2, n) for CUDA GPU n; a lazy
+    tensor's where its chunks will be (Dask's meta array, else the host)."""
     raw = self._raw
-    if hasattr(raw, "dask"):
+    if _lazy(raw) is not None:
         meta = getattr(raw, "_meta", None)
         return meta.__dlpack_device__() if meta is not None else (_KDLCPU, 0)
     return raw.__dlpack_device__()

@@ -3,13 +3,15 @@ Bunch-Kaufman factorisation A = L D L^T of the lower triangle (sytf2: D of 1x1 a
 blocks, pivots 1-based, negative for a 2x2 block) and its solve (sytrs).
 
 The pivot choices depend on each matrix's values, one column at a time, so each matrix is
-factorised on its own with in-place writes: Dask lacks it.  Complex matrices are complex
+factorised on its own with in-place writes, on the host: lazy backends (Dask, Cubed) run
+it in one task on whole arrays.  Complex matrices are complex
 symmetric with ``hermitian=False`` (torch's default) and Hermitian (LAPACK's hetrf and
 hetrs: conjugates, a real D) with ``hermitian=True``.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import namedtuple
 from typing import Any
@@ -17,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from . import functions as tl
+from .._args import whole_arrays
 from ..registry import op
+from .lu import factors_in_one_task
 
 _FACTOR = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
 _FACTOR_EX = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
-_LACKS = {backend: "the pivots are chosen from the values, one column at a time, in place"
-          for backend in ("dask", "cubed")}
 _ALPHA = (1 + math.sqrt(17)) / 8
 
 
@@ -121,18 +123,22 @@ def _check(name: str, A: Any) -> None:
 
 
 def _factor(be: Any, A: Any, hermitian: bool) -> tuple[Any, Any, Any]:
+    return factors_in_one_task(be, _packed_factors, A, A.shape[-1], hermitian)
+
+
+def _packed_factors(be: Any, A: Any, hermitian: bool) -> Any:
+    """[LD flattened, pivots, info] per matrix, in ``A``'s dtype, factorised on the host."""
     n = A.shape[-1]
-    batch = tuple(A.shape[:-2])
-    host = be.to_host(A, "linalg.ldl_factor").reshape(math.prod(batch), n, n)
+    host = be.to_host(A, "linalg.ldl_factor").reshape(math.prod(A.shape[:-2]), n, n)
     parts = [_sytf2(a, hermitian) for a in host]
-    LD = np.stack([p[0] for p in parts]) if parts else np.zeros((0, n, n), A.dtype)
-    piv = np.stack([p[1] for p in parts]) if parts else np.zeros((0, n), np.int32)
-    info = np.array([p[2] for p in parts], dtype=np.int32)
-    return (be.asarray(LD.reshape(*batch, n, n).astype(A.dtype)),
-            be.asarray(piv.reshape(*batch, n)), be.asarray(info.reshape(batch)))
+    packed = np.concatenate([np.stack([p[0].reshape(n * n) for p in parts]),
+                             np.stack([p[1] for p in parts]),
+                             np.array([[p[2]] for p in parts])], axis=1) if parts else \
+        np.zeros((0, n * n + n + 1))
+    return be.asarray(packed.astype(A.dtype))
 
 
-@op("linalg_ldl_factor_ex", method=False, torch=("torch.linalg.ldl_factor_ex",), lacks=_LACKS)
+@op("linalg_ldl_factor_ex", method=False, torch=("torch.linalg.ldl_factor_ex",))
 def ldl_factor_ex(be: Any, A: Any, *, hermitian: bool = False,  # noqa: N803 (torch's name)
                   check_errors: bool = False) -> Any:
     """(LD, pivots, info): L below the diagonal, D's blocks on it, LAPACK's pivots, and the
@@ -145,8 +151,7 @@ def ldl_factor_ex(be: Any, A: Any, *, hermitian: bool = False,  # noqa: N803 (to
     return _FACTOR_EX(LD, piv, info)
 
 
-@op("linalg_ldl_factor", method=False, torch=("torch.linalg.ldl_factor",),
-    lacks=_LACKS)
+@op("linalg_ldl_factor", method=False, torch=("torch.linalg.ldl_factor",))
 def ldl_factor(be: Any, A: Any, *, hermitian: bool = False) -> Any:  # noqa: N803
     """(LD, pivots) of the Bunch-Kaufman factorisation A = L D L^T (LAPACK sytrf)."""
     _check("linalg.ldl_factor", A)
@@ -197,8 +202,7 @@ def _sytrs(LD: Any, ipiv: Any, B: Any, hermitian: bool) -> Any:
     return B
 
 
-@op("linalg_ldl_solve", method=False, torch=("torch.linalg.ldl_solve",),
-    lacks=_LACKS)
+@op("linalg_ldl_solve", method=False, torch=("torch.linalg.ldl_solve",))
 def ldl_solve(be: Any, LD: Any, pivots: Any, B: Any, *,  # noqa: N803 (torch's names)
               hermitian: bool = False) -> Any:
     """X with A X = B from ldl_factor's (LD, pivots) (LAPACK sytrs); batches broadcast."""
@@ -215,6 +219,13 @@ def ldl_solve(be: Any, LD: Any, pivots: Any, B: Any, *,  # noqa: N803 (torch's n
     n, k = LD.shape[-1], B.shape[-1]
     batch = tuple(np.broadcast_shapes(tuple(LD.shape[:-2]), tuple(pivots.shape[:-1]),
                                       tuple(B.shape[:-2])))
+    return whole_arrays(be, functools.partial(_solved, hermitian=hermitian, batch=batch),
+                        (*batch, n, k), B.dtype, LD, pivots, B)
+
+
+def _solved(be: Any, LD: Any, pivots: Any, B: Any, hermitian: bool, batch: tuple) -> Any:  # noqa: N803
+    """sytrs for every matrix of the broadcast batch, on the host."""
+    n, k = LD.shape[-1], B.shape[-1]
     count = math.prod(batch)
     ld = np.broadcast_to(be.to_host(LD, "linalg.ldl_solve"), (*batch, n, n)).reshape(count, n, n)
     piv = np.broadcast_to(be.to_host(pivots), (*batch, n)).reshape(count, n)

@@ -72,7 +72,8 @@ def nanmean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *,
                            f"but got {x.dtype}")
     d = check_dim("nanmean", tuple(dim) if isinstance(dim, list) else dim, x.ndim)
     count = be.np.sum(~be.np.isnan(x), axis=d, keepdims=keepdim)
-    return (be.np.nansum(x, axis=d, keepdims=keepdim) / count).astype(x.dtype)
+    # NumPy's divide, not `/`: an Array API library's operator refuses float / int
+    return be.np.true_divide(be.np.nansum(x, axis=d, keepdims=keepdim), count).astype(x.dtype)
 
 
 @op()
