@@ -14,6 +14,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import interop
 
@@ -349,6 +351,78 @@ def test_inplace_and_out_land_in_the_torch_tensor():
     assert interop.add(t, 1, out=out) is out and out.raw is buffer
     torch.testing.assert_close(raw, (A + 1) * 2 + 1)
     torch.testing.assert_close(buffer, (A + 1) * 2 + 2)  # torch resized the out tensor
+
+
+def test_positive_steps_stay_torch_views():
+    t = on_torch()
+    for view in (t[::2], t[1:, 1::3], t[..., None, 2], t[0]):
+        assert view.raw._base is t.raw  # zero copy
+    assert t[::-1].raw._base is None  # torch has no negative strides: a linked copy
+
+
+@st.composite
+def slice_keys(draw):
+    """(shape, key): slices of any step (negative ones above all), integers, ``None``,
+    ``...`` and sometimes an index list, in any order."""
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=1, max_size=3)))
+    items: list = []
+    for size in shape:
+        bound = st.none() | st.integers(-size - 1, size + 1)
+        kinds = [st.builds(slice, bound, bound, st.sampled_from([-1, -2, -3, None, 1, 2]))]
+        if size:
+            kinds.append(st.integers(-size, size - 1))
+            kinds.append(st.lists(st.integers(-size, size - 1), min_size=1, max_size=3))
+        items.append(draw(st.one_of(kinds)))
+    if len([i for i in items if isinstance(i, list)]) > 1:
+        items = [slice(None, None, -1) if isinstance(i, list) else i for i in items]
+    if draw(st.booleans()):  # trailing dimensions are left to ``...``
+        items = items[:draw(st.integers(0, len(items)))] + [Ellipsis]
+    for _ in range(draw(st.integers(0, 2))):
+        items.insert(draw(st.integers(0, len(items))), None)
+    return shape, tuple(items)
+
+
+def _written(key, backend: str, shape: tuple) -> list:
+    """Reads and writes through ``t[key]`` on ``backend``, in the order NumPy's views see them."""
+    def now(x):  # a snapshot: NumPy's to_numpy shares memory
+        return np.array(to_numpy(x))
+    t = interop.tensor(np.arange(float(np.prod(shape))).reshape(shape), backend=backend)
+    seen = [now(t[key])]
+    t[key] = -to_numpy(t[key]) - 1  # an array of the selection's shape
+    seen.append(now(t))
+    if any(isinstance(i, list) for i in key):
+        return seen  # advanced indexing copies: nothing to write through
+    view = t[key]
+    view.add_(100)  # in place, into the view
+    if view.ndim:
+        view[:1] = 7  # the first item of the view
+        view[::-1][..., :1].mul_(2)  # a view of a negative step of the view
+    else:
+        view[...] = 7
+    seen += [now(t), now(view)]
+    t[key] = 5.0  # a scalar
+    seen.append(now(t))
+    return seen
+
+
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(slice_keys())
+def test_negative_steps_read_and_write_as_on_numpy(case):
+    """Negative steps (which torch refuses) select, write and write through views exactly as
+    on the NumPy backend; positive steps stay torch views."""
+    shape, key = case
+    for got, expected in zip(_written(key, "torch", shape), _written(key, "numpy", shape),
+                             strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_errors_with_negative_steps_are_torchs():
+    t = on_torch()
+    with pytest.raises(IndexError, match="too many indices"):
+        t[::-1, ::-1, ::-1]
+    with pytest.raises(RuntimeError, match="expanded size"):
+        t[::-1] = torch.zeros(2, 4)
 
 
 # ------------------------------------------------------------------ subclasses, 0-d, empty
