@@ -239,6 +239,31 @@ def test_array_namespace_runs_array_api_compat_torch():
     assert t.dtype == xp.float32
 
 
+SCALAR_CALLS = {  # NumPy takes Python and NumPy scalars where the standard asks for arrays
+    "broadcast_arrays": lambda xp, x: xp.broadcast_arrays(True, x, np.float64(2.0)),
+    "broadcast_to": lambda xp, x: xp.broadcast_to(np.bool_(True), x.shape),
+    "where": lambda xp, x: xp.where(np.bool_(True), x, 1.0),
+    "where mask": lambda xp, x: xp.where(x > 0, np.float32(1.0), x),
+    "floor_divide": lambda xp, x: xp.floor_divide(x, np.float32(2.0)),
+    "floor_divide int": lambda xp, x: xp.floor_divide(np.int64(7), xp.astype(x, xp.int64)),
+}
+
+
+@pytest.mark.parametrize("backend", ["torch", "dask", "numpy"])
+@pytest.mark.parametrize("call", list(SCALAR_CALLS))
+def test_array_api_takes_numpy_scalars_where_python_scalars_go(call, backend):
+    """SciPy's ``pearsonr`` broadcasts a Python bool with arrays (``apply_where``): every
+    backend takes what NumPy's namespace takes, with the NumPy backend's values."""
+    pytest.importorskip("dask") if backend == "dask" else None
+    x = interop.tensor(np.array([-1.5, 2.0, 3.5], dtype=np.float32), backend=backend)
+    expected = SCALAR_CALLS[call](interop.array_api, interop.tensor(to_numpy(x)))
+    got = SCALAR_CALLS[call](interop.array_api, x)
+    for g, e in zip(*(r if isinstance(r, (list, tuple)) else [r] for r in (got, expected)),
+                    strict=True):
+        assert g.backend == (backend if call != "broadcast_to" else "numpy")  # no tensor there
+        np.testing.assert_array_equal(to_numpy(g), to_numpy(e))
+
+
 # ------------------------------------------------------------------ mixing policy
 def test_torch_with_numpy_tensors_runs_on_torch():
     t, n = on_torch(), interop.tensor(np.ones(4, dtype=np.float32))

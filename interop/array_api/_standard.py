@@ -81,17 +81,58 @@ def eigvals(x: Any, /) -> Any:
     return complex_result(array_api_compat.array_namespace(x).linalg.eigvals(x))
 
 
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
+def _namespace(*xs: Any) -> Any:
+    """The array-api-compat namespace of the arrays among ``xs`` (NumPy scalars, which
+    array-api-compat counts as NumPy arrays, are scalars here, as Python's)."""
+    import array_api_compat
+    return array_api_compat.array_namespace(*(x for x in xs if not isinstance(x, _SCALARS)))
+
+
+def _as_arrays(xs: tuple) -> list:
+    """Python and NumPy scalars among ``xs`` as 0-d arrays beside the arrays there, with
+    NumPy's dtype for them (NumPy's functions take scalars where the standard asks for
+    arrays, and consumers rely on it; torch's and other namespaces refuse them)."""
+    arrays = [x for x in xs if not isinstance(x, _SCALARS)]
+    if len(arrays) == len(xs):
+        return list(xs)
+    if not arrays:
+        return [np.asarray(x) for x in xs]
+    import array_api_compat
+    xp, device = _namespace(*arrays), array_api_compat.device(arrays[0])
+    return [xp.asarray(np.asarray(x), device=device) if isinstance(x, _SCALARS) else x
+            for x in xs]
+
+
+def broadcast_arrays(*arrays: Any) -> Any:
+    return _namespace(*arrays).broadcast_arrays(*_as_arrays(arrays)) if arrays else []
+
+
+def broadcast_to(x: Any, /, shape: tuple[int, ...]) -> Any:
+    if isinstance(x, _SCALARS):
+        x = np.asarray(x)
+    return _namespace(x).broadcast_to(x, shape)
+
+
+def where(condition: Any, x1: Any, x2: Any, /) -> Any:
+    """A scalar ``condition`` (NumPy takes it) as a 0-d array beside ``x1`` and ``x2``."""
+    if isinstance(condition, _SCALARS):
+        condition = _as_arrays((condition, x1, x2))[0]
+    return _namespace(condition, x1, x2).where(condition, x1, x2)
+
+
 def floor_divide(x1: Any, x2: Any, /) -> Any:
     """NumPy (and torch) floor-divide an infinity into NaN and a finite number by the
     opposite infinity into -1; the standard takes ``floor(x1 / x2)`` there: +-infinity and
     -0. (The Tensor's ``//`` stays torch's: see the conformance notes.)"""
-    import array_api_compat
-    xp = array_api_compat.array_namespace(x1, x2)
+    xp = _namespace(x1, x2)
     with np.errstate(invalid="ignore", divide="ignore"):
         quotient = xp.floor_divide(x1, x2)
         if not xp.isdtype(quotient.dtype, "real floating"):
             return quotient
-        x1, x2 = (x if hasattr(x, "dtype") else xp.asarray(x, dtype=quotient.dtype)
+        x1, x2 = (xp.asarray(x, dtype=quotient.dtype) if isinstance(x, _SCALARS) else x
                   for x in (x1, x2))
         return xp.where(xp.isfinite(x1) & xp.isfinite(x2), quotient, xp.floor(x1 / x2))
 
@@ -122,6 +163,7 @@ def tanh(x: Any, /) -> Any:
     return xp.where(limit, xp.ones_like(out), out)
 
 
-RULES = {"can_cast": can_cast, "finfo": finfo, "repeat": repeat, "floor_divide": floor_divide,
+RULES = {"can_cast": can_cast, "broadcast_arrays": broadcast_arrays,
+         "broadcast_to": broadcast_to, "where": where, "finfo": finfo, "repeat": repeat, "floor_divide": floor_divide,
          "expm1": expm1, "tanh": tanh,
          "broadcast_shapes": broadcast_shapes, "linalg.eig": eig, "linalg.eigvals": eigvals}
