@@ -25,8 +25,9 @@ import numpy as np
 import torch
 
 from .. import dtypes
+from ..errors import NoImaginaryPartError
 from ..protocols.dlpack import from_torch
-from . import views
+from . import torch_numpy, views
 from .base import Backend, Device
 
 _TORCH_DTYPES = {np.dtype(name): getattr(torch, name) for name in (
@@ -54,16 +55,19 @@ class _Namespace:
     """array-api-compat's torch namespace (or a submodule) taking interop's and NumPy's dtypes
     and interop's devices, and giving interop's dtypes back (``xp.astype(x, xp.int64)`` with
     the dtypes ``interop.array_api`` hands out); ``fallback``: torch's module of the same
-    place, for names the namespace lacks (the NumPy-shaped ``np``)."""
+    place, for names the namespace lacks, and ``first``: NumPy's meaning where torch's
+    differs (the NumPy-shaped ``np``, ``torch_numpy``)."""
 
-    def __init__(self, module: Any, fallback: Any = None) -> None:
-        self._module, self._fallback = module, fallback
+    def __init__(self, module: Any, fallback: Any = None, first: Any = None) -> None:
+        self._module, self._fallback, self._first = module, fallback, first
         self.__name__ = module.__name__
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # __array_namespace_info__ and the like, as they are
             return getattr(self._module, name)
-        found = getattr(self._module, name, None)
+        found = getattr(self._first, name, None) if self._first is not None else None
+        if found is None:
+            found = getattr(self._module, name, None)
         if found is None and self._fallback is not None:
             found = getattr(self._fallback, name)
         elif found is None:
@@ -110,7 +114,7 @@ class TorchBackend(Backend):
     native_ops = True
     foreign_joins = True
     xp = _Namespace(compat_torch)
-    np = _Namespace(compat_torch, torch)
+    np = _Namespace(compat_torch, torch, torch_numpy)
 
     def __init__(self) -> None:
         self._natives: dict[tuple[str, ...], Any] = {}
@@ -383,8 +387,17 @@ def _setitem(raw: torch.Tensor, index: Any, value: Any) -> None:
         views.written(raw)
 
 
-_OWN = {"torch.Tensor.__getitem__": _getitem, "torch.Tensor.__setitem__": _setitem}
-"""torch names run by interop's functions on torch tensors (negative steps)."""
+def _imag(input: torch.Tensor) -> torch.Tensor:
+    """torch's ``imag``, whose error for a real tensor is also an AttributeError, as on every
+    backend (``hasattr(t, "imag")`` is False: xarray's duck-array check asks)."""
+    if not input.is_complex():
+        raise NoImaginaryPartError("imag is not implemented for tensors with non-complex dtypes.")
+    return torch.imag(input)
+
+
+_OWN = {"torch.Tensor.__getitem__": _getitem, "torch.Tensor.__setitem__": _setitem,
+        "torch.imag": _imag, "torch.Tensor.imag.__get__": _imag}
+"""torch names run by interop's functions on torch tensors (negative steps, ``imag``)."""
 
 
 def _one_out(fn: Callable) -> Callable:
