@@ -62,6 +62,17 @@ def test_a_torch_tensor_stays_torch_and_shares_memory():
     assert interop.tensor(np.ones(3), backend="torch").raw.dtype == torch.float64
 
 
+
+def test_tensor_copies_across_backends_as_torch_tensor_does():
+    """``interop.tensor`` copies (torch.tensor's role) also where the move itself would
+    share memory (DLPack between NumPy and torch); ``as_tensor`` shares."""
+    host = np.zeros(3, dtype=np.float32)
+    interop.tensor(host, backend="torch").add_(1)
+    interop.tensor(torch.from_numpy(host), backend="numpy").add_(1)
+    assert not host.any()
+    interop.as_tensor(host, backend="torch").add_(1)
+    assert host.all()
+
 @pytest.mark.parametrize("make, expected", [
     (lambda: interop.zeros(2, 3, backend="torch"), torch.zeros(2, 3)),
     (lambda: interop.ones(3, dtype=interop.int32, backend="torch"),
@@ -262,6 +273,49 @@ def test_array_api_takes_numpy_scalars_where_python_scalars_go(call, backend):
                     strict=True):
         assert g.backend == (backend if call != "broadcast_to" else "numpy")  # no tensor there
         np.testing.assert_array_equal(to_numpy(g), to_numpy(e))
+
+
+NAN = np.array([[1.5, np.nan, -2.0], [np.nan, np.nan, np.nan], [0.5, 4.0, np.nan]])
+NAN_CALLS = [(name, kwargs) for name in ("nanmax", "nanmin", "nansum", "nanprod", "nanmean",
+                                         "nanvar", "nanstd")
+             for kwargs in ({}, {"axis": 0}, {"axis": 1, "keepdims": True})] + [
+    ("nanvar", {"axis": 1, "ddof": 1}), ("nanstd", {"ddof": 1}),
+    ("nancumsum", {}), ("nancumsum", {"axis": 1}), ("nancumprod", {"axis": 0}),
+    ("nanargmax", {"axis": 0}), ("nanargmin", {"axis": 1, "keepdims": True}),
+    ("imag", {})]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy warns on all-NaN slices
+@pytest.mark.parametrize("name, kwargs", NAN_CALLS, ids=lambda v: str(v))
+def test_numpy_nan_functions_on_torch_tensors(name, kwargs):
+    """NumPy's NaN-ignoring functions (xarray's skipna reductions) run on torch, with
+    NumPy's values, all-NaN slices included."""
+    data = NAN if name not in ("nanargmax", "nanargmin") else NAN[[0, 2]]
+    got = getattr(np, name)(interop.tensor(data, backend="torch"), **kwargs)
+    assert isinstance(got, interop.Tensor) and got.backend == "torch"
+    np.testing.assert_allclose(to_numpy(got), getattr(np, name)(data, **kwargs), equal_nan=True)
+
+
+def test_nanargmax_of_an_all_nan_slice_raises_as_numpy():
+    with pytest.raises(ValueError, match="All-NaN slice"):
+        np.nanargmax(interop.tensor(NAN, backend="torch"), axis=1)
+
+
+def test_imag_of_a_real_tensor_is_torchs_error_and_no_attribute():
+    t = on_torch()
+    with pytest.raises(RuntimeError, match="imag is not implemented"):
+        t.imag
+    assert not hasattr(t, "imag")  # xarray's duck-array protocol check
+    same(on_torch(A.to(torch.complex64)).imag, torch.zeros(3, 4))
+
+
+def test_xarray_keeps_torch_tensors():
+    """tests/test_consumers_xarray.py's operations (the NumPy and Dask backends run them
+    there) on torch-backed DataArrays: the data stays torch, values as NumPy's."""
+    consumer = pytest.importorskip("tests.test_consumers_xarray")
+    for name in consumer.OPERATIONS:
+        consumer.test_dataarray_keeps_tensor(name, "torch")
+    consumer.test_dataarray_repr_shows_tensor("torch")
 
 
 # ------------------------------------------------------------------ mixing policy

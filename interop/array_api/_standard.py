@@ -116,11 +116,12 @@ def broadcast_to(x: Any, /, shape: tuple[int, ...]) -> Any:
     return _namespace(x).broadcast_to(x, shape)
 
 
-def where(condition: Any, x1: Any, x2: Any, /) -> Any:
-    """A scalar ``condition`` (NumPy takes it) as a 0-d array beside ``x1`` and ``x2``."""
+def where(condition: Any, /, *values: Any) -> Any:
+    """A scalar ``condition`` (NumPy takes it) as a 0-d array beside ``x1`` and ``x2``
+    (``values``; NumPy's one-argument form passes through)."""
     if isinstance(condition, _SCALARS):
-        condition = _as_arrays((condition, x1, x2))[0]
-    return _namespace(condition, x1, x2).where(condition, x1, x2)
+        condition = _as_arrays((condition, *values))[0]
+    return _namespace(condition, *values).where(condition, *values)
 
 
 def floor_divide(x1: Any, x2: Any, /) -> Any:
