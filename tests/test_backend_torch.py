@@ -282,7 +282,8 @@ NAN_CALLS = [(name, kwargs) for name in ("nanmax", "nanmin", "nansum", "nanprod"
     ("nanvar", {"axis": 1, "ddof": 1}), ("nanstd", {"ddof": 1}),
     ("nancumsum", {}), ("nancumsum", {"axis": 1}), ("nancumprod", {"axis": 0}),
     ("nanargmax", {"axis": 0}), ("nanargmin", {"axis": 1, "keepdims": True}),
-    ("imag", {})]
+    ("imag", {}), ("nanmedian", {}), ("nanmedian", {"axis": 1, "keepdims": True}),
+    ("median", {"axis": 0}), ("nanmedian", {"axis": (0, 1), "keepdims": True})]
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy warns on all-NaN slices
@@ -290,7 +291,7 @@ NAN_CALLS = [(name, kwargs) for name in ("nanmax", "nanmin", "nansum", "nanprod"
 def test_numpy_nan_functions_on_torch_tensors(name, kwargs):
     """NumPy's NaN-ignoring functions (xarray's skipna reductions) run on torch, with
     NumPy's values, all-NaN slices included."""
-    data = NAN if name not in ("nanargmax", "nanargmin") else NAN[[0, 2]]
+    data = NAN if name not in ("nanargmax", "nanargmin", "median") else NAN[[0, 2]]
     got = getattr(np, name)(interop.tensor(data, backend="torch"), **kwargs)
     assert isinstance(got, interop.Tensor) and got.backend == "torch"
     np.testing.assert_allclose(to_numpy(got), getattr(np, name)(data, **kwargs), equal_nan=True)
@@ -304,7 +305,7 @@ def test_nanargmax_of_an_all_nan_slice_raises_as_numpy():
 def test_imag_of_a_real_tensor_is_torchs_error_and_no_attribute():
     t = on_torch()
     with pytest.raises(RuntimeError, match="imag is not implemented"):
-        t.imag
+        _ = t.imag
     assert not hasattr(t, "imag")  # xarray's duck-array protocol check
     same(on_torch(A.to(torch.complex64)).imag, torch.zeros(3, 4))
 

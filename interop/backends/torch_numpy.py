@@ -5,7 +5,8 @@ torch-backed tensors run) looks here first, then in array-api-compat's torch nam
 then in torch.  NumPy's NaN-ignoring reductions (xarray's default ``skipna`` for floats
 calls them: ``DataArray.max()`` is ``np.nanmax``) are built from array-api-compat's
 reductions with NumPy's results: an all-NaN slice gives NaN (``nanargmax`` raises, as
-NumPy's).  ``imag`` of a real tensor is zeros, as NumPy's (torch's raises).
+NumPy's).  ``imag`` of a real tensor is zeros, as NumPy's (torch's raises); ``median``
+and ``nanmedian`` average the two middle values, as NumPy's (torch's take the lower).
 """
 
 from __future__ import annotations
@@ -124,3 +125,26 @@ nancumprod = _cumulative(xp.cumulative_prod, 1)
 def imag(val: torch.Tensor) -> torch.Tensor:
     """NumPy's: zeros for a real tensor (torch raises)."""
     return torch.imag(val) if val.is_complex() else torch.zeros_like(val)
+
+
+def _median(quantile: Any) -> Any:
+    """NumPy's median (the mean of the two middle values; torch's is the lower one)."""
+    def median(a: torch.Tensor, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+               keepdims: bool = False) -> torch.Tensor:
+        _check(out)
+        if not a.is_floating_point():
+            a = a.to(torch.float64)  # NumPy's median of integers is float64
+        if axis is None or isinstance(axis, (tuple, list)):
+            axes = tuple(range(a.ndim)) if axis is None else tuple(d % a.ndim for d in axis)
+            kept = [d for d in range(a.ndim) if d not in axes]
+            flat = a.permute(*kept, *axes).reshape(*(a.shape[d] for d in kept), -1)
+            result = quantile(flat, 0.5, dim=-1)
+            if keepdims:
+                result = result.reshape([1 if d in axes else a.shape[d] for d in range(a.ndim)])
+            return result
+        return quantile(a, 0.5, dim=axis, keepdim=keepdims)
+    return median
+
+
+median = _median(torch.quantile)
+nanmedian = _median(torch.nanquantile)

@@ -54,6 +54,7 @@ PARTIAL_VIEWS: dict[type, Callable[[Any], Any]] = {}
 negative steps, linked by ``copied``) -> the array whose memory a view shares (torch's
 ``_base``), or None (each such backend adds its own on load)."""
 BASE = _BASE = "_interop_view_of"  # the attribute linking a view to its base
+_SHARED = "shared"  # a link's index on PARTIAL_VIEWS: the view shares its base's memory
 _BROADCAST = "_interop_broadcast"
 _NOW = "now"  # [the newest array], shared by every array an immutable one was replaced by
 _HOLDERS = "holders"
@@ -342,19 +343,16 @@ def written(raw: Any) -> None:
         return
     while link is not None:
         base, index, undo, _ = link
-        if index is _SHARED:
-            pass  # raw is a view of base: the write is in base's memory already
-        elif index is Ellipsis:
-            WITHOUT_VIEWS[type(base)](base, undo(latest(raw)))
-        elif type(base) in IMMUTABLE:
-            forward(base, IMMUTABLE[type(base)](latest(base), index, undo(latest(raw))))
-        else:
-            _setitem(base, index, undo(latest(raw)))
+        if index is not _SHARED:  # (a view sharing base's memory wrote into base already)
+            value = undo(latest(raw))
+            if index is Ellipsis:
+                WITHOUT_VIEWS[type(base)](base, value)
+            elif type(base) in IMMUTABLE:
+                forward(base, IMMUTABLE[type(base)](latest(base), index, value))
+            else:
+                _setitem(base, index, value)
         link = _partial_link(base) if type(base) in PARTIAL_VIEWS else _get(base, _BASE)
         raw = base
-
-
-_SHARED = "shared"  # a link's index: the view shares its base's memory
 
 
 def _partial_link(raw: Any) -> tuple | None:
