@@ -319,6 +319,21 @@ def test_xarray_keeps_torch_tensors():
     consumer.test_dataarray_repr_shows_tensor("torch")
 
 
+def test_array_api_dtype_functions_and_eig_on_torch():
+    """The standard's answers where array-api-compat's torch namespace gives torch's: iinfo's
+    dtype a dtype (torch's is a string), result_type of unsigned types above uint8 (torch
+    refuses to promote them), eig of a real matrix (a torch dtype in the complex rule)."""
+    xp = on_torch().__array_namespace__()
+    info = xp.iinfo(xp.uint16)
+    assert (info.dtype, info.max, info.min) == (xp.uint16, 65535, 0)
+    assert xp.result_type(xp.uint8, xp.uint16) == xp.uint16
+    assert xp.result_type(on_torch(torch.ones(2, dtype=torch.uint8)), xp.uint32, 1) == xp.uint32
+    assert xp.result_type(xp.float32, 1.0) == xp.float32
+    values, vectors = xp.linalg.eig(on_torch(torch.eye(2)))
+    assert values.backend == "torch" and values.dtype == xp.complex64 == vectors.dtype
+    same(xp.linalg.eigvals(on_torch(torch.eye(2))), torch.ones(2, dtype=torch.complex64))
+
+
 # ------------------------------------------------------------------ mixing policy
 def test_torch_with_numpy_tensors_runs_on_torch():
     t, n = on_torch(), interop.tensor(np.ones(4, dtype=np.float32))

@@ -49,6 +49,22 @@ def finfo(type: Any, /) -> FInfo:  # noqa: A002 (the standard's name)
                  float(info.smallest_normal), info.dtype)
 
 
+def iinfo(type: Any, /) -> Any:  # noqa: A002 (the standard's name)
+    """NumPy's ``iinfo`` (Python ints, a dtype): array-api-compat's torch ``iinfo`` is torch's,
+    whose ``dtype`` is a string."""
+    return np.iinfo(dtypes.as_dtype(getattr(type, "dtype", type)))
+
+
+def result_type(*arrays_and_dtypes: Any) -> np.dtype:
+    """The standard's promotion, which NumPy's follows where the standard defines it, from
+    the operands' dtypes (Python scalars weak): torch promotes no unsigned integer type
+    above uint8 (``result_type(uint8, uint16)`` raises there)."""
+    if not arrays_and_dtypes:
+        raise ValueError("at least one array or dtype is required")
+    return np.result_type(*(x if isinstance(x, (bool, int, float, complex)) else
+                            dtypes.as_dtype(getattr(x, "dtype", x)) for x in arrays_and_dtypes))
+
+
 def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     """NumPy (and CuPy) cast array ``repeats`` to intp under the 'safe' rule, which refuses
     uint64; the standard takes counts of any integer dtype, so uint64 counts become int64."""
@@ -66,8 +82,10 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 def complex_result(x: Any) -> Any:
     """``x`` as the complex dtype the standard gives eigenvalues of real matrices (NumPy
     returns real ones where all are real)."""
-    want = np.result_type(x.dtype, np.complex64)
-    return x if x.dtype == want else x.astype(want)
+    import array_api_compat
+    have = dtypes.as_dtype(x.dtype)  # (a torch tensor's too)
+    want = np.result_type(have, np.complex64)
+    return x if have == want else array_api_compat.array_namespace(x).astype(x, want)
 
 
 def eig(x: Any, /) -> Any:
@@ -164,7 +182,7 @@ def tanh(x: Any, /) -> Any:
     return xp.where(limit, xp.ones_like(out), out)
 
 
-RULES = {"can_cast": can_cast, "broadcast_arrays": broadcast_arrays,
-         "broadcast_to": broadcast_to, "where": where, "finfo": finfo, "repeat": repeat, "floor_divide": floor_divide,
-         "expm1": expm1, "tanh": tanh,
+RULES = {"can_cast": can_cast, "finfo": finfo, "iinfo": iinfo, "result_type": result_type,
+         "repeat": repeat, "floor_divide": floor_divide, "expm1": expm1, "tanh": tanh,
+         "broadcast_arrays": broadcast_arrays, "broadcast_to": broadcast_to, "where": where,
          "broadcast_shapes": broadcast_shapes, "linalg.eig": eig, "linalg.eigvals": eigvals}
