@@ -221,6 +221,8 @@ def result_type(*operands: Any) -> np.dtype:
             elif isinstance(x, _pycomplex):
                 wrapped = _promote(wrapped, default_complex())
             continue
+        if not isinstance(dt, np.dtype):
+            dt = as_dtype(dt)  # a torch tensor's
         if isinstance(x, np.generic) or x.ndim == 0:
             zero = _promote(zero, dt)
         else:

@@ -49,6 +49,8 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
         _check_byte_order(source.dtype_of(data))
         target = _target_backend(backend, device, source)
     if source is not target:
+        if copy and target.mutable and not target.lazy:
+            data = source.copy(data)  # a move may share memory (DLPack: NumPy <-> torch)
         data, copy = move(data, source, target, device, **options), False
     elif options and target.lazy:
         data = target.asarray(data, **options)

@@ -14,6 +14,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import interop
 
@@ -59,6 +61,17 @@ def test_a_torch_tensor_stays_torch_and_shares_memory():
     assert interop.tensor(x, backend="numpy").backend == "numpy"
     assert interop.tensor(np.ones(3), backend="torch").raw.dtype == torch.float64
 
+
+
+def test_tensor_copies_across_backends_as_torch_tensor_does():
+    """``interop.tensor`` copies (torch.tensor's role) also where the move itself would
+    share memory (DLPack between NumPy and torch); ``as_tensor`` shares."""
+    host = np.zeros(3, dtype=np.float32)
+    interop.tensor(host, backend="torch").add_(1)
+    interop.tensor(torch.from_numpy(host), backend="numpy").add_(1)
+    assert not host.any()
+    interop.as_tensor(host, backend="torch").add_(1)
+    assert host.all()
 
 @pytest.mark.parametrize("make, expected", [
     (lambda: interop.zeros(2, 3, backend="torch"), torch.zeros(2, 3)),
@@ -237,6 +250,90 @@ def test_array_namespace_runs_array_api_compat_torch():
     assert t.dtype == xp.float32
 
 
+SCALAR_CALLS = {  # NumPy takes Python and NumPy scalars where the standard asks for arrays
+    "broadcast_arrays": lambda xp, x: xp.broadcast_arrays(True, x, np.float64(2.0)),
+    "broadcast_to": lambda xp, x: xp.broadcast_to(np.bool_(True), x.shape),
+    "where": lambda xp, x: xp.where(np.bool_(True), x, 1.0),
+    "where mask": lambda xp, x: xp.where(x > 0, np.float32(1.0), x),
+    "floor_divide": lambda xp, x: xp.floor_divide(x, np.float32(2.0)),
+    "floor_divide int": lambda xp, x: xp.floor_divide(np.int64(7), xp.astype(x, xp.int64)),
+}
+
+
+@pytest.mark.parametrize("backend", ["torch", "dask", "numpy"])
+@pytest.mark.parametrize("call", list(SCALAR_CALLS))
+def test_array_api_takes_numpy_scalars_where_python_scalars_go(call, backend):
+    """SciPy's ``pearsonr`` broadcasts a Python bool with arrays (``apply_where``): every
+    backend takes what NumPy's namespace takes, with the NumPy backend's values."""
+    pytest.importorskip("dask") if backend == "dask" else None
+    x = interop.tensor(np.array([-1.5, 2.0, 3.5], dtype=np.float32), backend=backend)
+    expected = SCALAR_CALLS[call](interop.array_api, interop.tensor(to_numpy(x)))
+    got = SCALAR_CALLS[call](interop.array_api, x)
+    for g, e in zip(*(r if isinstance(r, (list, tuple)) else [r] for r in (got, expected)),
+                    strict=True):
+        assert g.backend == (backend if call != "broadcast_to" else "numpy")  # no tensor there
+        np.testing.assert_array_equal(to_numpy(g), to_numpy(e))
+
+
+NAN = np.array([[1.5, np.nan, -2.0], [np.nan, np.nan, np.nan], [0.5, 4.0, np.nan]])
+NAN_CALLS = [(name, kwargs) for name in ("nanmax", "nanmin", "nansum", "nanprod", "nanmean",
+                                         "nanvar", "nanstd")
+             for kwargs in ({}, {"axis": 0}, {"axis": 1, "keepdims": True})] + [
+    ("nanvar", {"axis": 1, "ddof": 1}), ("nanstd", {"ddof": 1}),
+    ("nancumsum", {}), ("nancumsum", {"axis": 1}), ("nancumprod", {"axis": 0}),
+    ("nanargmax", {"axis": 0}), ("nanargmin", {"axis": 1, "keepdims": True}),
+    ("imag", {}), ("nanmedian", {}), ("nanmedian", {"axis": 1, "keepdims": True}),
+    ("median", {"axis": 0}), ("nanmedian", {"axis": (0, 1), "keepdims": True})]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy warns on all-NaN slices
+@pytest.mark.parametrize("name, kwargs", NAN_CALLS, ids=lambda v: str(v))
+def test_numpy_nan_functions_on_torch_tensors(name, kwargs):
+    """NumPy's NaN-ignoring functions (xarray's skipna reductions) run on torch, with
+    NumPy's values, all-NaN slices included."""
+    data = NAN if name not in ("nanargmax", "nanargmin", "median") else NAN[[0, 2]]
+    got = getattr(np, name)(interop.tensor(data, backend="torch"), **kwargs)
+    assert isinstance(got, interop.Tensor) and got.backend == "torch"
+    np.testing.assert_allclose(to_numpy(got), getattr(np, name)(data, **kwargs), equal_nan=True)
+
+
+def test_nanargmax_of_an_all_nan_slice_raises_as_numpy():
+    with pytest.raises(ValueError, match="All-NaN slice"):
+        np.nanargmax(interop.tensor(NAN, backend="torch"), axis=1)
+
+
+def test_imag_of_a_real_tensor_is_torchs_error_and_no_attribute():
+    t = on_torch()
+    with pytest.raises(RuntimeError, match="imag is not implemented"):
+        _ = t.imag
+    assert not hasattr(t, "imag")  # xarray's duck-array protocol check
+    same(on_torch(A.to(torch.complex64)).imag, torch.zeros(3, 4))
+
+
+def test_xarray_keeps_torch_tensors():
+    """tests/test_consumers_xarray.py's operations (the NumPy and Dask backends run them
+    there) on torch-backed DataArrays: the data stays torch, values as NumPy's."""
+    consumer = pytest.importorskip("tests.test_consumers_xarray")
+    for name in consumer.OPERATIONS:
+        consumer.test_dataarray_keeps_tensor(name, "torch")
+    consumer.test_dataarray_repr_shows_tensor("torch")
+
+
+def test_array_api_dtype_functions_and_eig_on_torch():
+    """The standard's answers where array-api-compat's torch namespace gives torch's: iinfo's
+    dtype a dtype (torch's is a string), result_type of unsigned types above uint8 (torch
+    refuses to promote them), eig of a real matrix (a torch dtype in the complex rule)."""
+    xp = on_torch().__array_namespace__()
+    info = xp.iinfo(xp.uint16)
+    assert (info.dtype, info.max, info.min) == (xp.uint16, 65535, 0)
+    assert xp.result_type(xp.uint8, xp.uint16) == xp.uint16
+    assert xp.result_type(on_torch(torch.ones(2, dtype=torch.uint8)), xp.uint32, 1) == xp.uint32
+    assert xp.result_type(xp.float32, 1.0) == xp.float32
+    values, vectors = xp.linalg.eig(on_torch(torch.eye(2)))
+    assert values.backend == "torch" and values.dtype == xp.complex64 == vectors.dtype
+    same(xp.linalg.eigvals(on_torch(torch.eye(2))), torch.ones(2, dtype=torch.complex64))
+
+
 # ------------------------------------------------------------------ mixing policy
 def test_torch_with_numpy_tensors_runs_on_torch():
     t, n = on_torch(), interop.tensor(np.ones(4, dtype=np.float32))
@@ -349,6 +446,78 @@ def test_inplace_and_out_land_in_the_torch_tensor():
     assert interop.add(t, 1, out=out) is out and out.raw is buffer
     torch.testing.assert_close(raw, (A + 1) * 2 + 1)
     torch.testing.assert_close(buffer, (A + 1) * 2 + 2)  # torch resized the out tensor
+
+
+def test_positive_steps_stay_torch_views():
+    t = on_torch()
+    for view in (t[::2], t[1:, 1::3], t[..., None, 2], t[0]):
+        assert view.raw._base is t.raw  # zero copy
+    assert t[::-1].raw._base is None  # torch has no negative strides: a linked copy
+
+
+@st.composite
+def slice_keys(draw):
+    """(shape, key): slices of any step (negative ones above all), integers, ``None``,
+    ``...`` and sometimes an index list, in any order."""
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=1, max_size=3)))
+    items: list = []
+    for size in shape:
+        bound = st.none() | st.integers(-size - 1, size + 1)
+        kinds = [st.builds(slice, bound, bound, st.sampled_from([-1, -2, -3, None, 1, 2]))]
+        if size:
+            kinds.append(st.integers(-size, size - 1))
+            kinds.append(st.lists(st.integers(-size, size - 1), min_size=1, max_size=3))
+        items.append(draw(st.one_of(kinds)))
+    if len([i for i in items if isinstance(i, list)]) > 1:
+        items = [slice(None, None, -1) if isinstance(i, list) else i for i in items]
+    if draw(st.booleans()):  # trailing dimensions are left to ``...``
+        items = items[:draw(st.integers(0, len(items)))] + [Ellipsis]
+    for _ in range(draw(st.integers(0, 2))):
+        items.insert(draw(st.integers(0, len(items))), None)
+    return shape, tuple(items)
+
+
+def _written(key, backend: str, shape: tuple) -> list:
+    """Reads and writes through ``t[key]`` on ``backend``, in the order NumPy's views see them."""
+    def now(x):  # a snapshot: NumPy's to_numpy shares memory
+        return np.array(to_numpy(x))
+    t = interop.tensor(np.arange(float(np.prod(shape))).reshape(shape), backend=backend)
+    seen = [now(t[key])]
+    t[key] = -to_numpy(t[key]) - 1  # an array of the selection's shape
+    seen.append(now(t))
+    if any(isinstance(i, list) for i in key):
+        return seen  # advanced indexing copies: nothing to write through
+    view = t[key]
+    view.add_(100)  # in place, into the view
+    if view.ndim:
+        view[:1] = 7  # the first item of the view
+        view[::-1][..., :1].mul_(2)  # a view of a negative step of the view
+    else:
+        view[...] = 7
+    seen += [now(t), now(view)]
+    t[key] = 5.0  # a scalar
+    seen.append(now(t))
+    return seen
+
+
+@settings(max_examples=200, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(slice_keys())
+def test_negative_steps_read_and_write_as_on_numpy(case):
+    """Negative steps (which torch refuses) select, write and write through views exactly as
+    on the NumPy backend; positive steps stay torch views."""
+    shape, key = case
+    for got, expected in zip(_written(key, "torch", shape), _written(key, "numpy", shape),
+                             strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_errors_with_negative_steps_are_torchs():
+    t = on_torch()
+    with pytest.raises(IndexError, match="too many indices"):
+        t[::-1, ::-1, ::-1]
+    with pytest.raises(RuntimeError, match="expanded size"):
+        t[::-1] = torch.zeros(2, 4)
 
 
 # ------------------------------------------------------------------ subclasses, 0-d, empty

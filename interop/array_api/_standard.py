@@ -49,6 +49,22 @@ def finfo(type: Any, /) -> FInfo:  # noqa: A002 (the standard's name)
                  float(info.smallest_normal), info.dtype)
 
 
+def iinfo(type: Any, /) -> Any:  # noqa: A002 (the standard's name)
+    """NumPy's ``iinfo`` (Python ints, a dtype): array-api-compat's torch ``iinfo`` is torch's,
+    whose ``dtype`` is a string."""
+    return np.iinfo(dtypes.as_dtype(getattr(type, "dtype", type)))
+
+
+def result_type(*arrays_and_dtypes: Any) -> np.dtype:
+    """The standard's promotion, which NumPy's follows where the standard defines it, from
+    the operands' dtypes (Python scalars weak): torch promotes no unsigned integer type
+    above uint8 (``result_type(uint8, uint16)`` raises there)."""
+    if not arrays_and_dtypes:
+        raise ValueError("at least one array or dtype is required")
+    return np.result_type(*(x if isinstance(x, (bool, int, float, complex)) else
+                            dtypes.as_dtype(getattr(x, "dtype", x)) for x in arrays_and_dtypes))
+
+
 def repeat(x: Any, repeats: Any, /, *, axis: int | None = None) -> Any:
     """NumPy (and CuPy) cast array ``repeats`` to intp under the 'safe' rule, which refuses
     uint64; the standard takes counts of any integer dtype, so uint64 counts become int64."""
@@ -66,8 +82,10 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 def complex_result(x: Any) -> Any:
     """``x`` as the complex dtype the standard gives eigenvalues of real matrices (NumPy
     returns real ones where all are real)."""
-    want = np.result_type(x.dtype, np.complex64)
-    return x if x.dtype == want else x.astype(want)
+    import array_api_compat
+    have = dtypes.as_dtype(x.dtype)  # (a torch tensor's too)
+    want = np.result_type(have, np.complex64)
+    return x if have == want else array_api_compat.array_namespace(x).astype(x, want)
 
 
 def eig(x: Any, /) -> Any:
@@ -81,17 +99,59 @@ def eigvals(x: Any, /) -> Any:
     return complex_result(array_api_compat.array_namespace(x).linalg.eigvals(x))
 
 
+_SCALARS = (bool, int, float, complex, np.generic)
+
+
+def _namespace(*xs: Any) -> Any:
+    """The array-api-compat namespace of the arrays among ``xs`` (NumPy scalars, which
+    array-api-compat counts as NumPy arrays, are scalars here, as Python's)."""
+    import array_api_compat
+    return array_api_compat.array_namespace(*(x for x in xs if not isinstance(x, _SCALARS)))
+
+
+def _as_arrays(xs: tuple) -> list:
+    """Python and NumPy scalars among ``xs`` as 0-d arrays beside the arrays there, with
+    NumPy's dtype for them (NumPy's functions take scalars where the standard asks for
+    arrays, and consumers rely on it; torch's and other namespaces refuse them)."""
+    arrays = [x for x in xs if not isinstance(x, _SCALARS)]
+    if len(arrays) == len(xs):
+        return list(xs)
+    if not arrays:
+        return [np.asarray(x) for x in xs]
+    import array_api_compat
+    xp, device = _namespace(*arrays), array_api_compat.device(arrays[0])
+    return [xp.asarray(np.asarray(x), device=device) if isinstance(x, _SCALARS) else x
+            for x in xs]
+
+
+def broadcast_arrays(*arrays: Any) -> Any:
+    return _namespace(*arrays).broadcast_arrays(*_as_arrays(arrays)) if arrays else []
+
+
+def broadcast_to(x: Any, /, shape: tuple[int, ...]) -> Any:
+    if isinstance(x, _SCALARS):
+        x = np.asarray(x)
+    return _namespace(x).broadcast_to(x, shape)
+
+
+def where(condition: Any, /, *values: Any) -> Any:
+    """A scalar ``condition`` (NumPy takes it) as a 0-d array beside ``x1`` and ``x2``
+    (``values``; NumPy's one-argument form passes through)."""
+    if isinstance(condition, _SCALARS):
+        condition = _as_arrays((condition, *values))[0]
+    return _namespace(condition, *values).where(condition, *values)
+
+
 def floor_divide(x1: Any, x2: Any, /) -> Any:
     """NumPy (and torch) floor-divide an infinity into NaN and a finite number by the
     opposite infinity into -1; the standard takes ``floor(x1 / x2)`` there: +-infinity and
     -0. (The Tensor's ``//`` stays torch's: see the conformance notes.)"""
-    import array_api_compat
-    xp = array_api_compat.array_namespace(x1, x2)
+    xp = _namespace(x1, x2)
     with np.errstate(invalid="ignore", divide="ignore"):
         quotient = xp.floor_divide(x1, x2)
         if not xp.isdtype(quotient.dtype, "real floating"):
             return quotient
-        x1, x2 = (x if hasattr(x, "dtype") else xp.asarray(x, dtype=quotient.dtype)
+        x1, x2 = (xp.asarray(x, dtype=quotient.dtype) if isinstance(x, _SCALARS) else x
                   for x in (x1, x2))
         return xp.where(xp.isfinite(x1) & xp.isfinite(x2), quotient, xp.floor(x1 / x2))
 
@@ -122,6 +182,7 @@ def tanh(x: Any, /) -> Any:
     return xp.where(limit, xp.ones_like(out), out)
 
 
-RULES = {"can_cast": can_cast, "finfo": finfo, "repeat": repeat, "floor_divide": floor_divide,
-         "expm1": expm1, "tanh": tanh,
+RULES = {"can_cast": can_cast, "finfo": finfo, "iinfo": iinfo, "result_type": result_type,
+         "repeat": repeat, "floor_divide": floor_divide, "expm1": expm1, "tanh": tanh,
+         "broadcast_arrays": broadcast_arrays, "broadcast_to": broadcast_to, "where": where,
          "broadcast_shapes": broadcast_shapes, "linalg.eig": eig, "linalg.eigvals": eigvals}

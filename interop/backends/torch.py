@@ -8,6 +8,10 @@ have no NEP 13/18) run the function of the same name in array-api-compat's torch
 namespace, else torch's (``numpy_function``); the Array API surface runs that namespace.
 Raw torch tensors beside other backends' tensors (a module's weights) are data for those
 (``foreign_joins``), taken in by DLPack as before torch was a backend.
+
+torch has no negative strides: ``t[::-1]`` (which torch refuses) is a copy here, linked to
+``t`` as a Dask view is (``views.copied``, ``views.PARTIAL_VIEWS``), so writes into it and
+into its views, by ``[]=``, in-place methods and ``out=``, are replayed into ``t``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ import numpy as np
 import torch
 
 from .. import dtypes
+from ..errors import NoImaginaryPartError
 from ..protocols.dlpack import from_torch
+from . import torch_numpy, views
 from .base import Backend, Device
 
 _TORCH_DTYPES = {np.dtype(name): getattr(torch, name) for name in (
@@ -49,16 +55,19 @@ class _Namespace:
     """array-api-compat's torch namespace (or a submodule) taking interop's and NumPy's dtypes
     and interop's devices, and giving interop's dtypes back (``xp.astype(x, xp.int64)`` with
     the dtypes ``interop.array_api`` hands out); ``fallback``: torch's module of the same
-    place, for names the namespace lacks (the NumPy-shaped ``np``)."""
+    place, for names the namespace lacks, and ``first``: NumPy's meaning where torch's
+    differs (the NumPy-shaped ``np``, ``torch_numpy``)."""
 
-    def __init__(self, module: Any, fallback: Any = None) -> None:
-        self._module, self._fallback = module, fallback
+    def __init__(self, module: Any, fallback: Any = None, first: Any = None) -> None:
+        self._module, self._fallback, self._first = module, fallback, first
         self.__name__ = module.__name__
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):  # __array_namespace_info__ and the like, as they are
             return getattr(self._module, name)
-        found = getattr(self._module, name, None)
+        found = getattr(self._first, name, None) if self._first is not None else None
+        if found is None:
+            found = getattr(self._module, name, None)
         if found is None and self._fallback is not None:
             found = getattr(self._fallback, name)
         elif found is None:
@@ -105,7 +114,7 @@ class TorchBackend(Backend):
     native_ops = True
     foreign_joins = True
     xp = _Namespace(compat_torch)
-    np = _Namespace(compat_torch, torch)
+    np = _Namespace(compat_torch, torch, torch_numpy)
 
     def __init__(self) -> None:
         self._natives: dict[tuple[str, ...], Any] = {}
@@ -119,7 +128,8 @@ class TorchBackend(Backend):
             method = next((f for n, f in zip(names, map(_torch_callable, names))
                            if f is not None and n.startswith("torch.Tensor.")), None)
             hit = self._natives[names] = None if not found else \
-                _calling(found[0], method if method is not found[0] else None)
+                _calling(found[0], method if method is not found[0] else None,
+                         any(map(_writes, names)))
         return hit
 
     def numpy_function(self, func: Any, method: str = "__call__") -> Any:
@@ -242,12 +252,13 @@ def interop_device(device: torch.device) -> Device:
     return found
 
 
-def _calling(fn: Callable, method: Callable | None = None) -> Callable:
+def _calling(fn: Callable, method: Callable | None = None, writes: bool = False) -> Callable:
     """``fn`` on raw tensors: interop's dtypes and devices among the arguments become
     torch's; torch's dtypes, devices and named tuples in the result become interop's.
     Where torch's parser refuses the function's form and the operation has a method
     (``t.reshape(2, 3)``, ``t.permute(1, 0)``: sizes as separate arguments), the method
-    runs."""
+    runs.  Once a negative-step copy exists, a write (``writes``: into the first argument;
+    ``out=``) is replayed into the tensor it was selected from (``views.written``)."""
     def native(*args: Any, **kwargs: Any) -> Any:
         args = tuple(map(_torch_arg, args))
         if kwargs:
@@ -258,9 +269,135 @@ def _calling(fn: Callable, method: Callable | None = None) -> Callable:
             if method is None or not args or not isinstance(args[0], torch.Tensor):
                 raise
             ret = method(*args, **kwargs)
+        if _linked:
+            _replay(args, kwargs, writes)
         return _result(ret)
     native.__name__ = getattr(fn, "__name__", "native")
     return native
+
+
+_IN_PLACE_OPERATORS = frozenset(f"__i{name}__" for name in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor",
+    "lshift", "rshift"))
+
+
+def _writes(name: str) -> bool:
+    """Does the torch function ``name`` write into its first argument (``add_``, ``__iadd__``)?"""
+    last = name.rsplit(".", 1)[-1]
+    return last.endswith("_") and not last.endswith("__") or last in _IN_PLACE_OPERATORS
+
+
+def _replay(args: tuple, kwargs: dict, writes: bool) -> None:
+    """A write just made by a native call, replayed into the tensors its target was selected
+    from by a negative step (``views.copied``)."""
+    if writes and args and isinstance(args[0], torch.Tensor):
+        views.written(args[0])
+    out = kwargs.get("out") if kwargs else None
+    for target in out if isinstance(out, (tuple, list)) else (out,):
+        if isinstance(target, torch.Tensor):
+            views.written(target)
+
+
+# ------------------------------------------------------------------ negative steps
+_linked = False  # has a negative-step copy been made (writes then check for links)?
+
+
+def _negative(step: Any) -> bool:
+    return step is not None and bool(step < 0)
+
+
+def _negative_step(index: Any) -> bool:
+    items = index if type(index) is tuple else (index,)
+    return any(type(i) is slice and _negative(i.step) for i in items)
+
+
+def _dims_taken(item: Any) -> int:
+    """How many of the indexed tensor's dimensions ``item`` consumes (``...`` apart)."""
+    if item is None or isinstance(item, bool):
+        return 0
+    if isinstance(item, list):
+        item = np.asarray(item)
+    dtype = getattr(item, "dtype", None)
+    if dtype is torch.bool or dtype == np.bool_:
+        return max(item.ndim, 1) if item.ndim else 0
+    return 1
+
+
+def _unflipped(raw: torch.Tensor, items: tuple) -> tuple[tuple, list, tuple, list]:
+    """``(ahead, dims, rest, out_dims)``: ``raw[items]`` is ``raw[ahead].flip(dims)[rest]``,
+    where ``ahead`` has step>0 slices only (a view) and ``rest`` no negative step; for
+    basic ``items`` also ``raw[ahead][rest].flip(out_dims)``."""
+    taken = [0 if i is Ellipsis else _dims_taken(i) for i in items]
+    spread = raw.ndim - sum(taken)  # the dimensions ``...`` stands for
+    ahead, dims, rest, out_dims = [slice(None)] * raw.ndim, [], list(items), []
+    d = o = 0  # the dimension of raw, and of the result, that item k indexes
+    for k, item in enumerate(items):
+        if item is Ellipsis:
+            d, o = d + spread, o + spread
+            continue
+        if type(item) is slice and _negative(item.step) and d < raw.ndim:
+            picked = range(*item.indices(raw.shape[d]))
+            ahead[d] = slice(picked[-1], picked[0] + 1, -picked.step) if picked else slice(0, 0)
+            dims.append(d)
+            out_dims.append(o)
+            rest[k] = slice(None)
+        d += taken[k]
+        o += item is None or type(item) is slice
+    return tuple(ahead), dims, tuple(rest), out_dims
+
+
+def _plain_items(index: Any) -> tuple:
+    """The index as a tuple, 0-d integer tensors as the integers torch takes them for."""
+    items = index if type(index) is tuple else (index,)
+    return tuple(int(i) if isinstance(i, torch.Tensor) and i.ndim == 0 and not i.is_floating_point()
+                 and i.dtype is not torch.bool and not i.is_complex() else i for i in items)
+
+
+def _getitem(raw: torch.Tensor, index: Any) -> torch.Tensor:
+    """torch's ``raw[index]``, also with negative steps (NumPy's and the Array API's meaning):
+    a copy then, linked to ``raw`` so that writes into it reach ``raw`` (``views.copied``)."""
+    global _linked
+    try:
+        return raw[index]
+    except ValueError:
+        if not _negative_step(index):
+            raise
+    items = _plain_items(index)
+    ahead, dims, rest, out_dims = _unflipped(raw, items)
+    if not views._basic(items):
+        return raw[ahead].flip(dims)[rest]  # a copy, as NumPy's advanced indexing
+    _linked = True  # a view on NumPy: a copy of its own here, whose writes reach raw
+    return views.copied(raw[ahead][rest].flip(out_dims), raw, items, torch.flip)
+
+
+def _setitem(raw: torch.Tensor, index: Any, value: Any) -> None:
+    """torch's ``raw[index] = value``, also with negative steps (torch refuses them before
+    writing anything): written into the flipped block, which is then put back."""
+    try:
+        raw[index] = value
+    except ValueError:
+        if not _negative_step(index):
+            raise
+        ahead, dims, rest, _ = _unflipped(raw, _plain_items(index))
+        block = raw[ahead]
+        flipped = block.flip(dims)
+        flipped[rest] = value
+        block.copy_(flipped.flip(dims))
+    if _linked:
+        views.written(raw)
+
+
+def _imag(input: torch.Tensor) -> torch.Tensor:
+    """torch's ``imag``, whose error for a real tensor is also an AttributeError, as on every
+    backend (``hasattr(t, "imag")`` is False: xarray's duck-array check asks)."""
+    if not input.is_complex():
+        raise NoImaginaryPartError("imag is not implemented for tensors with non-complex dtypes.")
+    return torch.imag(input)
+
+
+_OWN = {"torch.Tensor.__getitem__": _getitem, "torch.Tensor.__setitem__": _setitem,
+        "torch.imag": _imag, "torch.Tensor.imag.__get__": _imag}
+"""torch names run by interop's functions on torch tensors (negative steps, ``imag``)."""
 
 
 def _one_out(fn: Callable) -> Callable:
@@ -290,6 +427,9 @@ def _result(ret: Any) -> Any:
 def _torch_callable(name: str) -> Callable | None:
     """The torch callable a record's torch name names (``torch.Tensor.shape.__get__``,
     ``aten.foo.default``), or None where this torch has none."""
+    own = _OWN.get(name)
+    if own is not None:
+        return own
     parts = name.split(".")
     if parts[0] == "aten":
         obj: Any = torch.ops.aten
@@ -323,3 +463,4 @@ def _torch_arg(a: Any) -> Any:
 
 
 backend = TorchBackend()
+views.PARTIAL_VIEWS[torch.Tensor] = lambda raw: raw._base

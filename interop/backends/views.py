@@ -25,6 +25,11 @@ the tensors registered as holding ``old`` (``hold``: the dispatcher registers th
 tensors of every call on such a backend), so ``t.add_(1)``, ``t[0] = 1`` and writes
 through views replay as on Dask, with every handle then holding the new array.
 Their links live in a side table (JAX's tracers take no attributes).
+
+Libraries with views of their own that cannot express every basic selection (torch has
+no negative strides: ``t[::-1]`` is a copy, ``PARTIAL_VIEWS``) link such a copy to its
+base as Dask's views are linked (``copied``); a write into the copy, or into a view of
+it that shares its memory, is replayed into the base (``written``).
 """
 
 from __future__ import annotations
@@ -44,7 +49,12 @@ a new array, ``base`` with ``base[index] = value`` (JAX's ``base.at[index].set(v
 SETITEM: dict[type, Callable[[Any, Any, Any], None]] = {}
 """Array types without ``__setitem__`` (Cubed) -> how to write ``base[index] = value`` in
 place, for the indices ``put`` and the write replay use."""
+PARTIAL_VIEWS: dict[type, Callable[[Any], Any]] = {}
+"""Array types with views of their own whose some basic selections are copies (torch's
+negative steps, linked by ``copied``) -> the array whose memory a view shares (torch's
+``_base``), or None (each such backend adds its own on load)."""
 BASE = _BASE = "_interop_view_of"  # the attribute linking a view to its base
+_SHARED = "shared"  # a link's index on PARTIAL_VIEWS: the view shares its base's memory
 _BROADCAST = "_interop_broadcast"
 _NOW = "now"  # [the newest array], shared by every array an immutable one was replaced by
 _HOLDERS = "holders"
@@ -190,20 +200,23 @@ def _as_forward_slices(items: tuple, shape: tuple) -> tuple[tuple, tuple]:
     return tuple(out), tuple(flips)
 
 
-def _forward(index: Any, shape: tuple) -> tuple[tuple, Callable[[Any], Any]]:
+def _forward(index: Any, shape: tuple, flip: Callable[[Any, tuple], Any] | None = None
+             ) -> tuple[tuple, Callable[[Any], Any]]:
     """For a basic ``index``: the same elements as step>0 slices only (what Dask's assignment
     takes), and the map from an array shaped like ``x[index]`` to one shaped like
-    ``x[forward]``."""
+    ``x[forward]`` (reversing axes by ``flip(raw, axes)``, else by a negative step)."""
     items = _expanded(index if isinstance(index, tuple) else (index,), len(shape))
     kept = tuple(i for i in items if i is not None)
     forward, flips = _as_forward_slices(kept, shape)
     # from the view's axes to forward's: drop the new axes (None), restore the ints' axes
     back = tuple(0 if i is None else slice(None) if type(i) is slice else None for i in items)
-    flip = tuple(slice(None, None, -1) if a in flips else slice(None) for a in range(len(kept)))
+    reverse = tuple(slice(None, None, -1) if a in flips else slice(None) for a in range(len(kept)))
 
     def undo(raw: Any) -> Any:
         raw = raw[back]
-        return raw[flip] if flips else raw
+        if not flips:
+            return raw
+        return raw[reverse] if flip is None else flip(raw, flips)
     return forward, undo
 
 
@@ -218,6 +231,14 @@ def remember(view: Any, base: Any, index: Any) -> Any:
     items = index if isinstance(index, tuple) else (index,)
     contiguous = _contiguous_index(tuple(i for i in items if i is not None), base.shape)
     return _link(view, base, forward, undo, contiguous)
+
+
+def copied(copy: Any, base: Any, index: Any, flip: Callable[[Any, tuple], Any]) -> Any:
+    """``copy`` holds ``base[index]`` (basic indexing) on a backend whose views cannot
+    select so (``PARTIAL_VIEWS``: torch's negative steps; ``flip(raw, axes)`` reverses
+    axes there): writes into it reach ``base``."""
+    forward, undo = _forward(index, base.shape, flip)
+    return _link(copy, base, forward, undo, False)
 
 
 def put(base: Any, index: Any, value: Any) -> None:
@@ -314,18 +335,35 @@ def permuted(view: Any, base: Any, axes: Any) -> Any:
 
 def written(raw: Any) -> None:
     """``raw`` was just written in place: replay the write into the arrays it is a view of."""
-    link = _get(raw, _BASE) if type(raw) in WITHOUT_VIEWS and raw.size != 0 else None
+    if type(raw) in WITHOUT_VIEWS:
+        link = _get(raw, _BASE) if raw.size != 0 else None
+    elif type(raw) in PARTIAL_VIEWS:
+        link = _partial_link(raw)
+    else:
+        return
     while link is not None:
         base, index, undo, _ = link
-        value = undo(latest(raw))
-        if index is Ellipsis:
-            WITHOUT_VIEWS[type(base)](base, value)
-        elif type(base) in IMMUTABLE:
-            forward(base, IMMUTABLE[type(base)](latest(base), index, value))
-        else:
-            _setitem(base, index, value)
-        link = _get(base, _BASE)
+        if index is not _SHARED:  # (a view sharing base's memory wrote into base already)
+            value = undo(latest(raw))
+            if index is Ellipsis:
+                WITHOUT_VIEWS[type(base)](base, value)
+            elif type(base) in IMMUTABLE:
+                forward(base, IMMUTABLE[type(base)](latest(base), index, value))
+            else:
+                _setitem(base, index, value)
+        link = _partial_link(base) if type(base) in PARTIAL_VIEWS else _get(base, _BASE)
         raw = base
+
+
+def _partial_link(raw: Any) -> tuple | None:
+    """The link of ``raw`` on a ``PARTIAL_VIEWS`` backend: its own (a copy, ``copied``), else
+    a view of a linked copy shares that copy's memory (``t[::-1][1:3]``)."""
+    link = getattr(raw, _BASE, None)
+    if link is None:
+        owner = PARTIAL_VIEWS[type(raw)](raw)
+        if owner is not None and getattr(owner, _BASE, None) is not None:
+            link = (owner, _SHARED, None, False)
+    return link
 
 
 def _reshape(raw: Any, shape: tuple) -> Any:
