@@ -50,7 +50,11 @@ def _torch_hooked() -> type | None:
 
 def _calibrated(fn: Callable[[], object], budget_s: float) -> int:
     """A loop count that makes one timing take about a fiftieth of the budget: short
-    timings, many of them, so the best one is likely to have run undisturbed."""
+    timings, many of them, so the best one is likely to have run undisturbed.  ``fn``
+    runs first untimed: a first call that compiles (JAX) would otherwise leave a count of
+    1, and one call timed alone after other work is a cold one (JAX's ``a + b`` read
+    1.6x slower so)."""
+    fn()
     number = 1
     while timeit.timeit(fn, number=number) <= budget_s / 50 and number <= 10**7:
         number *= 4
@@ -59,9 +63,8 @@ def _calibrated(fn: Callable[[], object], budget_s: float) -> int:
 
 def best_ns(fns: list[Callable[[], object]], budget_s: float, repeat: int = 35) -> list[float]:
     """Best per-call time in ns of each of ``fns``, timed in turn ``repeat`` times, so that
-    the machine's drifts (other jobs, clock, memory) touch every variant alike.  The order
-    reverses every other round: the first of a round can pay for the round before (JAX's
-    per-call times were 1.7x slower in first place than in second)."""
+    the machine's drifts (other jobs, clock, memory) touch every variant alike; the order
+    reverses every other round, so none is always timed right after another's."""
     numbers = [_calibrated(fn, budget_s) for fn in fns]
     best = [float("inf")] * len(fns)
     for k in range(repeat):
