@@ -225,3 +225,26 @@ def test_a_handler_set_after_the_class_and_a_mixed_call_take_the_general_path() 
     with pytest.raises(TypeError, match="unrelated|no implementation"):
         interop.add(hooked([1.0, 2.0]), x)  # two unrelated subclasses: torch's refusal
     assert sorted(map(str, seen[1])) == sorted(map(str, (hooked, Late)))
+
+
+def test_a_mode_comes_before_a_lone_subclass_handler_in_its_thread_only() -> None:
+    order: list[str] = []
+
+    class Hooked(interop.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            order.append(f"handler:{threading.current_thread().name}")
+            return super().__torch_function__(func, types, args, kwargs)
+
+    class Logging(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            order.append("mode")
+            return func(*args, **(kwargs or {}))
+
+    h = Hooked([1.0, 2.0, 3.0])
+    with Logging():
+        assert float(h.sum().raw) == 6.0  # as torch: the mode first, then the handler
+        worker = threading.Thread(target=h.sum, name="other")
+        worker.start()
+        worker.join()
+    assert order == ["mode", "handler:MainThread", "handler:other"]
