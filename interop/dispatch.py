@@ -538,9 +538,11 @@ def plain_call(args: tuple, kwargs: dict | None) -> tuple[type, Backend | None, 
         if raws is None:
             continue
         b = _raw_backends.get(type(raw))
-        if i >= n_args or b is None or (be is not None and b is not be) or not b.mutable:
-            raws = None  # (an immutable backend's call registers its tensors: the general path)
+        if i >= n_args or b is None or (be is not None and b is not be):
+            raws = None
             continue
+        if not b.mutable:
+            views.hold(a)  # a write into its array (out of place) rebinds it, as unwrap does
         if b.multi_device:
             if device is None:
                 device = raw.device
@@ -582,11 +584,14 @@ def _lower(cls: type, t: type) -> type | None:
 
 def finish(ret: Any, cls: type, args: tuple, be: Backend | None = None) -> Any:
     """An implementation's raw result as a ``cls`` tensor: one array (or NumPy scalar) made
-    directly, anything else wrapped.  Callers have checked that the backend is mutable."""
+    directly, anything else wrapped, as is an immutable backend's ``be`` result (registered
+    for the write replay; the exact-tensor paths, which give no ``be``, refuse those)."""
     if type(ret) not in _raw_backends:
         if not isinstance(ret, np.generic):
             return wrap(ret, cls, args, be)
         ret = np.asarray(ret)  # a NumPy reduction's scalar: a 0-d tensor, as torch's
+    elif be is not None and not be.mutable:
+        return wrap(ret, cls, args, be)
     if cls is not Tensor:
         return make(cls, ret, _source(cls, args))
     obj = _new(Tensor)

@@ -135,7 +135,9 @@ class _NumPy:
     linalg = _Linalg()
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(jnp, name)
+        found = getattr(jnp, name)
+        setattr(self, name, found)  # looked up once: later calls find a plain attribute
+        return found
 
 
 class JaxBackend(Backend):
