@@ -351,6 +351,42 @@ def test_zero_d_and_empty(shape) -> None:
     assert float((t * 0).sum()) == 0.0
 
 
+ALIASES = {"detach": lambda t: t.detach(), "view": lambda t: t.view(t.shape),
+           "float": lambda t: t.float(), "reshape": lambda t: t.reshape(t.shape)}
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (3,)])
+@pytest.mark.parametrize("in_thread", [False, True])
+def test_a_write_through_an_alias_from_a_fast_path_call_reaches_its_base(shape,
+                                                                         in_thread) -> None:
+    """Plain calls on JAX register their tensors themselves (the fast path): a write into an
+    alias they made reaches the tensor it came from, as in torch, in this thread or another
+    (the other direction is one way only, as documented in ``views``)."""
+    import threading
+    a = np.arange(np.prod(shape, dtype=int), dtype=np.float32).reshape(shape)
+    got = {}
+
+    def run() -> None:
+        for name, make in ALIASES.items():
+            t = jx(a)
+            make(t).add_(1)
+            got[name] = t
+    if in_thread:
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+    else:
+        run()
+    for name, make in ALIASES.items():
+        expected = torch.tensor(a)
+        make(expected).add_(1)
+        assert on_jax(got[name]), name
+        np.testing.assert_array_equal(to_numpy(got[name]), expected.numpy(), err_msg=name)
+    with pytest.raises(TypeError):
+        torch.exp(torch.tensor(a), None)
+    with pytest.raises(TypeError):
+        interop.exp(jx(a), None)
+
 # ------------------------------------------------------------------ consumers
 try:
     from tests import test_consumers_xarray as xarray_cases
