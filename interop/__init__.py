@@ -15,35 +15,35 @@ import sys
 from typing import Any
 
 from . import dtypes, overrides
-from .backends import (BACKEND_NAMES, Device, DeviceMismatchError, get_backend,
-                       set_default_backend)
+from .backends import BACKEND_NAMES, Device, DeviceMismatchError, get_backend, set_default_backend
 from .backends import registry as _registry
-from .backends.base import DaskComputeError, DaskComputeWarning, InteropWarning, UnknownShapeError
+from .errors import DaskComputeError, DaskComputeWarning, InteropWarning, UnknownShapeError
 from .config import config, transfer_guard
-from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16,  # noqa: A004
-                     float32, float64, get_default_dtype, half, int, int8, int16, int32,  # noqa: A004
-                     int64, long, set_default_dtype, short, uint8, uint16, uint32, uint64)
+from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16,
+                     float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
+                     long, set_default_dtype, short, uint8, uint16, uint32, uint64)  # noqa: A004
 from .ops import TABLE as _TABLE
 from .ops import install as _install
-from .ops.creation.core import Generator, default_generator, manual_seed
+from .ops.creation.factories import Generator, default_generator, manual_seed
 from .ops.dask_api import compute_all as compute
 from .ops.dask_api import persist_all as persist
-from .protocols import numpy_protocols as _numpy_protocols
-from .protocols import dask_collection as _dask_collection
-from .protocols import dlpack as _dlpack
-from .protocols import einops_backend as _einops_backend
-from .protocols import torch_participant as _torch_participant
-from .protocols.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
-                                       TorchFunctionMode)
-from .tensor import SizeAttribute as _SizeAttribute
-from .tensor import Tensor, stacked_if_lazy, to_raw
-from . import dispatch as _dispatch
+from .surfaces import numpy_protocols as _numpy_protocols
+from .surfaces import dask_collection as _dask_collection
+from .backends import dlpack as _dlpack
+from .surfaces import dlpack_export as _dlpack_export
+from .surfaces import einops_backend as _einops_backend
+from .surfaces import torch_participant as _torch_participant
+from .core.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
+                                  TorchFunctionMode)
+from .core.tensor import SizeAttribute as _SizeAttribute
+from .core.tensor import Tensor, stacked_if_lazy, to_raw
+from .core import dispatch as _dispatch
 
 _install(Tensor, globals())
 Tensor.size = _SizeAttribute(Tensor.__dict__["size"])  # an int (Array API) callable as torch's size()
 _dispatch.RESOLVERS.append(_torch_participant.resolve_torch_callable)
 _numpy_protocols.install(Tensor)
-_dlpack.install(Tensor)
+_dlpack_export.install(Tensor)
 _dask_collection.install(Tensor)
 _einops_backend.install(sys.modules[__name__])
 _torch_participant.register_collate(Tensor)

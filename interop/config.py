@@ -14,9 +14,13 @@ process default (``interop.config.set_default``).  Readers call
 from __future__ import annotations
 
 import contextvars
+import sys
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from .errors import DaskComputeError, DaskComputeWarning
 
 _CHOICES = {
     "implicit_transfer": (False, True),
@@ -174,3 +178,34 @@ def transfer_guard(level: str) -> config:
     ``with interop.transfer_guard('disallow'):`` (see ``interop.config``).
     """
     return config(transfer_guard=level)
+
+
+# Libraries whose frames stand between the user's line and a value read: interop itself,
+# and torch, NumPy and Dask when the user's call came in through their functions.
+_LIBRARY_FRAMES = frozenset({"interop", "torch", "numpy", "dask"})
+
+
+def user_stacklevel() -> int:
+    """``warnings.warn``'s stacklevel, from the caller of this, that names the user's line.
+
+    Walks out of the frames of interop (and of the libraries that called into
+    it), so a warning points at the code that asked for the value.
+    """
+    frame, level = sys._getframe(2), 2
+    while frame is not None and \
+            frame.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY_FRAMES:
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def check_value_read(why: str, what: str) -> None:
+    """An implicit value read is about to compute ``what`` (a lazy array, described for the
+    message): ``interop.config(dask_compute=...)`` says whether it may, for every lazy backend."""
+    policy = setting("dask_compute")
+    if policy == "allow":
+        return
+    msg = (f"{why or 'reading the values'} computes {what}; call t.compute() to compute "
+           f"explicitly, or set interop.config(dask_compute='allow') (now {policy!r})")
+    if policy == "raise":
+        raise DaskComputeError(msg)
+    warnings.warn(msg, DaskComputeWarning, stacklevel=user_stacklevel())

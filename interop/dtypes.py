@@ -365,3 +365,12 @@ def public_dtype(dtype: np.dtype) -> DType:
     if d is None:
         d = _PUBLIC.setdefault(dtype, DType(dtype))
     return d
+
+
+def complex_result(x: Any) -> Any:
+    """``x`` as the complex dtype the standard gives eigenvalues of real matrices (NumPy
+    returns real ones where all are real)."""
+    import array_api_compat
+    have = as_dtype(x.dtype)  # (a torch tensor's too)
+    want = np.result_type(have, np.complex64)
+    return x if have == want else array_api_compat.array_namespace(x).astype(x, want)

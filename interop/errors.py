@@ -96,3 +96,23 @@ __all__ = [
     "UnknownNameError",
     "UnsupportedDtypeError",
 ]
+
+
+class DeviceMismatchError(RuntimeError, ValueError):
+    """Operands live on different devices and moving them was not allowed."""
+
+
+class UnknownShapeError(RuntimeError, ValueError):
+    """An operation needs sizes that a lazy array does not know yet (Dask's NaN chunks)."""
+
+
+class InteropWarning(UserWarning):
+    """Warnings issued by interop (tests turn them into errors)."""
+
+
+class DaskComputeWarning(InteropWarning):
+    """A Dask graph was computed for an implicit value read (``dask_compute='warn'``)."""
+
+
+class DaskComputeError(RuntimeError):
+    """A Dask graph would be computed for an implicit value read (``dask_compute='raise'``)."""

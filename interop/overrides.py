@@ -6,18 +6,24 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .core.dispatch import DispatchedProperty
+from .core.torch_function import (BaseTorchFunctionMode, DisableTorchFunction,
+                                  DisableTorchFunctionSubclass, NoImplementationFound,
+                                  TorchFunctionMode, all_disabled, current_mode,
+                                  disabled_torch_function_impl, enabled, handle_torch_function,
+                                  has_torch_function, is_tensor_like, mode_enabled, mode_stack,
+                                  overriding_args, resolve_name, wrap_torch_function)
 from .ops import TABLE
 from .ops.operators import UNARY_OPERATORS, binary_dunders, inplace_dunders
-from .protocols.torch_function import (BaseTorchFunctionMode, DisableTorchFunction,
-                                       DisableTorchFunctionSubclass, NoImplementationFound,
-                                       TorchFunctionMode, _disabled_torch_function_impl,
-                                       _get_current_function_mode,
-                                       _get_current_function_mode_stack, _get_overloaded_args,
-                                       _is_torch_function_all_disabled,
-                                       _is_torch_function_enabled,
-                                       _is_torch_function_mode_enabled, handle_torch_function,
-                                       has_torch_function, is_tensor_like, resolve_name,
-                                       wrap_torch_function)
+
+# torch.overrides' names, for code written against it
+_disabled_torch_function_impl = disabled_torch_function_impl
+_get_current_function_mode = current_mode
+_get_current_function_mode_stack = mode_stack
+_get_overloaded_args = overriding_args
+_is_torch_function_all_disabled = all_disabled
+_is_torch_function_enabled = enabled
+_is_torch_function_mode_enabled = mode_enabled
 
 
 def get_overridable_functions() -> dict[Any, list[Callable]]:
@@ -29,8 +35,7 @@ def get_overridable_functions() -> dict[Any, list[Callable]]:
             functions.extend(getattr(interop, n) for n in (entry.name, *entry.aliases))
         if entry.method:
             attr = interop.Tensor.__dict__[entry.method]
-            methods.append(attr.__get__ if hasattr(attr, "_interop_run") and
-                           not callable(attr) else attr)
+            methods.append(attr.__get__ if isinstance(attr, DispatchedProperty) else attr)
         if entry.inplace:
             methods.append(getattr(interop.Tensor, entry.inplace))
     dunders = [*(d.name for d in binary_dunders()), *(n for n, _ in inplace_dunders()),

@@ -15,7 +15,7 @@ import interop
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("dask.array")
-from tests.dask_counting import ComputeCounter  # noqa: E402
+from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])

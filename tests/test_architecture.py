@@ -1,4 +1,5 @@
-"""The shape the code keeps: backend differences are backend methods, not branches in operations."""
+"""The shape the code keeps: layers that import downward only, backend differences as backend
+methods (not branches in operations), and modules small enough to read."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def _compares_backend_name(node: ast.AST) -> bool:
 
 
 def test_operations_do_not_branch_on_the_backend_name() -> None:
-    found = [f"{path.name}:{node.lineno}" for path in sorted(OPS.glob("*.py"))
+    found = [f"{path.relative_to(OPS)}:{node.lineno}" for path in sorted(OPS.rglob("*.py"))
              for node in ast.walk(ast.parse(path.read_text())) if _compares_backend_name(node)]
     assert not found, f"branch on be.name (make it a Backend method instead): {found}"
 
@@ -89,3 +90,64 @@ def test_only_optional_libraries_are_imported_inside_functions() -> None:
     assert inside_functions == 0, (
         f"{inside_functions} imports of interop modules inside functions: import at module "
         "level, downward (a cycle means a layer is in the wrong place)")
+
+
+# The layers, from the ground up: a module imports from its own layer and the ones below.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ground floor", ("interop.errors", "interop.dtypes", "interop.config", "interop.devices")),
+    ("backends", ("interop.backends",)),
+    ("core", ("interop.core",)),
+    ("operations", ("interop.ops",)),
+    ("Array API namespace", ("interop.array_api",)),
+    ("surfaces", ("interop.surfaces", "interop.overrides")),
+    ("public names", ("interop",)),
+)
+
+
+def _layer(module: str) -> int:
+    """The index in ``LAYERS`` of the folder (or root module) that holds ``module``."""
+    best, length = None, -1
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > length:
+                best, length = i, len(prefix)
+    assert best is not None, f"{module} is in no layer: add its folder to LAYERS"
+    return best
+
+
+def test_every_module_imports_from_its_layer_or_below() -> None:
+    graph, _ = _imports()
+    upward = [f"{module} ({LAYERS[_layer(module)][0]}) imports {dep} ({LAYERS[_layer(dep)][0]})"
+              for module, deps in sorted(graph.items()) for dep in sorted(deps)
+              if _layer(dep) > _layer(module)]
+    assert not upward, "imports from a higher layer:\n" + "\n".join(upward)
+
+
+def test_the_folder_graph_has_no_cycle() -> None:
+    """Each folder of interop (and each module at its root) is one node."""
+    graph, _ = _imports()
+
+    def node(module: str) -> str:
+        parts = module.split(".")
+        return ".".join(parts[:2])
+    folders: dict[str, set[str]] = {}
+    for module, deps in graph.items():
+        folders.setdefault(node(module), set()).update(node(d) for d in deps if node(d) != node(module))
+    done: set[str] = set()
+
+    def visit(folder: str, path: tuple[str, ...]) -> None:
+        if folder in path:
+            raise AssertionError(f"folder cycle: {' -> '.join(path[path.index(folder):] + (folder,))}")
+        if folder not in done:
+            for dep in sorted(folders.get(folder, ())):
+                visit(dep, (*path, folder))
+            done.add(folder)
+    for folder in sorted(folders):
+        visit(folder, ())
+
+
+def test_modules_stay_readable() -> None:
+    """No module over 500 lines: past that, a module holds more than one job."""
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 500}
+    assert not long, f"split these modules by job: {long}"

@@ -198,7 +198,7 @@ def test_missing_backend_function_names_op_backend_and_fix():
 
 def test_linalg_cross_on_dask_is_lazy_and_matches_numpy():
     """array-api-compat's Dask namespace lacks linalg.cross: NumPy's, built lazily."""
-    from tests.dask_counting import ComputeCounter
+    from tests.helpers.dask_counting import ComputeCounter
     a, b = np.arange(12.0).reshape(4, 3), np.arange(3.0)[::-1].copy()
     with ComputeCounter() as counter:
         got = xp.linalg.cross(_t(a, "dask"), _t(b, "dask"))

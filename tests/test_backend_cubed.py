@@ -389,7 +389,7 @@ def test_whole_array_fallback_is_refused_when_it_cannot_fit():
 # ------------------------------------------------------------------ consumers
 def test_xarray_keeps_cubed_tensors_lazily():
     """tests/test_consumers_xarray.py's operations on a Cubed-backed DataArray: the results
-    are Cubed tensors equal to NumPy's (``python -m tests.array_api_consumers xarray
+    are Cubed tensors equal to NumPy's (``python -m tests.helpers.array_api_consumers xarray
     cubed``), and building them computes nothing."""
     pytest.importorskip("xarray")
     from tests import test_consumers_xarray as xarray_cases

@@ -302,7 +302,7 @@ def test_subclasses_and_attributes_survive_tracing() -> None:
 
 
 def test_value_reads_under_tracing_raise_a_clear_error() -> None:
-    from interop.backends.jax import TracedValueError
+    from interop.backends.jax.backend import TracedValueError
     with pytest.raises(TracedValueError, match="bool.*jax.jit"):
         jax.jit(lambda t: t if bool(t.sum() > 0) else -t)(jx(HOST))
     with pytest.raises(TracedValueError):
@@ -397,6 +397,6 @@ except (ImportError, pytest.skip.Exception):
 @pytest.mark.parametrize("name", list(xarray_cases.OPERATIONS) if xarray_cases else [])
 def test_xarray_keeps_jax_tensors(name) -> None:
     """xarray's DataArray over a JAX-backed tensor: results stay JAX-backed tensors.
-    (scikit-learn, SciPy and array-api-extra: ``python -m tests.array_api_consumers
+    (scikit-learn, SciPy and array-api-extra: ``python -m tests.helpers.array_api_consumers
     sklearn jax`` runs their cases, in a subprocess of its own.)"""
     xarray_cases.test_dataarray_keeps_tensor(name, "jax")

@@ -23,7 +23,7 @@ torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
 from tests.conftest import to_numpy  # noqa: E402
-from tests.numpy_compare import as_tensors  # noqa: E402
+from tests.helpers.numpy_compare import as_tensors  # noqa: E402
 from tests.test_numpy_functions import CASES  # noqa: E402
 
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.array_api_consumers import assert_case
+from tests.helpers.array_api_consumers import assert_case
 
 CASES = [
     "atleast_nd", "cov", "create_diagonal", "expand_dims", "kron", "nunique", "pad", "setdiff1d",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.array_api_consumers import assert_case
+from tests.helpers.array_api_consumers import assert_case
 
 pytest.importorskip("scipy")
 

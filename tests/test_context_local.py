@@ -35,7 +35,7 @@ import interop
 from interop.overrides import (DisableTorchFunction, DisableTorchFunctionSubclass,
                                TorchFunctionMode, _get_current_function_mode,
                                _get_current_function_mode_stack)
-from interop.protocols import torch_function as tf
+from interop.core import torch_function as tf
 from tests.conftest import to_numpy
 
 THREADS = TASKS = 8

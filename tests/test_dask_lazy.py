@@ -10,7 +10,7 @@ import pytest
 import interop
 
 pytest.importorskip("dask.array")
-from tests.dask_counting import ComputeCounter  # noqa: E402
+from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
 
 
 def chain_interop(x):

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import interop
-from interop.backends.base import DaskComputeError
+from interop.errors import DaskComputeError
 
 da = pytest.importorskip("dask.array")
 torch = pytest.importorskip("torch")
 
-from tests.dask_counting import ComputeCounter  # noqa: E402
+from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
 
 RNG = np.random.default_rng(0)
 

@@ -19,7 +19,7 @@ ROWS, COLS, CHUNK_ROWS = 32768, 8192, 512  # 2 GiB of float64 in 64 chunks of 32
 @pytest.mark.slow
 def test_reduce_four_times_the_memory_allowed():
     out = subprocess.run(
-        [sys.executable, "-m", "tests._out_of_core_child", str(ROWS), str(COLS), str(CHUNK_ROWS)],
+        [sys.executable, "-m", "tests.helpers.out_of_core_child", str(ROWS), str(COLS), str(CHUNK_ROWS)],
         cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, timeout=240,
         check=True)
     report = json.loads(out.stdout.strip().splitlines()[-1])

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import interop
 from interop.overrides import TorchFunctionMode
-from tests.dask_counting import ComputeCounter
+from tests.helpers.dask_counting import ComputeCounter
 
 torch = pytest.importorskip("torch")
 

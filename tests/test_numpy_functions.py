@@ -16,7 +16,7 @@ import pytest
 
 import interop
 from tests.conftest import to_numpy
-from tests.numpy_compare import as_tensors, assert_matches
+from tests.helpers.numpy_compare import as_tensors, assert_matches
 
 rng = np.random.default_rng(7)
 INPUTS = {

@@ -14,7 +14,7 @@ import pytest
 
 import interop
 from tests.conftest import to_numpy
-from tests.numpy_compare import as_tensors, assert_matches
+from tests.helpers.numpy_compare import as_tensors, assert_matches
 
 DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float32", "float64", "complex64"]
 OPERATORS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,

@@ -15,7 +15,7 @@ import pytest
 
 import interop
 from tests.conftest import to_numpy
-from tests.numpy_compare import as_tensors, assert_matches
+from tests.helpers.numpy_compare import as_tensors, assert_matches
 from tests.test_numpy_functions import count_computes
 
 UMATH = np._core.umath

@@ -19,7 +19,7 @@ from hypothesis.extra import numpy as hnp
 
 import interop
 from interop.ops import TABLE
-from interop.ops.elementwise.core import BINARY, UNARY
+from interop.ops.elementwise.arithmetic import BINARY, UNARY
 from tests.conftest import to_numpy
 
 torch = pytest.importorskip("torch")

@@ -29,7 +29,7 @@ import interop
 from interop.overrides import (BaseTorchFunctionMode, DisableTorchFunction,
                                DisableTorchFunctionSubclass, TorchFunctionMode,
                                _is_torch_function_all_disabled, _is_torch_function_enabled)
-from interop.protocols import torch_function as tf
+from interop.core import torch_function as tf
 from tests.conftest import to_numpy
 
 torch = pytest.importorskip("torch")
@@ -65,7 +65,7 @@ SURFACES: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any], str]] = {
 
 
 def _state() -> tuple:
-    return (tuple(tf._get_current_function_mode_stack()), _is_torch_function_enabled(), _is_torch_function_all_disabled(),
+    return (tuple(tf.mode_stack()), _is_torch_function_enabled(), _is_torch_function_all_disabled(),
             tf.active(), getattr(tf._depth, "n", 0))
 
 
@@ -184,7 +184,7 @@ def test_mode_stack_is_whole_again_after_a_handler_raises() -> None:
     with outer, inner:
         with pytest.raises(_Boom):
             interop.add(ten("numpy"), 1)
-        assert tuple(tf._get_current_function_mode_stack()) == (outer, inner)  # the popped mode is back
+        assert tuple(tf.mode_stack()) == (outer, inner)  # the popped mode is back
     assert _state() == CLEAN
 
 
@@ -192,8 +192,8 @@ def test_reentering_the_same_mode_object_nests() -> None:
     mode = Passing()
     with mode:
         with mode:
-            assert tuple(tf._get_current_function_mode_stack()) == (mode, mode)
-        assert tuple(tf._get_current_function_mode_stack()) == (mode,)
+            assert tuple(tf.mode_stack()) == (mode, mode)
+        assert tuple(tf.mode_stack()) == (mode,)
     assert _state() == CLEAN
 
 
@@ -338,7 +338,7 @@ def test_slots_are_carried_to_results(backend: str) -> None:
 
 
 def test_old_pickles_without_slots_still_load() -> None:
-    from interop.tensor import _rebuild
+    from interop.core.tensor import _rebuild
     t = _rebuild(Slotted, np.arange(2.0), {"note": "x"})  # what earlier versions wrote
     assert t.note == "x" and not hasattr(t, "unit")
     np.testing.assert_array_equal(to_numpy(t), [0.0, 1.0])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import interop
-from interop.repr import _preview, _values, format_bytes
+from interop.core.repr import _preview, _values, format_bytes
 
 torch = pytest.importorskip("torch")
 

@@ -15,6 +15,7 @@ import re
 import pytest
 
 import interop
+from interop.core.dispatch import route_for
 from interop.ops import TABLE
 
 # Dask's own keyword arguments pass straight through: their names are Dask's to choose.
@@ -44,7 +45,7 @@ def _generated_callables():
                 yield f"interop.{name}", getattr(interop, name), False
         for name in (entry.method, entry.inplace):
             attr = getattr(interop.Tensor, name) if name and not entry.property else None
-            if callable(attr) and getattr(attr, "_interop_run", None) is not None:
+            if callable(attr) and route_for(attr) is not None:
                 yield f"Tensor.{name}", attr, True
 
 

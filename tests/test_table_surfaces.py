@@ -7,7 +7,7 @@ samples (the first few of each operator, float32) call the entry as an interop f
 Dask tensors of several chunks, and the outcome is compared with torch's: values, dtype,
 shape, and torch's refusals. What each record declares its backend lacks (``lacks=``)
 must raise ``BackendLacksError`` there; the known differences are listed with their
-reasons in tests/table_surfaces_xfail.py (strict: a fixed one must leave the list).
+reasons in tests/helpers/table_surfaces_xfail.py (strict: a fixed one must leave the list).
 ``python -m tests.test_table_surfaces`` surveys every case and prints the failures.
 """
 
@@ -22,7 +22,7 @@ import pytest
 import interop
 from interop.errors import BackendLacksError
 from interop.ops import TABLE
-from tests.table_surfaces_xfail import TOO_SLOW, XFAIL
+from tests.helpers.table_surfaces_xfail import TOO_SLOW, XFAIL
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("expecttest")  # torch.testing._internal needs it

@@ -26,7 +26,7 @@ import pytest
 import interop
 from interop.overrides import (DisableTorchFunction, TorchFunctionMode,
                                _get_current_function_mode, _is_torch_function_all_disabled)
-from interop.protocols import torch_function as tf
+from interop.core import torch_function as tf
 from tests.conftest import to_numpy
 
 OPS_PER_THREAD = int(os.environ.get("INTEROP_THREAD_OPS", "10000"))

@@ -16,7 +16,7 @@ from tests.conftest import to_numpy
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("dask")
-from tests.dask_counting import ComputeCounter  # noqa: E402
+from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
 from tests.test_torch_modules import as_interop, assert_like_torch, from_checkpoint  # noqa: E402
 from torch import distributions as D  # noqa: E402
 from torch import nn  # noqa: E402

@@ -19,7 +19,7 @@ from tests.conftest import to_numpy
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("dask")
-from tests.dask_counting import ComputeCounter  # noqa: E402
+from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
 nn = torch.nn
 
 RNG = np.random.default_rng(0)

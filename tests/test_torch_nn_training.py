@@ -19,7 +19,7 @@ from tests.conftest import to_numpy
 from tests.test_torch_nn import assert_like_torch, tensor
 
 torch = pytest.importorskip("torch")
-dask_counting = pytest.importorskip("tests.dask_counting")
+dask_counting = pytest.importorskip("tests.helpers.dask_counting")
 F = torch.nn.functional
 aten = torch.ops.aten
 

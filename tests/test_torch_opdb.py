@@ -5,7 +5,7 @@ converted to interop tensors, the same torch callable is called on them (so it
 reaches ``Tensor.__torch_function__``), and the outcome is compared with torch's on
 the original tensors: values, dtype and shape, the first argument after the call, and
 the refusals (where torch raises, interop must too).  The operators known to fail are
-listed, each with its reason, in tests/opdb_xfail.py (strict: a fixed one must leave
+listed, each with its reason, in tests/helpers/opdb_xfail.py (strict: a fixed one must leave
 the list).  ``python -m tests.test_torch_opdb`` surveys float32, int64 and bool and
 rewrites docs/torch_coverage.md with the pass rates.
 """
@@ -25,7 +25,7 @@ import pytest
 
 import interop
 from tests.conftest import to_numpy, use_our_hypothesis_profile
-from tests.opdb_xfail import XFAIL
+from tests.helpers.opdb_xfail import XFAIL
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("expecttest")  # torch.testing._internal needs it

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import interop
-from interop.protocols.dlpack import foreign_to_raw, from_torch
+from interop.backends.dlpack import foreign_to_raw, from_torch
 from tests.conftest import HAS_GPU, to_numpy
 
 torch = pytest.importorskip("torch")

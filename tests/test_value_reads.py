@@ -16,15 +16,15 @@ import numpy as np
 import pytest
 
 import interop
-from interop import dispatch
+from interop.core.dispatch import callables, handler, running, runs
 from interop.ops import TABLE
-from interop.ops.elementwise.core import BINARY, UNARY
+from interop.ops.elementwise.arithmetic import BINARY, UNARY
 from tests import test_ops_table, test_torch_composite, test_torch_linalg, test_torch_nn, \
     test_torch_opdb_ops
 
 torch = pytest.importorskip("torch")
 dask = pytest.importorskip("dask")
-from tests.dask_counting import ComputeCounter  # noqa: E402
+from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
 
 F = torch.nn.functional
 M = np.arange(12, dtype=np.float32).reshape(3, 4) / 3 - 1
@@ -216,14 +216,15 @@ def run_counting(thunk):
 def test_no_operation_computes_under_raise(monkeypatch):
     """Each sample computes nothing; together they reach every table entry."""
     names = {id(impl): name for name, e in TABLE.items()  # the fast path calls the bare one
-             for impl in (e.impl, getattr(e.impl, "bare", e.impl))}
+             for impl in (e.impl, e.bare)}
     reached: set[str] = set()
-    call_impl = dispatch.call_impl
+    call_impl = running.call_impl
 
     def recording(impl, *args, **kwargs):
         reached.add(names.get(id(impl), ""))  # also when it refuses (Dask lacks it): no compute
         return call_impl(impl, *args, **kwargs)
-    monkeypatch.setattr(dispatch, "call_impl", recording)
+    for module in (callables, handler, running, runs):  # every caller of call_impl
+        monkeypatch.setattr(module, "call_impl", recording)
     leaks = [_leak(label, thunk)[1] for label, thunk in SAMPLES]
     for name in sorted(set(TABLE) - reached - set(VALUE_READS) - set(EXPLICIT) - set(GPU_ONLY)):
         for operands in GENERIC_OPERANDS:  # the first that the operation accepts

@@ -233,7 +233,7 @@ def test_writes_into_broadcast_views_raise_as_torch(backend, view):
 
 
 def test_a_lazy_zero_d_index_is_a_value_read():
-    from interop.backends.base import DaskComputeError
+    from interop.errors import DaskComputeError
     t = interop.tensor(np.arange(12.0).reshape(3, 4), backend="dask")
     i = interop.tensor(np.array(1), backend="dask")
     with interop.config(dask_compute="raise"), pytest.raises(DaskComputeError):

@@ -169,7 +169,7 @@ def test_a_lazy_source_lands_in_a_host_target(write: str) -> None:
 @pytest.mark.parametrize("write", list(WRITES))
 def test_a_lazy_source_is_a_value_read(write: str) -> None:
     """Under dask_compute='raise' the write raises before anything is written; 'warn' warns."""
-    from interop.backends.base import DaskComputeError, DaskComputeWarning
+    from interop.errors import DaskComputeError, DaskComputeWarning
     t = interop.tensor(np.arange(6.0))
     d = interop.tensor(np.arange(6.0) + 10, backend="dask", chunks=2)
     with interop.config(dask_compute="raise"), pytest.raises(DaskComputeError):
@@ -206,7 +206,7 @@ def test_zero_d_and_empty_targets(shape: tuple, backend: str) -> None:
 
 def test_unknown_sizes() -> None:
     """In-place forms on a Dask tensor of unknown (NaN) size; numel() says how to learn it."""
-    from interop.backends.base import UnknownShapeError
+    from interop.errors import UnknownShapeError
     d = interop.tensor(np.arange(6.0), backend="dask", chunks=2)
     m = d[d > 2]
     m.add_(1)

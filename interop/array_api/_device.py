@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..backends import registry
-from ..backends.base import CPU, Backend, Device
+from ..devices import CPU, Device
+from ..backends.contract import Backend
 
 
 def as_device(device: Any) -> Device:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..backends import registry
-from ..backends.base import Backend, Device
+from ..backends.contract import Backend
+from ..devices import Device
 from . import _device
 
 

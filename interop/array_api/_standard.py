@@ -79,24 +79,15 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(s) for s in np.broadcast_shapes(*shapes))
 
 
-def complex_result(x: Any) -> Any:
-    """``x`` as the complex dtype the standard gives eigenvalues of real matrices (NumPy
-    returns real ones where all are real)."""
-    import array_api_compat
-    have = dtypes.as_dtype(x.dtype)  # (a torch tensor's too)
-    want = np.result_type(have, np.complex64)
-    return x if have == want else array_api_compat.array_namespace(x).astype(x, want)
-
-
 def eig(x: Any, /) -> Any:
     import array_api_compat
     w, v = array_api_compat.array_namespace(x).linalg.eig(x)
-    return type(np.linalg.eig(np.eye(1)))(complex_result(w), complex_result(v))
+    return type(np.linalg.eig(np.eye(1)))(dtypes.complex_result(w), dtypes.complex_result(v))
 
 
 def eigvals(x: Any, /) -> Any:
     import array_api_compat
-    return complex_result(array_api_compat.array_namespace(x).linalg.eigvals(x))
+    return dtypes.complex_result(array_api_compat.array_namespace(x).linalg.eigvals(x))
 
 
 _SCALARS = (bool, int, float, complex, np.generic)

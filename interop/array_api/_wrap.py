@@ -14,14 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import dispatch
+from ..core import dispatch
 from ..backends import registry
-from ..backends.base import Backend
-from ..tensor import Tensor, move
-from . import _dask, _device, _standard
+from ..backends.contract import Backend
+from ..core.tensor import Tensor, move
+from . import _device, _standard
 
 MODULE = "interop.array_api"
-BACKEND_RULES = {"dask": _dask.RULES}  # backend name -> {qualname: the standard's rule}
 
 
 def _function_of(be: Backend, module: str, name: str, public_name: str) -> Callable:
@@ -72,7 +71,7 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
             be = target
         fn = resolved.get(be)
         if fn is None:  # a backend's own rule first, then the standard's, then the backend's
-            fn = resolved[be] = BACKEND_RULES.get(be.name, {}).get(qualname) or rule or \
+            fn = resolved[be] = be.standard_fixes.get(qualname) or rule or \
                 _function_of(be, module, name, public_name)
         try:
             ret = fn(*rargs, **rkwargs)
@@ -85,7 +84,7 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
 
     doc = (f"``{qualname}`` of the Array API standard (2025.12), computed by the backend's "
            "array-api-compat namespace; takes and returns interop tensors.")
-    public = dispatch.make_public(run, name, qualname, doc)
+    public = dispatch.make_public(dispatch.Route(run), name, qualname, doc, module=MODULE)
     public.__module__ = f"{MODULE}.{module}" if module else MODULE
     return public
 

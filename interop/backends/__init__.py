@@ -1,6 +1,8 @@
 """Backends: the array libraries below the facade (numpy, cupy, dask), loaded lazily."""
 
-from .base import CPU, Backend, Device, DeviceMismatchError
+from ..devices import CPU, Device
+from .contract import Backend
+from ..errors import DeviceMismatchError
 from .registry import (BACKEND_NAMES, array_types, backend_of, common_backend, default_backend,
                        get_backend, set_default_backend)
 

@@ -28,7 +28,9 @@ import numpy as np
 
 from ..config import setting
 from ..errors import unknown_name
-from .base import BACKEND_NAMES, CPU, DEVICE_TYPES, Backend, Device, DeviceMismatchError
+from ..devices import BACKEND_NAMES, CPU, DEVICE_TYPES, Device
+from .contract import Backend
+from ..errors import DeviceMismatchError
 
 # Each backend: the top-level modules whose arrays it holds, and what to install for it.
 # Adding a backend is one line here, its name in base.BACKEND_NAMES, and its module.
@@ -58,7 +60,7 @@ def get_backend(name: str | Backend) -> Backend:
     if name not in BACKEND_NAMES:
         raise unknown_name("backend", name, BACKEND_NAMES)
     try:
-        module = importlib.import_module(f"interop.backends.{name}")
+        module = importlib.import_module(f"interop.backends.{name}.backend")
     except ImportError as exc:
         extra = _LIBRARIES[name][1]
         raise ImportError(f"the {name} backend needs {exc.name}, which is not installed: {extra}") from exc

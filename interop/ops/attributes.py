@@ -16,10 +16,11 @@ import numpy as np
 
 from .. import dtypes
 from ..backends import registry
-from ..backends.base import Device, UnknownShapeError
+from ..devices import Device
+from ..errors import UnknownShapeError
 from ..errors import ShapeError
-from ..repr import format_tensor
-from ..tensor import to_raw
+from ..core.repr import format_tensor
+from ..core.tensor import to_raw
 from ._args import check_dim, kept_scalars
 from .registry import op
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..backends import registry
-from ..dispatch import make
-from ..tensor import Tensor
+from ..core.dispatch import make
+from ..core.tensor import Tensor
 from .registry import op
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -74,17 +74,27 @@ def _arity(annotation: Any) -> str:
     return "single" if annotation in _SINGLE else "several" if annotation in _SEVERAL else "either"
 
 
+class Normalized(NamedTuple):
+    """An implementation with its dimension arguments normalised, and what lets the fast
+    path skip the normaliser: ``bare`` (the implementation itself) may be called where
+    ``fits(args)`` is true (None: always)."""
+
+    call: Callable
+    bare: Callable
+    fits: Callable[[tuple], bool] | None
+
+
 def normalizing(impl: Callable, name: str, *, all_dims_if_empty: bool = False,
-                tensor_dim_is_other: bool = False) -> Callable:
+                tensor_dim_is_other: bool = False) -> Normalized:
     """``impl`` with its dimension arguments normalised (``impl`` itself if it takes none)."""
     try:
         params = list(inspect.signature(impl).parameters.values())[1:]  # after be
     except (TypeError, ValueError):
-        return impl
+        return Normalized(impl, impl, None)
     plan = [(i if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) else None, p.name,
              _arity(p.annotation)) for i, p in enumerate(params) if p.name in DIM_NAMES]
     if not plan:
-        return impl
+        return Normalized(impl, impl, None)
 
     def fix(args: tuple, kwargs: dict) -> tuple:
         for i, param, arity in plan:
@@ -113,5 +123,4 @@ def normalizing(impl: Callable, name: str, *, all_dims_if_empty: bool = False,
         dim's place; nothing to fix (the fast path then calls ``impl`` itself)."""
         return first is None or len(args) <= first or type(args[first]) is int
 
-    with_dims.bare, with_dims.fits = impl, fits
-    return with_dims
+    return Normalized(with_dims, impl, fits)

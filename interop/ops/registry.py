@@ -9,6 +9,7 @@ torch name of a callable that torch passed to ``__torch_function__``.
 
 from __future__ import annotations
 
+import builtins
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,25 @@ class Op:
     extra: dict[str, Any] = field(default_factory=dict)
     lacks: dict[str, str] = field(default_factory=dict)  # backend name -> why it cannot run there
     native: bool = True            # a backend may run its library's own function instead
+    bare: Callable[..., Any] | None = None  # impl without its dimension normaliser
+    fits: Callable[[tuple], bool] | None = None  # args the bare impl takes as they are
+
+    @builtins.property
+    def native_names(self) -> tuple[str, ...]:
+        """The torch names a backend whose library is torch runs its own function under, in
+        place of ``impl`` (``Backend.native``): those of the out-of-place forms, aliases
+        included; none for creation functions (``backend=`` picks theirs) and records
+        marked ``native=False``."""
+        if not self.native:
+            return ()
+        return tuple(n for n in self.torch if n.rsplit(".", 1)[-1] != self.inplace)
+
+    @builtins.property
+    def inplace_native_names(self) -> tuple[str, ...]:
+        """The torch names of the in-place form (``torch.Tensor.add_``, ``torch.relu_``)."""
+        if not self.native or not self.inplace:
+            return ()
+        return tuple(n for n in self.torch if n.rsplit(".", 1)[-1] == self.inplace)
 
 
 TABLE: dict[str, Op] = {}
@@ -86,7 +106,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
         checked = normalizing(refusing(impl, names[0] if names else key, lacks or {}), key,
                               all_dims_if_empty=all_dims_if_empty,
                               tensor_dim_is_other=tensor_dim_is_other)
-        TABLE[key] = Op(key, checked, function=function, method=meth, inplace=inpl, torch=names,
+        TABLE[key] = Op(key, checked.call, bare=checked.bare, fits=checked.fits,
+                        function=function, method=meth, inplace=inpl, torch=names,
                         aliases=aliases, creation=creation, out=out, property=property,
                         family=family or domain_of(impl),
                         doc=(impl.__doc__ or "").strip(),

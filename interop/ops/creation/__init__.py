@@ -2,4 +2,4 @@
 
 Importing the package declares its operations (fills ``registry.TABLE``)."""
 
-from . import build, core, random  # noqa: F401
+from . import build, factories, random  # noqa: F401

@@ -14,7 +14,7 @@ from typing import Any
 from ... import dtypes
 from .._args import check_dim, int_arg, promote
 from ..registry import op
-from ..shape.core import _reshape as reshape_any
+from ..shape.manipulation import _reshape as reshape_any
 
 _FREXP = namedtuple("frexp", ["mantissa", "exponent"])
 _COMPLEX = {"float16": dtypes.complex64, "float32": dtypes.complex64,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from .core import Generator
+from .factories import Generator
 from ..registry import op
 
 

@@ -2,4 +2,4 @@
 
 Importing the package declares its operations (fills ``registry.TABLE``)."""
 
-from . import core, pointwise, special  # noqa: F401
+from . import arithmetic, pointwise, special  # noqa: F401

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...backends.registry import get_backend, host_values
-from .core import _complex_of, _real_of
+from .transforms import _complex_of, _real_of
 from ..registry import TABLE, op
 
 

@@ -2,4 +2,5 @@
 
 Importing the package declares its operations (fills ``registry.TABLE``)."""
 
-from . import core, expm, functions, householder, ldl, legacy, lowrank, lu, products  # noqa: F401
+from . import matmul  # noqa: F401  (first: torch_linalg aliases its records)
+from . import expm, householder, ldl, legacy, lowrank, lu, products, torch_linalg  # noqa: F401

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..registry import op, torch_names
-from .functions import _square
+from .torch_linalg import _square
 
 _SQRT_177 = 0.1330413469565007072504e+2
 _X3 = 2. / 3.

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .functions import _float, mH
+from .torch_linalg import _float, mH
 from ..registry import op
 
 _GEQRF = namedtuple("geqrf", ["a", "tau"])

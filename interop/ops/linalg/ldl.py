@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from . import functions as tl
+from . import torch_linalg as tl
 from .._args import whole_arrays
 from ..registry import op
 from .lu import factors_in_one_task

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-from . import functions as tl
+from . import torch_linalg as tl
 from ..registry import op, torch_names
 
 _QR = namedtuple("qr", ["Q", "R"])

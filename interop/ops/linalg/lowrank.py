@@ -14,9 +14,9 @@ import sys
 from typing import Any
 
 from ... import dtypes
-from .core import matmul
+from .matmul import matmul
 from ..registry import op
-from .functions import qr, svd
+from .torch_linalg import qr, svd
 
 def _mh(be: Any, x: Any) -> Any:
     """The conjugate transpose of the last two dimensions."""

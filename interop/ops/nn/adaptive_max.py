@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from ..indexing.core import _take_along
-from .functional import _adaptive_bounds, NN
+from ..indexing.selection import _take_along
+from .common import NN
+from .functional import _adaptive_bounds
 from ..registry import op, torch_names
 
 

@@ -18,7 +18,7 @@ from .._args import check_dim, int_arg, promote, whole_arrays
 from .conv import _ceil_pads, _tuple
 from .functional import _affine, _channel
 from ..registry import op, torch_names
-from ..shape.core import _reshape as reshape_any
+from ..shape.manipulation import _reshape as reshape_any
 
 
 def _stats(be: Any, x: Any, axes: tuple, eps: float) -> tuple[Any, Any]:

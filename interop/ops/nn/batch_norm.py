@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 
 from ...backends import views
-from .functional import _affine, _channel, NN
+from .common import NN
+from .functional import _affine, _channel
 from ..registry import op, torch_names
 
 

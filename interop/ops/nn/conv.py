@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .functional import NN
+from .common import NN
 from ..registry import op, torch_names
 
 

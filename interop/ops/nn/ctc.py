@@ -17,7 +17,7 @@ import numpy as np
 from ...backends.registry import host_values
 from ...errors import UnsupportedDtypeError
 from .._args import whole_arrays
-from .functional import NN
+from .common import NN
 from .loss import reduce_loss
 from ..registry import op, torch_names
 

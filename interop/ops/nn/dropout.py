@@ -10,8 +10,8 @@ import math
 import warnings
 from typing import Any
 
-from ..creation.core import default_generator
-from .functional import in_place, NN
+from ..creation.factories import default_generator
+from .common import in_place, NN
 from ..registry import op, torch_names
 
 ALPHA = 1.7580993408473766

@@ -10,7 +10,9 @@ from typing import Any
 
 from ... import dtypes
 from .._args import check_dim, float_input
-from .functional import linear, log_softmax_raw, NN
+from .common import NN
+from .activations import log_softmax_raw
+from .functional import linear
 from ..registry import op, torch_names
 
 

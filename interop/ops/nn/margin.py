@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from ..indexing.core import _take_along
-from .functional import NN, pairwise_distance
+from ..indexing.selection import _take_along
+from .common import NN
+from .functional import pairwise_distance
 from .loss import reduce_loss, reduction_arg
 from ..registry import op, torch_names
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .functional import NN
+from .common import NN
 from ..registry import TABLE, op, torch_names
 
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}

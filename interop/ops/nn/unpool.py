@@ -10,7 +10,7 @@ from typing import Any
 
 from .._args import whole_arrays
 from .conv import _batched, _tuple
-from .functional import NN
+from .common import NN
 from ..registry import op, torch_names
 
 

@@ -2,4 +2,4 @@
 
 Importing the package declares its operations (fills ``registry.TABLE``)."""
 
-from . import core, counting, segments, sorting, statistics  # noqa: F401
+from . import aggregates, counting, segments, sorting, statistics  # noqa: F401

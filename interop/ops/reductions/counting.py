@@ -13,7 +13,7 @@ from typing import Any
 from ... import dtypes
 from ...backends.registry import host_values
 from .._args import check_dim, float_input
-from .core import values_indices
+from .aggregates import values_indices
 from ..registry import op
 
 _HISTOGRAM = namedtuple("histogram", ["hist", "bin_edges"])

@@ -17,7 +17,7 @@ import numpy as np
 from ... import dtypes
 from ...errors import ShapeError, UnsupportedDtypeError
 from .._args import cast, check_dim, whole_arrays
-from .core import _check_nonempty
+from .aggregates import _check_nonempty
 from ..registry import op
 
 

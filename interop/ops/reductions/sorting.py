@@ -13,8 +13,8 @@ import numpy as np
 from ... import dtypes
 from ...errors import BackendLacksError
 from .._args import check_dim, int_arg, ordered
-from ..indexing.core import _take_along
-from .core import values_indices
+from ..indexing.selection import _take_along
+from .aggregates import values_indices
 from ..registry import op
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from ... import dtypes
 from ...backends.registry import host_values, python_value
 from .._args import check_dim, float_input, ordered, promote
-from .core import values_indices
+from .aggregates import values_indices
 from ..registry import op, torch_alias
 
 

@@ -2,4 +2,4 @@
 
 Importing the package declares its operations (fills ``registry.TABLE``)."""
 
-from . import core, stacking, tensor_methods  # noqa: F401
+from . import manipulation, stacking, tensor_methods  # noqa: F401

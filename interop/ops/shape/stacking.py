@@ -12,7 +12,7 @@ from ...backends import views
 from ...backends.registry import host_values
 from .._args import check_dim, promote
 from ..registry import op
-from .core import _reshape
+from .manipulation import _reshape
 
 
 @op()

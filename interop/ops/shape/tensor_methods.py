@@ -15,9 +15,9 @@ from ...backends import views
 from ...errors import ShapeError
 from .._args import size_arg
 from ..attributes import to
-from ..reductions.core import _acc_dtype
+from ..reductions.aggregates import _acc_dtype
 from ..registry import op
-from .core import _reshape as reshape_any
+from .manipulation import _reshape as reshape_any
 
 
 def _conj(be: Any, x: Any) -> Any:

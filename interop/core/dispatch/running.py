@@ -1,0 +1,132 @@
+"""Running an implementation on raw arrays, and restating what a backend raises in torch's
+words: the operation's name, torch's exception type, and the fix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ... import dtypes, errors
+from ...backends import registry
+from ...backends.contract import Backend
+from .unwrap import unwrap_call
+from .wrapping import wrap
+
+
+def backend_error(name: str, exc: Exception) -> Exception:
+    """A backend's exception restated as torch would raise it, naming the operation and a fix.
+
+    NumPy reports shape mistakes as ValueError where torch raises RuntimeError,
+    and its messages name ufuncs, not the operation the user called.
+    """
+    msg = str(exc)
+    if isinstance(exc, OverflowError):
+        return errors.NumberOverflowError(f"{name}: {msg.strip()}; the value does not fit the "
+                                          "tensor's dtype: use a wider dtype (t.long(), "
+                                          "t.double()) or a value in range")
+    if isinstance(exc, MemoryError):
+        return errors.OutOfMemoryError(f"{name}: {msg.strip()}; the result needs more memory "
+                                       "than there is: use smaller sizes, or backend='dask' "
+                                       "to work in chunks, out of core")
+    if isinstance(exc, ValueError) and "read-only" in msg:
+        return errors.ReadOnlyError(f"{name}: {msg.strip()} (a NumPy array with writeable=False, "
+                                    "or a broadcast view); write into a copy (t.clone()) or "
+                                    "make the array writeable")
+    if isinstance(exc, np.linalg.LinAlgError):
+        return errors.LinAlgError(f"{name}: {msg.strip()}; the matrix must be invertible (or "
+                                  "positive definite for cholesky): check its values")
+    if isinstance(exc, IndexError):
+        hint = ("dim must lie in [-ndim, ndim-1]" if "axis" in msg and "for axis" not in msg
+                else "indices along a dimension of size n must lie in [-n, n-1]")
+        return errors.IndexOutOfRangeError(f"{name}: {msg.strip()}; {hint}")
+    if isinstance(exc, ValueError):
+        if "broadcast" in msg:
+            hint = ("the shapes must be broadcastable: trailing dimensions equal or 1 "
+                    "(add dimensions with unsqueeze or reshape)")
+        elif "reshape" in msg or "size of new array" in msg:
+            hint = "the new shape must hold the same number of elements"
+        elif "too big" in msg or "Maximum allowed size" in msg:
+            hint = "the result would not fit in memory: use smaller sizes"
+        else:
+            hint = "check the arguments' shapes and values"
+        return errors.ShapeError(f"{name}: {msg.strip()}; {hint}")
+    return TypeError(f"{name}: {msg.strip()}; pass tensors or numbers of a supported dtype")
+
+
+def _raised_by_backend(exc: BaseException) -> bool:
+    """True if ``exc`` comes from the array library, not from interop's own checks."""
+    tb = exc.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return not tb.tb_frame.f_globals.get("__name__", "").startswith("interop")
+
+
+def run_op(impl: Callable, creation: bool, cls: type, args: tuple, kwargs: dict,
+           native_names: tuple[str, ...] = ()) -> Any:
+    """The general path of an out-of-place operation: unwrap, run, wrap as ``cls``."""
+    be, rargs, rkwargs = unwrap_call(args, kwargs)
+    ret = call_impl(impl, be if creation else be or registry.default_backend(), rargs, rkwargs,
+                    native_names)
+    return wrap(ret, cls, args, be)
+
+
+_RESTATED = (ValueError, TypeError, IndexError, NotImplementedError, AttributeError,
+             OverflowError, MemoryError)
+"""The exceptions of an implementation that ``restated`` may put in torch's words."""
+
+
+def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict,
+              native_names: tuple[str, ...] = ()) -> Any:
+    """``impl`` on raw arguments; a backend's exception is restated as torch would raise it.
+
+    A backend whose library has the operation itself (``Backend.native``: torch's functions
+    on torch tensors) runs that instead, under the operation's torch names
+    (``Route.native_names``), with that library's semantics and errors."""
+    if be is not None and be.native_ops:
+        native = be.native(native_names)
+        if native is not None:
+            return native(*rargs, **rkwargs)
+    try:
+        return impl(be, *rargs, **rkwargs)
+    except _RESTATED as exc:
+        raise restated(impl, be, rargs, exc)  # noqa: B904 (restated sets the cause)
+
+
+def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) -> Exception:
+    """What ``impl`` raising ``exc`` should raise: ``exc`` itself, or torch's statement of
+    it, naming the operation (its ``__cause__`` is ``exc``)."""
+    if type(exc).__module__ == errors.__name__ or hasattr(exc, "interop_graph_error"):
+        return exc  # already stated by interop, or raised by a task of an earlier Dask graph
+    name = getattr(impl, "__name__", "operation")
+    misplaced = _not_an_operand(name, rargs)
+    if misplaced is not None and isinstance(exc, (TypeError, AttributeError)):
+        new = misplaced
+    elif isinstance(exc, AttributeError):
+        return exc
+    elif isinstance(exc, (OverflowError, MemoryError)):
+        new = backend_error(name, exc)
+    elif (explained := be.explain_error(name, rargs, exc) if be is not None else None) is not None:
+        new = explained
+    elif isinstance(exc, (ValueError, dtypes.OperandError)) or type(exc).__module__.startswith(
+            ("numpy", "cupy", "dask")) or type(exc) is IndexError and _raised_by_backend(exc):
+        new = backend_error(name, exc)
+    else:
+        return exc
+    new.__cause__ = exc
+    return new
+
+
+def _not_an_operand(name: str, rargs: list) -> TypeError | None:
+    """A TypeError naming the argument if a positional one (or an element of a list of
+    tensors) is None or an iterator where a tensor goes: what made ``impl`` fail."""
+    for i, a in enumerate(rargs, 1):
+        items = [(f"element {j} of argument {i}", x) for j, x in enumerate(a)] \
+            if type(a) is list or type(a) is tuple else [(f"argument {i}", a)]
+        for where, x in items:
+            if x is None or isinstance(x, Iterator):
+                fix = "pass a tensor" if x is None else "make a tensor first: interop.tensor(list(x))"
+                return TypeError(f"{name}(): {where} must be a tensor, not "
+                                 f"{type(x).__name__}; {fix}")
+    return None

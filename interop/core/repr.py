@@ -1,0 +1,205 @@
+"""How a tensor shows itself: torch-style text, and an HTML card for Jupyter.
+
+``tensor([1., 2.], backend='numpy')``; a subclass shows its own name
+(``Meters([1., 2.], backend='numpy')``), the dtype appears when it is not the
+default for its kind (default float, int64, bool), the device for GPU data.
+Neither repr ever computes a Dask graph, and GPU data travels to the host only
+as the bounded corners that are printed.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..backends import registry
+
+_THRESHOLD, _EDGEITEMS, _LINEWIDTH = 1000, 3, 80
+
+
+def display_name(cls: type) -> str:
+    """What a repr starts with: ``tensor`` for the base class, a subclass's own name (as torch).
+
+    The base class marks itself (``_base_of_tensors``) so that this module
+    needs no import of ``tensor``, which imports it."""
+    inherits = any(vars(c).get("_base_of_tensors") for c in cls.__mro__[1:])
+    return cls.__name__ if inherits else "tensor"
+
+
+def _implicit_dtype(dt: np.dtype) -> bool:
+    return dt in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool, dtypes.default_complex())
+
+
+def _values(host: np.ndarray, prefix: str, summarize: bool | None = None) -> str:
+    """The values as torch prints them; ``summarize`` for a large array's corners."""
+    summarize = host.size > _THRESHOLD if summarize is None else summarize
+    if dtypes.is_bfloat16(host.dtype):
+        host = host.astype(np.float32)  # exact; NumPy's printer formats its own floats only
+    shown = _edges(host) if summarize else host
+    formatter, width = _torch_format(shown)
+    # torch fits floor((80 - indent) / (width + 2)) elements on a line; the numpy line width
+    # that fits as many (numpy also counts the ", " and one "]" per dimension):
+    indent = len(prefix) + max(host.ndim - 1, 0)
+    per_line = max(1, (_LINEWIDTH - indent) // (width + 2))
+    line = indent + per_line * (width + 2) - 1 + host.ndim if width else _LINEWIDTH
+    text = np.array2string(
+        host, separator=", ", prefix=prefix, threshold=0 if summarize else _THRESHOLD,
+        edgeitems=_EDGEITEMS, precision=4, floatmode="fixed", suppress_small=False,
+        formatter=formatter, max_line_width=line)
+    return text.replace(", ..., ", ",  ..., ")  # torch pads the summary mark
+
+
+def _torch_format(shown: np.ndarray) -> tuple[dict | None, int]:
+    """numpy formatter (None: numpy's own) and element width, as torch formats ``shown``."""
+    if shown.dtype.kind == "f":
+        return _torch_float_format(shown)
+    if shown.size == 0:
+        return None, 0
+    if shown.dtype.kind == "b":
+        width = 4 if shown.all() else 5
+        return {"bool": lambda v: str(bool(v)).rjust(width)}, width
+    if shown.dtype.kind in "iu":
+        return None, max(len(str(v)) for v in (shown.min(), shown.max()))
+    return None, 0  # complex: numpy's layout
+
+
+def _edges(host: np.ndarray) -> np.ndarray:
+    """The elements a summarised print shows (torch sizes its format on these alone)."""
+    e = _EDGEITEMS
+    return host[np.ix_(*[np.r_[0:e, s - e:s] if s > 2 * e else np.arange(s) for s in host.shape])]
+
+
+def _torch_float_format(shown: np.ndarray) -> tuple[dict, int]:
+    """torch's ``_Formatter`` for real floats: integer, fixed or scientific mode, one width.
+
+    Sized on the nonzero finite values shown: whole numbers print as ``3.``,
+    others with 4 decimals; scientific when magnitudes span more than 1000x,
+    exceed 1e8 or (not whole) fall under 1e-4.
+    """
+    flat = shown.reshape(-1).astype(np.float64)
+    nonzero = flat[np.isfinite(flat) & (flat != 0)]
+    magnitudes = np.abs(nonzero)
+    whole = bool(np.all(nonzero == np.ceil(nonzero)))
+    lo, hi = (magnitudes.min(), magnitudes.max()) if nonzero.size else (1.0, 1.0)
+    sci = hi / lo > 1000.0 or hi > 1.0e8 or (not whole and lo < 1.0e-4)
+
+    def text(v: float) -> str:
+        if not math.isfinite(v):
+            return f"{v:.0f}"  # nan, inf, -inf
+        return f"{v:.4e}" if sci else f"{v:.0f}." if whole else f"{v:.4f}"
+
+    width = max([1, *(len(text(v)) for v in nonzero.tolist())])
+    return {"float_kind": lambda v: text(float(v)).rjust(width)}, width
+
+
+def _host_values(be: Any, raw: Any, prefix: str) -> str:
+    """The printed values; a GPU array sends only the corners that are shown to the host."""
+    if be.device_of(raw).type == "cpu":
+        return _values(np.asarray(be.to_host(raw)), prefix)
+    return _values(np.asarray(be.to_host(_preview(be, raw))), prefix,
+                   summarize=math.prod(raw.shape) > _THRESHOLD)
+
+
+def _lazy_body(raw: Any) -> str:
+    return f"<lazy shape={tuple(raw.shape)}, chunks={raw.chunksize}, dtype={raw.dtype}>"
+
+
+def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
+    """The text repr of a raw array held by a tensor (bounded copy for GPU data)."""
+    extras = []
+    device = be.device_of(raw)
+    if be.lazy:
+        body = _lazy_body(raw)
+    else:
+        body = _host_values(be, raw, f"{name}(")
+        if math.prod(raw.shape) == 0 and raw.ndim != 1:
+            extras.append(f"size={tuple(raw.shape)}")
+        if not _implicit_dtype(be.dtype_of(raw)):
+            extras.append(f"dtype={dtypes.as_dtype(be.dtype_of(raw))}")
+    if device.type != "cpu":
+        extras.append(f"device='{device}'")
+    extras.append(f"backend='{be.name}'")
+    return f"{name}({body}, {', '.join(extras)})"
+
+
+def _preview(be: Any, raw: Any) -> Any:
+    """The corners of a large array that a summarised print shows, plus one hidden middle row.
+
+    Each long axis keeps its first and last ``_EDGEITEMS`` and one element
+    between, so the corners print, with ``summarize=True``, exactly as the
+    whole array would (the middle one falls under the ``...``).
+    """
+    if math.prod(raw.shape) <= _THRESHOLD:
+        return raw
+    e = _EDGEITEMS
+    index = [be.np.asarray([*range(e + 1), *range(s - e, s)]) if s > 2 * e else be.np.arange(s)
+             for s in raw.shape]
+    return raw[be.np.ix_(*index)]
+
+
+# ------------------------------------------------------------------ Jupyter
+def format_bytes(n: float) -> str:
+    """``48 B``, ``7.63 MiB``; ``unknown`` for Dask arrays of unknown size."""
+    if n is None or (isinstance(n, float) and math.isnan(n)):
+        return "unknown"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{int(n)} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
+
+
+def html_card(tensor: Any) -> str:
+    """The ``_repr_html_`` of a tensor: one header line, then the values (or Dask's chunk diagram).
+
+    Each fact appears once: the header names the class, shape, dtype, backend,
+    device and size ("would take N bytes" for a lazy tensor, which holds none
+    yet) and, for Dask, the chunks; a subclass's instance attributes (``unit``)
+    follow it.  Reads the raw array directly (no dispatch, so a logging
+    subclass's hook stays quiet while the notebook draws); a Dask tensor shows
+    the diagram Dask draws from its metadata, never its values (rendering runs
+    no task); a GPU tensor's preview copies only the printed corners.
+    """
+    raw = tensor._raw
+    be = registry.backend_of(raw)
+    facts = [("class", type(tensor).__name__), ("shape", tuple(raw.shape)), ("dtype", raw.dtype),
+             ("backend", be.name), ("device", be.device_of(raw)), ("bytes", _size_text(be, raw))]
+    if be.lazy:
+        facts.append(("chunks", f"chunks {raw.chunksize}"))
+    header = " · ".join(f"<span class='interop-{key}'>{html.escape(str(value))}</span>"
+                        for key, value in facts)
+    return (f"<div class='interop-tensor' style='font-family:monospace'>"
+            f"<div>{header}</div>{_attributes_line(tensor)}{_body(be, raw)}</div>")
+
+
+def _size_text(be: Any, raw: Any) -> str:
+    """``12 B``; a lazy tensor holds no data yet: ``would take 12 B`` once computed."""
+    size = format_bytes(raw.nbytes)
+    if not be.lazy:
+        return size
+    return f"would take {size}" if size != "unknown" else "size unknown until computed"
+
+
+def _attributes_line(tensor: Any) -> str:
+    """A subclass's public instance attributes (``unit='m'``), as the subclass keeps them."""
+    attributes = {k: v for k, v in getattr(tensor, "__dict__", {}).items() if not k.startswith("_")}
+    if not attributes:
+        return ""
+    text = ", ".join(f"<span class='interop-attr-{html.escape(k)}'>{html.escape(k)}="
+                     f"{html.escape(repr(v))}</span>" for k, v in attributes.items())
+    return f"<div>{text}</div>"
+
+
+def _body(be: Any, raw: Any) -> str:
+    """The values (bounded), or for Dask the chunk diagram alone (Dask's own card would repeat
+    shape, dtype, bytes and chunks); none where Dask cannot draw one (0-d, empty, unknown sizes)."""
+    if not be.lazy:
+        return f"<pre style='margin:0'>{html.escape(_host_values(be, raw, ''))}</pre>"
+    try:
+        return f"<div class='interop-dask'>{raw.to_svg(size=120)}</div>"
+    except NotImplementedError:
+        return ""

@@ -1,0 +1,18 @@
+"""What the torch.nn.functional modules share: the namespace name, and ``inplace=True``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...backends import views
+
+NN = "torch.nn.functional"
+
+
+def in_place(be: Any, input: Any, result: Any, inplace: bool) -> Any:
+    """``inplace=True``: write into ``input``'s buffer (on Dask, its graph) and return it."""
+    if not inplace:
+        return result
+    views.check_writable(input, "inplace=True")
+    views.assign(input, result)
+    return input

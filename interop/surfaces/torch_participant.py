@@ -1,0 +1,175 @@
+"""Tensor as a participant in *torch's* protocol: torch callables -> the operation table.
+
+When user code calls ``torch.add(t, 1)`` or ``F.relu(t)`` on an interop
+tensor, torch hands the call to ``Tensor.__torch_function__`` with ``func``
+set to the torch callable.  This resolver turns that callable into the
+table's implementation by its torch name; torch is already imported then,
+so nothing here imports it first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import types
+from collections.abc import Callable
+
+from ..backends import registry
+from ..core.dispatch import Route, unwrap_call, wrap
+from ..ops import TORCH_NAMES
+from ..ops.nn.rnn import HOST_SIZES
+from .after_import import when_imported
+
+_cache: dict[int, tuple[Callable, Route]] = {}
+
+
+
+def lookup(name: str) -> Route | None:
+    """The table's route for a torch name: as given (the records list every name, aliases
+    too), torch.functional.<f> as torch.<f>, or a Tensor method as its torch function."""
+    route = TORCH_NAMES.get(name)
+    if route is None and name.startswith("torch.functional."):
+        route = TORCH_NAMES.get("torch." + name.removeprefix("torch.functional."))
+    if route is None and name.startswith("torch.Tensor."):
+        route = TORCH_NAMES.get("torch." + name.removeprefix("torch.Tensor."))
+    if route is None and name.endswith("_copy") and name != "torch.Tensor.copy_":
+        stem = name.removesuffix("_copy")  # torch.view_copy: the view (a method), copied
+        base = lookup(stem) or lookup(stem.replace("torch.", "torch.Tensor.", 1))
+        route = Route(_copied(base.run)) if base is not None else None
+    return route
+
+
+def _copied(run: Callable) -> Callable:
+    """The ``*_copy`` variant of a view operation: its result(s) cloned."""
+    clone = TORCH_NAMES["torch.clone"].run
+
+    def run_copy(cls: type, args: tuple, kwargs: dict) -> object:
+        out = run(cls, args, kwargs)
+        if isinstance(out, (tuple, list)):
+            return type(out)(clone(cls, (o,), {}) for o in out)
+        return clone(cls, (out,), {})
+    return run_copy
+
+
+def torch_name(func: Callable) -> str | None:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    return torch.overrides.resolve_name(func)
+
+
+def _drop_none_out(route: Route) -> Route:
+    """torch's Python functions (tensordot, norm, ...) forward ``out=None``: it means no out.
+    The direct implementation and the shortcut stay: the default handler calls them sooner."""
+    run = route.run
+
+    def run_torch(cls: type, args: tuple, kwargs: dict) -> object:
+        if kwargs and "out" in kwargs and kwargs["out"] is None:
+            kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+        return run(cls, args, kwargs)
+    return dataclasses.replace(route, run=run_torch)
+
+
+def _sizes_on_host(route: Route, position: int) -> Route:
+    """Sizes torch keeps on the host (a CPU integer torch tensor at ``position``: a packed
+    sequence's ``batch_sizes``, embedding_bag's ``offsets``) read as ints, before the operands
+    are brought onto a Dask input's backend."""
+    torch = sys.modules["torch"]
+    run = route.run
+
+    def run_sizes(cls: type, args: tuple, kwargs: dict) -> object:
+        sizes = args[position] if len(args) > position else None
+        if isinstance(sizes, torch.Tensor) and sizes.dtype in (torch.int64, torch.int32) \
+                and sizes.device.type == "cpu" and not _runs_torch(args[0]):
+            args = (*args[:position], tuple(sizes.tolist()), *args[position + 1:])
+        return run(cls, args, kwargs)
+    return Route(run_sizes)
+
+
+def _runs_torch(x: object) -> bool:
+    """True for a tensor on a backend that runs torch's own functions: sizes stay torch's."""
+    be = registry.backend_of(getattr(x, "_raw", None))
+    return be is not None and be.native_ops
+
+
+_DISPATCH_CHECKS = ("has_torch_function", "has_torch_function_unary",
+                    "has_torch_function_variadic")
+
+
+def _none_or_dtype(input: object) -> object:
+    """torch.nn.functional's helper, without its ``isinstance(input, torch.Tensor)`` check
+    (it raises for any other tensor): the dtype of a tensor of any kind, or None."""
+    return None if input is None else input.dtype
+
+
+_BODY_HELPERS = {"_none_or_dtype": _none_or_dtype}
+"""Module-level helpers of torch's Python functions that check for torch tensors by type,
+replaced in the bodies run here (F.multi_head_attention_forward's mask handling)."""
+
+
+def _torch_python_body(func: Callable) -> Route | None:
+    """run for a torch function written in Python over other torch calls (a composite, such as
+    F.multi_head_attention_forward): its own body, with its opening ``has_torch_function``
+    check answered False, so the torch calls inside it dispatch to interop one by one."""
+    code = getattr(func, "__code__", None)
+    if code is None or not any(n in code.co_names for n in _DISPATCH_CHECKS):
+        return None
+    never = {name: (lambda *args: False) for name in _DISPATCH_CHECKS}
+    body = types.FunctionType(code, {**func.__globals__, **never, **_BODY_HELPERS},
+                              func.__name__, func.__defaults__, func.__closure__)
+    body.__kwdefaults__ = func.__kwdefaults__
+
+    def run_body(cls: type, args: tuple, kwargs: dict) -> object:
+        return body(*args, **kwargs)
+    return Route(run_body)
+
+
+def resolve_torch_callable(func: Callable) -> Route | None:
+    """The route of a torch callable, or None if it is not torch's."""
+    hit = _cache.get(id(func))
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    module = getattr(func, "__module__", None) or type(func).__module__ or ""
+    owner = getattr(func, "__self__", None) or getattr(func, "__objclass__", None)
+    if not (module.startswith("torch") or type(owner).__module__.startswith("torch")
+            or getattr(owner, "__module__", "").startswith("torch")):
+        return None
+    # torch callables torch.overrides cannot name (torch._chunk_cat, ...) fall back to their
+    # qualified name: never to calling them, which would come back here without end
+    name = torch_name(func) or f"{module}.{getattr(func, '__name__', func)}"
+    route = lookup(name)
+    if route is not None:
+        route = _drop_none_out(route)
+        if name in HOST_SIZES:
+            route = _sizes_on_host(route, HOST_SIZES[name])
+    if route is None:
+        route = _torch_python_body(func)
+    if route is None:
+        def missing(cls, args, kwargs, _name=name):
+            be, rargs, rkwargs = unwrap_call(args, kwargs)
+            native = be.native((_name,)) if be is not None and be.native_ops else None
+            if native is not None:  # a backend whose library is torch: torch's own function
+                return wrap(native(*rargs, **rkwargs), cls, args, be)
+            raise TypeError(f"{_name} is not implemented by interop for the "
+                            f"{be.name if be else 'numpy'} backend; call it on a torch tensor "
+                            "(torch.from_dlpack(t)), or use an interop function")
+        route = Route(missing)
+    _cache[id(func)] = (func, route)
+    return route
+
+
+COLLATE_MODULE = "torch.utils.data._utils.collate"
+
+
+def _collate_tensors(batch: list, *, collate_fn_map: dict | None = None) -> object:
+    """A DataLoader batch of interop tensors: stacked along a new first dimension (torch's
+    default collation of tensors), on their backend (Dask: lazily)."""
+    return TORCH_NAMES["torch.stack"].run(type(batch[0]), (batch, 0), {})
+
+
+def register_collate(tensor_cls: type) -> None:
+    """torch's ``default_collate`` batches ``tensor_cls`` (and subclasses), once torch's
+    collation module loads: ``import interop`` imports no torch."""
+    def register(collate: object) -> None:
+        collate.default_collate_fn_map.setdefault(tensor_cls, _collate_tensors)
+    when_imported(COLLATE_MODULE, register)

@@ -1,0 +1,1 @@
+"""Helpers shared by the tests: reference comparisons, compute counters, expected-failure lists."""
