@@ -76,7 +76,7 @@ def best_ns(fns: list[Callable[[], object]], budget_s: float, repeat: int = 35) 
 
 def cases(shape: tuple[int, ...]) -> dict[str, tuple[Callable, Callable]]:
     """name -> (raw case factory, tensor case factory); factories take arrays/tensors."""
-    return {
+    table = {
         "t + t": (lambda a, b: (lambda: a + b), lambda x, y: (lambda: x + y)),
         "t.sum()": (lambda a, b: (lambda: a.sum()), lambda x, y: (lambda: x.sum())),
         "t[1:3]": (lambda a, b: (lambda: a[1:3]), lambda x, y: (lambda: x[1:3])),
@@ -84,6 +84,11 @@ def cases(shape: tuple[int, ...]) -> dict[str, tuple[Callable, Callable]]:
                    lambda x, y: (lambda: interop.matmul(x, y)),
                    lambda x, y: (lambda: x.matmul(y))),  # torch's column: the method
     }
+    if _torch_hooked() is not None:
+        import torch  # torch's own function on interop tensors: torch's route to the handler
+        table["torch.add"] = (lambda a, b: (lambda: a + b),
+                              lambda x, y: (lambda: torch.add(x, y)))
+    return table
 
 
 def run(quick: bool) -> list[tuple]:

@@ -23,7 +23,7 @@ from .routes import Route, register
 from .running import call_impl
 from .shortcuts import raw_shortcut
 from .unwrap import exact_tensors
-from .wrapping import finish, raw_backends
+from .wrapping import finish, new_object, raw_backends
 
 active = tf.active  # the per-context gate: falsy when no mode or guard is active here
 
@@ -194,10 +194,11 @@ def default_handler(cls: type) -> bool:
 def make_getitem(route: Route) -> Callable:
     """``t[i]``: a slice or an int on a plain tensor is a view made directly; all else dispatches."""
     run = route.run
+    without_views, immutable = views.WITHOUT_VIEWS, views.IMMUTABLE  # (sets, filled as backends load)
 
     def __getitem__(self: Any, index: Any) -> Any:  # noqa: N807
         cls = type(self)
-        if not active() and (cls is Tensor or default_handler(cls)):
+        if (cls is Tensor or default_handler(cls)) and not active():
             ti = type(index)
             try:
                 if ti is slice:
@@ -209,10 +210,14 @@ def make_getitem(route: Route) -> Callable:
             except (IndexError, ValueError):
                 out = None  # the table entry below says it in torch's words (Dask: unknown sizes)
             if out is not None:
-                if type(out) in views.WITHOUT_VIEWS:  # Dask: writes into out must reach self
+                if type(out) in without_views:  # Dask: writes into out must reach self
                     views.remember(out, self._raw, index)
-                    if type(out) in views.IMMUTABLE:  # JAX: a write replays into self's array
+                    if type(out) in immutable:  # JAX: a write replays into self's array
                         views.hold(self)
+                elif cls is Tensor:
+                    obj = new_object(Tensor)
+                    obj._raw = out
+                    return obj
                 return make(cls, out, self)
             return call(__getitem__, run, (self, index), {})
         return dispatch(__getitem__, run, (self, index), {})  # a mode, or cls's own handler

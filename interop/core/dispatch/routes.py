@@ -37,7 +37,7 @@ class Route:
     """An operator's raw function and dtype kinds, for ``interop.add(t, t)`` as ``t + t``."""
 
 
-_known: dict[int, tuple[Any, Route]] = {}
+known: dict[int, tuple[Any, Route]] = {}
 """id of a callable (or property) -> (it, its route); held, so ids are never reused."""
 
 RESOLVERS: list[Callable[[Callable], Route | None]] = []
@@ -46,17 +46,17 @@ RESOLVERS: list[Callable[[Callable], Route | None]] = []
 
 def register(obj: Any, route: Route) -> None:
     """``obj`` (an interop callable, or a property object) runs ``route``."""
-    _known[id(obj)] = (obj, route)
+    known[id(obj)] = (obj, route)
 
 
 def route_for(func: Callable) -> Route | None:
     """The route of a callable handlers received, from any surface; None for a callable of
     no surface (a user's function)."""
-    hit = _known.get(id(func))
+    hit = known.get(id(func))
     if hit is not None and hit[0] is func:
         return hit[1]
     owner = getattr(func, "__self__", None)
-    hit = _known.get(id(owner))
+    hit = known.get(id(owner))
     if hit is not None and hit[0] is owner:  # a property's bound __get__
         return hit[1]
     for resolver in RESOLVERS:
@@ -66,5 +66,5 @@ def route_for(func: Callable) -> Route | None:
     else:
         return None
     if owner is None or isinstance(owner, (ModuleType, type)):  # not np.add.reduce: a new
-        _known[id(func)] = (func, route)  # object per access
+        known[id(func)] = (func, route)  # object per access
     return route
