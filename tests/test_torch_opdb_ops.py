@@ -245,9 +245,6 @@ CASES = {
         (IMG[0],), True),
 }
 
-DASK_LACKS = {"qr_complete"}
-
-
 def compare(got, exp, values: bool, where: str) -> None:
     if isinstance(exp, (tuple, list)):
         assert len(got) == len(exp), where
@@ -267,10 +264,6 @@ def test_matches_torch(name, backend):
     call, operands, values = CASES[name]
     expected = call(*[torch.from_numpy(o.copy()) for o in operands])
     args = [interop.tensor(o.copy(), backend=backend) for o in operands]
-    if backend == "dask" and name in DASK_LACKS:
-        with pytest.raises(TypeError, match="dask"):
-            call(*args)
-        return
     got = call(*args)
     for g in got if isinstance(got, tuple) else (got,):
         assert g.backend == backend, (name, g.backend)

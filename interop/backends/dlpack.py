@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from . import registry
 from ..errors import DeviceMismatchError
 from ..errors import UnsupportedDtypeError
 

@@ -95,7 +95,7 @@ def stacked_if_lazy(data: Any) -> Any:
 def _target_backend(backend: str | Backend | None, device: Any, source: Backend | None) -> Backend:
     if backend is not None:
         return registry.get_backend(backend)
-    if device is not None and (source is None or not source.lazy):
+    if device is not None and (source is None or not source.container):
         return source if source is not None and source.serves(Device(device)) else \
             registry.backend_for_device(device)
     return source or registry.default_backend()

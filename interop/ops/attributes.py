@@ -241,7 +241,7 @@ def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
             dtype = a
     if chunks is not None:
         options["chunks"] = chunks
-    if device is not None and backend is None and be.lazy:
+    if device is not None and backend is None and be.container:  # Dask: its chunks move
         backend = be.name
     return to_raw(input, dtype=dtype, device=device, backend=backend, copy=copy or None,
                   **options)

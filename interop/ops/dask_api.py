@@ -20,8 +20,8 @@ from ..core.tensor import Tensor
 from .registry import op
 
 
-def _dask_only(name: str, be: Any) -> None:
-    if not be.lazy:
+def _chunked_only(name: str, be: Any, input: Any) -> None:
+    if be.chunking(input) is None:
         raise TypeError(f"interop.Tensor.{name}: a {be.name} tensor has no chunks; make it a Dask "
                         "tensor first with t.to(backend='dask', chunks=...)")
 
@@ -33,17 +33,18 @@ def chunks(be: Any, input: Any) -> tuple:
     Eager tensors have no such attribute (AttributeError, so ``hasattr`` is
     False): xarray and Dask take an object with ``chunks`` for a chunked array.
     """
-    if not be.lazy:
+    chunks = be.chunking(input)
+    if chunks is None:
         raise AttributeError(f"'Tensor' object has no attribute 'chunks': a {be.name} tensor is "
                              "not chunked; make it a Dask tensor with t.to(backend='dask', "
                              "chunks=...)")
-    return input.chunks
+    return chunks
 
 
 @op(function=False, family="dask", torch=())
 def rechunk(be: Any, input: Any, chunks: Any = "auto", **kwargs: Any) -> Any:
     """The same lazy values cut into new chunks (``dask.array.Array.rechunk``)."""
-    _dask_only("rechunk", be)
+    _chunked_only("rechunk", be, input)
     return input.rechunk(chunks, **kwargs)
 
 
@@ -67,7 +68,7 @@ def persist(be: Any, input: Any, **kwargs: Any) -> Any:
 @op(function=False, family="dask", torch=())
 def compute_chunk_sizes(be: Any, input: Any) -> Any:
     """Compute unknown (NaN) chunk sizes in place, so shape-dependent operations can proceed."""
-    _dask_only("compute_chunk_sizes", be)
+    _chunked_only("compute_chunk_sizes", be, input)
     return be.compute_chunk_sizes(input)
 
 
@@ -81,7 +82,7 @@ def map_blocks(be: Any, input: Any, func: Callable, *args: Any, **kwargs: Any) -
     ``dask.array.map_blocks``.  ``func`` may take ``block_id``/``block_info``.
     """
     on_tensors = _on_tensors(func)
-    if not be.lazy:
+    if be.chunking(input) is None:  # one block: the whole array
         return on_tensors(input, *args)
     return be.np.map_blocks(on_tensors, input, *args, **kwargs)
 
@@ -101,9 +102,14 @@ def _several(method: str, tensors: tuple, kwargs: dict) -> tuple:
     """Run ``compute``/``persist`` on all tensors in one graph; each keeps its class and attributes."""
 
     raws = [t._raw if isinstance(t, Tensor) else t for t in tensors]
-    lazy = [registry.backend_of(r) for r in raws]
-    if any(be is not None and be.lazy for be in lazy):
-        raws = getattr(registry.get_backend("dask"), method)(*raws, **kwargs)
+    by_backend: dict[Any, list[int]] = {}  # each backend computes its arrays in one graph
+    for i, r in enumerate(raws):
+        be = registry.backend_of(r)
+        if be is not None:
+            by_backend.setdefault(be, []).append(i)
+    for be, places in by_backend.items():
+        for i, r in zip(places, getattr(be, method)(*(raws[i] for i in places), **kwargs)):
+            raws[i] = r
     return tuple(make(type(t), r, t) if isinstance(t, Tensor) else r
                  for t, r in zip(tensors, raws))
 

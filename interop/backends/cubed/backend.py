@@ -25,12 +25,13 @@ from typing import Any
 import cubed
 import numpy as np
 
-from . import numpy_namespace as cubed_numpy
-from .. import registry, views
-from .numpy_namespace import DETACHED, source
-from ...devices import CPU, Device
-from ..contract import Backend
 from ...config import check_value_read
+from ...devices import CPU, Device
+from .. import registry, views
+from ..chunked import ChunkedBackend
+from ..contract import Backend
+from . import numpy_namespace as cubed_numpy
+from .numpy_namespace import DETACHED, source
 
 Array = cubed.Array
 _CUBEDS_GETITEM, _CUBEDS_RECHUNK = Array.__getitem__, Array.rechunk
@@ -167,9 +168,8 @@ def _numpy_getitem(x: Any, index: Any) -> Any:
     return x[index]
 
 
-class CubedBackend(Backend):
+class CubedBackend(ChunkedBackend):
     name = "cubed"
-    lazy = True
     array_type = Array
     numpy_protocols = False
     xp: Any = None  # set per instance: Cubed's namespace, completed (cubed_numpy.Standard)
@@ -179,6 +179,16 @@ class CubedBackend(Backend):
     def __init__(self) -> None:
         self.np = cubed_numpy.NumpyShaped(read=self.to_host, make=self.asarray)
         self.xp = cubed_numpy.Standard(self.np)
+
+    def chunk_backend(self, raw: Array) -> Backend:
+        """Cubed's chunks are NumPy arrays (held in Zarr between tasks)."""
+        return registry.get_backend("numpy")
+
+    def reshape(self, raw: Array, shape: tuple) -> Array:
+        if raw.size == 0:  # nothing to move, and Cubed plans no task over 0 bytes
+            return self.create("empty", np.empty(raw.shape, bool).reshape(shape).shape,
+                               dtype=raw.dtype)
+        return super().reshape(raw, shape)
 
     def device_of(self, raw: Array) -> Device:
         """The host, naming Cubed: creation functions given it make Cubed arrays."""
@@ -213,8 +223,8 @@ class CubedBackend(Backend):
 
     def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
                spec: Any = None, **kwargs: Any) -> Array:
-        if fn == "eye" and "M" in kwargs:
-            kwargs["n_cols"] = kwargs.pop("M")
+        if fn == "eye" and "M" in kwargs:  # NumPy's M is Cubed's positional n_cols
+            args = (*args, kwargs.pop("M"))
         made = getattr(cubed, fn, None)
         options = {"chunks": chunks or "auto", "spec": spec or self.spec}
         if made is None or fn == "linspace":

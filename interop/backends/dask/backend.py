@@ -26,6 +26,7 @@ from ...config import check_value_read
 from ...devices import Device
 from ...errors import LinAlgError, UnknownShapeError
 from .. import registry, views
+from ..chunked import ChunkedBackend
 from ..contract import Backend
 from . import indexing as dask_indexing
 from . import numpy_functions as dask_numpy
@@ -73,9 +74,8 @@ def _namespace() -> _WithLazyExtras:
     return namespace
 
 
-class DaskBackend(Backend):
+class DaskBackend(ChunkedBackend):
     name = "dask"
-    lazy = True
     standard_fixes = standard.RULES
     array_type = da.Array
     xp = compat_dask
@@ -106,6 +106,9 @@ class DaskBackend(Backend):
 
     def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
                **kwargs: Any) -> da.Array:
+        if fn == "eye" and kwargs.get("M") not in (None, args[0]):  # Dask's eye with M != N
+            n, m = args[0], kwargs.pop("M")  # builds a graph that fails: a square one, sliced
+            return self.create("eye", max(n, m), device=device, chunks=chunks, **kwargs)[:n, :m]
         out = getattr(da, fn)(*args, chunks=chunks or "auto", **kwargs)
         return out if device is None else self.to_device(out, device)
 
@@ -196,6 +199,8 @@ class DaskBackend(Backend):
         chunk k, in a task of its own.  A chunk whose count does not match raises
         when computed (even where NumPy, which counts only the total, would not).
         """
+        if not isinstance(values, da.Array):
+            return False  # host values have a known size: the library's own write takes them
         if target.size == 0 and values.size == 0 and mask.shape == target.shape:
             return True  # nothing selected, nothing to write (Dask fails on empty arrays)
         if mask.ndim == 0:

@@ -229,7 +229,7 @@ class JaxBackend(Backend):
     def updated(self, raw: Any, index: Any, value: Any, how: str | None = None) -> Any:
         return getattr(raw.at[index], _AT[how])(value)
 
-    def write_at(self, raw: Any, index: Any, value: Any) -> None:
+    def write_at(self, raw: Any, index: Any, value: Any, name: str = "t[index] = value") -> None:
         views.forward(raw, views.latest(raw).at[index].set(value))
 
     def to_host(self, raw: Any, why: str = "") -> np.ndarray:
@@ -241,6 +241,13 @@ class JaxBackend(Backend):
                 "jax.jit, jax.grad or jax.vmap traces the function; compute without reading "
                 "values (interop.where(...) instead of if/else on a tensor, sizes from shapes), "
                 "or read them outside the traced function") from exc
+
+    def peek(self, raw: Any) -> Any:
+        """None for a value being traced (jit, grad, vmap): a check that needs it is left out."""
+        try:
+            return super().peek(raw)
+        except TracedValueError:
+            return None
 
     def explain_error(self, name: str, args: list, exc: Exception) -> Exception | None:
         """JAX's errors for values needed while tracing, in interop's words (a size, an index

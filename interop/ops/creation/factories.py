@@ -87,8 +87,8 @@ def _like(fn: str, doc: str) -> Any:
         b = target(backend, device, be)
         dev = device if device is not None else (be.device_of(input) if b is be else None)
         dt = dtypes.as_dtype(dtype) or be.dtype_of(input)
-        if b.lazy and chunks is None and be.lazy:
-            chunks = input.chunks
+        if chunks is None:
+            chunks = be.chunking(input)  # None where input has no chunks
         base = fn.removesuffix("_like")
         fill = kept_scalars(fn, dt, *fill)
         return b.create(base, tuple(input.shape), *fill, dtype=dt, device=dev, chunks=chunks)
@@ -154,9 +154,6 @@ def eye(be: Any, n: int, m: int | None = None, *, dtype: Any = None, device: Any
     b = target(backend, device, be)
     n = int_arg("eye", "n", n)
     m = None if m is None else int_arg("eye", "m", m)
-    if b.lazy and m not in (None, n):  # dask's eye with M != N builds a broken graph
-        square = b.create("eye", max(n, m), dtype=_float_or(dtype), device=device, chunks=chunks)
-        return square[:n, :m]
     return b.create("eye", n, M=m, dtype=_float_or(dtype), device=device, chunks=chunks)
 
 
@@ -200,7 +197,7 @@ def _random(kind: str, doc: str) -> Any:
         b = target(backend, device)
         rng = (generator or default_generator).for_backend(b)
         shape = size_arg(size)
-        kwargs = {"chunks": chunks or "auto"} if b.lazy else {}
+        kwargs = b.chunk_options(chunks)
         out = rng.random(shape, **kwargs) if kind == "rand" else \
             rng.standard_normal(shape, **kwargs)
         return b.astype(out, _float_or(dtype))
@@ -223,7 +220,7 @@ def randint(be: Any, low: int, high: int | None = None, size: Any = None, *,
         low, high, size = 0, low, high
     b = target(backend, device)
     rng = (generator or default_generator).for_backend(b)
-    kwargs = {"chunks": chunks or "auto"} if b.lazy else {}
+    kwargs = b.chunk_options(chunks)
     out = rng.integers(low, high, size=tuple(size), **kwargs)
     return b.astype(out, dtypes.as_dtype(dtype) or dtypes.int64)
 
@@ -240,7 +237,7 @@ def _random_like(kind: str) -> Any:
              device: Any = None, requires_grad: bool = False, layout: Any = None,
              memory_format: Any = None, pin_memory: bool = False) -> Any:
         rng = (generator or default_generator).for_backend(be)
-        kwargs = {"chunks": input.chunks} if be.lazy else {}
+        kwargs = be.chunk_options(be.chunking(input))
         shape = tuple(input.shape)
         out = rng.random(shape, **kwargs) if kind == "rand" else rng.standard_normal(shape, **kwargs)
         dt = dtypes.as_dtype(dtype) or be.dtype_of(input)
@@ -265,7 +262,7 @@ def randint_like(be: Any, input: Any, low: int, high: int | None = None, *,
     if high is None:
         low, high = 0, low
     rng = (generator or default_generator).for_backend(be)
-    kwargs = {"chunks": input.chunks} if be.lazy else {}
+    kwargs = be.chunk_options(be.chunking(input))
     out = rng.integers(int(low), int(high), size=tuple(input.shape), **kwargs)
     return _on_device(be, be.astype(out, dtypes.as_dtype(dtype) or be.dtype_of(input)), device)
 

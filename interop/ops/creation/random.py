@@ -32,9 +32,9 @@ def backend_rng(be: Any, generator: Any) -> Any:
 def _shape_and_chunks(be: Any, *operands: Any) -> tuple[tuple, dict]:
     arrays = [o for o in operands if hasattr(o, "shape")]
     shape = np.broadcast_shapes(*(tuple(a.shape) for a in arrays))
-    if not be.lazy:
+    if be.chunking(arrays[0]) is None:
         return shape, {}
-    return shape, {"chunks": be.np.broadcast_to(arrays[0], shape).chunks}
+    return shape, be.chunk_options(be.chunking(be.np.broadcast_to(arrays[0], shape)))
 
 
 @op(function=False, method=False, torch=("torch.normal",))
@@ -45,7 +45,7 @@ def normal(be: Any, mean: Any, std: Any = 1.0, *, generator: Any = None) -> Any:
     if dtype.kind not in "fc":
         raise RuntimeError(f"normal expects floating point mean and std, got {dtype}; convert "
                            "with .float()")
-    if not be.lazy and bool((be.np.asarray(std) < 0).any()):
+    if be.peek((be.np.asarray(std) < 0).any()):  # (lazy: unknown without computing)
         raise RuntimeError("normal expects all elements of std >= 0.0")
     shape, chunks = _shape_and_chunks(be, mean, std)
     eps = backend_rng(be, generator).standard_normal(shape, **chunks).astype(dtype)
@@ -63,7 +63,7 @@ def _check_probabilities(be: Any, input: Any, num_samples: int, replacement: boo
     if not replacement and num_samples > input.shape[-1]:
         raise RuntimeError("multinomial: cannot sample n_sample > prob_dist.size(-1) samples "
                            "without replacement")
-    if not be.lazy and bool((input < 0).any() | ~be.np.isfinite(input).all()):
+    if be.peek((input < 0).any() | ~be.np.isfinite(input).all()):
         raise RuntimeError("multinomial: probability tensor contains either `inf`, `nan` or "
                            "element < 0")
 
@@ -78,7 +78,8 @@ def multinomial(be: Any, input: Any, num_samples: int, replacement: bool = False
     _check_probabilities(be, input, num_samples, replacement)
     p = input if input.ndim == 2 else input[None]
     rng = backend_rng(be, generator)
-    chunks = {"chunks": (p.chunks[0], -1)} if be.lazy else {}
+    rows = be.chunking(p)
+    chunks = {} if rows is None else be.chunk_options((rows[0], -1))
     if replacement:
         cdf = be.np.cumsum(p, axis=-1)
         u = rng.random((p.shape[0], num_samples), **chunks).astype(p.dtype) * cdf[:, -1:]
@@ -101,7 +102,7 @@ def bernoulli(be: Any, input: Any, p: Any = None, *, generator: Any = None) -> A
         raise RuntimeError(f"bernoulli_ only supports floating point dtypes, got {input.dtype}; "
                            "convert with .float()")
     prob = input if p is None else p
-    if not be.lazy and bool(((be.np.asarray(prob) < 0) | (be.np.asarray(prob) > 1)).any()):
+    if be.peek(((be.np.asarray(prob) < 0) | (be.np.asarray(prob) > 1)).any()):
         raise RuntimeError("bernoulli: Expected p_in >= 0 && p_in <= 1 to be true")
     shape, chunks = _shape_and_chunks(be, input)
     draws = backend_rng(be, generator).random(shape, **chunks)

@@ -126,12 +126,11 @@ def refuse_kinds(name: str, dtype: Any) -> None:
 
 
 def check_int_division(be: Any, name: str, divisor: Any) -> None:
-    """torch raises on integer division by zero (NumPy would give 0); eager backends only,
-    since checking a Dask operand would compute it."""
+    """torch raises on integer division by zero (NumPy would give 0); where reading the
+    divisor costs nothing (``Backend.peek``): checking a Dask operand would compute it."""
     dt = getattr(divisor, "dtype", None)
     is_int = dt.kind in "iu" if dt is not None else isinstance(divisor, int)
-    if is_int and not be.lazy and python_value(be.np.any(be.np.asarray(divisor) == 0),
-                                               f"{name}(): checking for a zero divisor"):
+    if is_int and be.peek(be.np.any(be.np.asarray(divisor) == 0)):
         raise RuntimeError(f"ZeroDivisionError: {name}: integer division by zero; use floating "
                            "point operands (t.float()) to get inf/nan instead")
 
@@ -146,7 +145,7 @@ def int_pow(be: Any, a: Any, b: Any) -> Any:
     if kind in ("u", "b") or kind is None:  # no negative exponent: a Python int
         return be.np.power(a, b)                        # stays weak (the base's dtype, NEP 50)
     negative = b < 0
-    if not be.lazy and not python_value(be.np.any(negative), "pow(): negative exponents"):
+    if be.peek(be.np.any(negative)) is False:  # (None where reading would compute)
         return be.np.power(a, b)
     safe = be.np.power(a, be.np.where(negative, 0, b))
     ones = be.np.where(be.np.remainder(b, 2) == 0, 1, -1).astype(safe.dtype)

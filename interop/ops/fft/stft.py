@@ -24,7 +24,7 @@ from ..registry import TABLE, op
 
 def _whole(be: Any, x: Any, axis: int) -> Any:
     """``x`` in one chunk along ``axis`` on lazy backends (Dask's FFT needs the whole axis)."""
-    return x.rechunk({axis % x.ndim: -1}) if be.lazy else x
+    return be.whole_along(x, axis)
 
 
 def _describe(name: str, input: Any, n_fft: int, hop: int, win: int, window: Any,

@@ -22,9 +22,7 @@ _REDUCE = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "
 
 def _written(be: Any, impl: Any, input: Any, *args: Any, shape: tuple | None = None) -> Any:
     """``impl(be, input, *args)`` (writes into a copy of ``input``); on Dask, one lazy task."""
-    if be.lazy:
-        return whole_arrays(be, impl, shape or tuple(input.shape), input.dtype, input, *args)
-    return impl(be, input, *args)
+    return whole_arrays(be, impl, shape or tuple(input.shape), input.dtype, input, *args)
 
 
 def _identity(dtype: Any, reduce: str) -> Any:

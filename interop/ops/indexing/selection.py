@@ -48,7 +48,7 @@ _BOUNDS = frozenset({int, type(None)})
 def getitem(be: Any, input: Any, index: Any) -> Any:
     """t[index]: basic (views), advanced (copies) and boolean indexing."""
     if type(index) is slice and type(index.start) in _BOUNDS and type(index.stop) in _BOUNDS \
-            and type(index.step) in _BOUNDS and not be.lazy:
+            and type(index.step) in _BOUNDS:
         return be.view_at(input, index)  # t[1:3]: a view, nothing to check or convert
     index = _integer_items(index, "t[index]")
     _check_index(input, index, "t[index]")
@@ -57,20 +57,12 @@ def getitem(be: Any, input: Any, index: Any) -> Any:
         basic, rest = split
         selected = input if basic is None else input[basic]  # a copy follows: no view kept
         try:
-            return be.advanced_index(selected, _checked(be, rest, selected.shape, "t[index]"))
+            return be.advanced_index(selected,
+                                     be.checked_index(rest, selected.shape, "t[index]"))
         except IndexError as exc:
             raise _index_error("t[index]", exc) from None
-    if be.lazy:
-        if getattr(index, "dtype", None) == bool:  # a 0-d mask (arrays went above): Dask
-            return input[None][index[None]]  # refuses it
-        out = be.getitem(input, _checked_when_run(index, input.shape, "t[index]"))
-        views.remember(out, input, index)  # Dask has no views: writes into out must reach input
-        return out
-    items = index if isinstance(index, tuple) else (index,)
-    if not any(i is Ellipsis for i in items):
-        items = (*items, Ellipsis)  # keep 0-d results as views, not NumPy scalars
     try:
-        return be.view_at(input, items)
+        return be.select(input, index, "t[index]")
     except IndexError as exc:
         raise _index_error("t[index]", exc) from None
 
@@ -91,20 +83,17 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
         basic, rest = split
         target = input if basic is None else be.view_at(input, basic)  # writes reach input
         try:
-            be.advanced_assign(target, _checked(be, rest, target.shape, "t[index] = value"), value)
+            be.advanced_assign(target, be.checked_index(rest, target.shape, "t[index] = value"),
+                               value)
         except IndexError as exc:
             raise _index_error("t[index] = value", exc) from None
         views.written(target)
         return
-    if be.lazy and getattr(index, "dtype", None) == bool and getattr(value, "dask", None) is not None \
-            and be.assign_masked(input, index, value):  # values of unknown size, lazily
-        views.written(input)
+    if getattr(index, "dtype", None) == bool and be.assign_masked(input, index, value):
+        views.written(input)  # values of unknown size, lazily
         return
     try:
-        if be.lazy:
-            views.put(input, _checked_when_run(index, input.shape, "t[index] = value"), value)
-        else:
-            be.write_at(input, index, value)
+        be.write_at(input, index, value, "t[index] = value")
     except IndexError as exc:
         raise _index_error("t[index] = value", exc) from None
     views.written(input)
@@ -162,14 +151,9 @@ def _lone(items: tuple) -> bool:
 
 
 def _index_array(be: Any, items: list) -> Any:
-    """A list in an index is an index tensor, as in torch (an empty one of integers); on the
-    host for a lazy backend, which Dask indexes with also where sizes are unknown."""
-    array = np.asarray(items) if be.lazy else be.np.asarray(items)
+    """A list in an index is an index tensor, as in torch (an empty one of integers)."""
+    array = be.index_array(items)
     return array.astype(np.int64) if array.dtype.kind == "f" and array.size == 0 else array
-
-
-def _checked(be: Any, index: Any, shape: tuple, name: str) -> Any:
-    return _checked_when_run(index, shape, name) if be.lazy else index
 
 
 def _integer_items(index: Any, name: str) -> Any:
@@ -184,14 +168,15 @@ def _integer_items(index: Any, name: str) -> Any:
     lazy_kept = any(isinstance(i, list) or getattr(i, "ndim", 0) for i in items)
     ints = tuple(slice(*(_as_int(b, name) if _is_0d_integer(b) else b
                          for b in (i.start, i.stop, i.step))) if type(i) is slice
-                 else i if lazy_kept and _is_lazy(i)
-                 else _as_int(i, name) if _is_0d_integer(i) else i for i in items)
+                 else _as_int(i, name) if _is_0d_integer(i) and not (lazy_kept and _unread(i))
+                 else i for i in items)
     return ints if isinstance(index, tuple) else ints[0]
 
 
-def _is_lazy(item: Any) -> bool:
+def _unread(item: Any) -> bool:
+    """True for a 0-d tensor whose value reading it would compute (``Backend.peek``)."""
     be = registry.backend_of(item)
-    return be is not None and be.lazy
+    return be is not None and be.peek(item) is None
 
 
 def _is_0d_integer(item: Any) -> bool:
@@ -202,50 +187,9 @@ def _is_0d_integer(item: Any) -> bool:
 def _as_int(item: Any, name: str) -> int:
     item = getattr(item, "raw", item)
     be = registry.backend_of(item)
-    if be is not None and be.lazy:
+    if be is not None:  # a lazy one: a value read, through the dask_compute gate
         item = be.to_host(item, f"{name} with a lazy 0-d index tensor")
     return int(item)
-
-
-def _checked_when_run(index: Any, shape: tuple, name: str) -> Any:
-    """Dask does not check the values of a lazy integer index (an assignment drops the
-    entries out of range, a read wraps them): bound-check them in the graph, so that
-    computing raises instead of returning wrong numbers.  Host index arrays are checked
-    now (they may be raveled into offsets, where Dask could not tell)."""
-    items = index if isinstance(index, tuple) else (index,)
-    if not any(getattr(i, "dtype", None) is not None and i.dtype.kind in "iu" for i in items):
-        return index
-    checked = []
-    for item, d in zip(items, _dims_indexed(items, len(shape))):
-        if d is not None and getattr(item, "dtype", None) is not None and item.dtype.kind in "iu" \
-                and d < len(shape):
-            if getattr(item, "dask", None) is not None:
-                item = item.map_blocks(_in_bounds, shape[d], name, dtype=item.dtype)
-            elif type(item) is np.ndarray:
-                _in_bounds(item, shape[d], name)
-        checked.append(item)
-    return tuple(checked) if isinstance(index, tuple) else checked[0]
-
-
-def _dims_indexed(items: tuple, ndim: int) -> list:
-    """The first dimension each item of an index indexes (None for ``...``, None, True)."""
-    def width(i: Any) -> int:
-        if i is None or i is Ellipsis or isinstance(i, bool):
-            return 0
-        return i.ndim if getattr(i, "dtype", None) == bool else 1
-    free = ndim - sum(width(i) for i in items)
-    dims, d = [], 0
-    for item in items:
-        dims.append(None if item is None or item is Ellipsis or isinstance(item, bool) else d)
-        d += free if item is Ellipsis else width(item)
-    return dims
-
-
-def _in_bounds(block: Any, size: int, name: str) -> Any:
-    if block.size and (block.min() < -size or block.max() >= size):
-        raise IndexOutOfRangeError(f"{name}: an index is out of bounds for a dimension of size "
-                                   f"{size}; valid indices are {-size} to {size - 1}")
-    return block
 
 
 def _index_error(name: str, exc: IndexError) -> IndexError:
@@ -323,8 +267,8 @@ def nonzero(be: Any, input: Any, *, as_tuple: bool = False) -> Any:
     if input.ndim == 0:  # torch: as a 1-element vector; no coordinates per hit
         hits = be.np.nonzero(be.np.reshape(input, (1,)))[0].astype(dtypes.int64)
         return (hits,) if as_tuple else hits[:, None][:, :0]
-    if be.lazy and input.ndim > 1 and not as_tuple:  # Dask cannot stack its per-dimension
-        return be.np.argwhere(input).astype(dtypes.int64)  # indices: their lengths are NaN
+    if input.ndim > 1 and not as_tuple:  # (Dask could not stack its per-dimension indices:
+        return be.np.argwhere(input).astype(dtypes.int64)  # their lengths are NaN)
     idx = [x.astype(dtypes.int64) for x in be.np.nonzero(input)]
     if as_tuple:
         return tuple(idx)
@@ -347,10 +291,8 @@ def nonzero_static(be: Any, input: Any, *, size: int, fill_value: int = -1) -> A
     if type(fill_value) is not int:
         fill_value = int_arg("nonzero_static", "fill_value", fill_value)
     (fill_value,) = kept_scalars("nonzero_static", dtypes.int64, fill_value)
-    shape = (size, input.ndim)
-    if be.lazy:
-        return whole_arrays(be, _nonzero_static, shape, dtypes.int64, input, size, fill_value)
-    return _nonzero_static(be, input, size, fill_value)
+    shape = (size, input.ndim)  # lazy: one task
+    return whole_arrays(be, _nonzero_static, shape, dtypes.int64, input, size, fill_value)
 
 
 @op(inplace=True)
@@ -377,9 +319,11 @@ def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, alpha: Any
     if input.ndim == 0:  # torch: a 0-d input is one element along dim 0
         return index_add(be, input[None], 0, be.np.reshape(index, (-1,)),
                          be.np.reshape(source, (-1,)), alpha)[0]
-    if be.lazy:
-        return whole_arrays(be, index_add, tuple(input.shape), input.dtype, input, d, index,
-                            source, alpha)
+    return whole_arrays(be, _index_added, tuple(input.shape), input.dtype, input, d, index,
+                        source, alpha)  # lazy: one task
+
+
+def _index_added(be: Any, input: Any, d: int, index: Any, source: Any, alpha: Any) -> Any:
     moved = be.np.moveaxis(input.copy(), d, 0)
     src = be.np.moveaxis(source if alpha == 1 else source * alpha, d, 0).astype(input.dtype)
     return be.np.moveaxis(be.updated(moved, index, src, "add"), 0, d)
@@ -394,9 +338,12 @@ def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, value: A
         src = be.np.reshape(src, (-1,)) if getattr(src, "ndim", None) is not None else src
         return scatter(be, input[None], 0, be.np.reshape(index, (-1,)), src, value,
                        reduce=reduce)[0]
-    if be.lazy:
-        return whole_arrays(be, lambda b, *a: scatter(b, *a, reduce=reduce), tuple(input.shape),
-                            input.dtype, input, d, index, src, value)
+    return whole_arrays(be, _scattered, tuple(input.shape), input.dtype, input, d, index, src,
+                        value, reduce)  # lazy: one task
+
+
+def _scattered(be: Any, input: Any, d: int, index: Any, src: Any, value: Any,
+               reduce: str | None) -> Any:
     out = input.copy()
     values = src if src is not None else value
     if getattr(values, "shape", None) is not None and tuple(values.shape) != tuple(index.shape):

@@ -44,12 +44,7 @@ def geqrf(be: Any, input: Any) -> Any:
     _matrix("geqrf", input)
     m, n = input.shape[-2:]
     k = min(m, n)
-    if be.lazy:  # each matrix whole in one chunk; one task makes both h and tau
-        whole = input.rechunk({input.ndim - 2: -1, input.ndim - 1: -1})
-        packed = whole.map_blocks(_raw_qr, dtype=input.dtype,
-                                  chunks=(*whole.chunks[:-2], (m + 1,), (n,)))
-    else:
-        packed = _raw_qr(input, be.np)
+    packed = be.on_matrices(_raw_qr, input, (m + 1, n))  # h and tau made together
     return _GEQRF(packed[..., :m, :], packed[..., m, :k])
 
 

@@ -46,15 +46,12 @@ def triangular_solve(be: Any, b: Any, A: Any, upper: bool = True,  # noqa: N803
     """(X, A) with op(A) X = b for triangular A; op transposes with ``transpose``."""
     tri = be.np.swapaxes(A, -1, -2) if transpose else A
     x = tl.solve_triangular(be, tri, b, upper=upper != transpose, unitriangular=unitriangular)
-    return _TRIANGULAR(x, be.np.array(A, copy=True) if not be.lazy else A)
+    return _TRIANGULAR(x, be.copy(A))
 
 
 @op("qr", torch=torch_names("qr", method=True))
 def qr(be: Any, input: Any, some: bool = True) -> Any:
-    """(Q, R); ``some=False``: complete Q (not on Dask, whose qr is the reduced one)."""
-    if be.lazy and not some and input.shape[-2] > input.shape[-1]:
-        raise TypeError("torch.qr(some=False) is not implemented by the dask backend (its qr "
-                        "is reduced only); compute first: interop.tensor(t, backend='numpy')")
+    """(Q, R); ``some=False``: complete Q."""
     q, r = tl.qr(be, input, mode="reduced" if some else "complete")
     return _QR(q, r)
 

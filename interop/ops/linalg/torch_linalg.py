@@ -246,7 +246,7 @@ def matrix_norm(be: Any, A: Any, ord: Any = "fro", dim: Any = (-2, -1), keepdim:
     """Frobenius, nuclear, 1/-1/2/-2/inf/-inf matrix norms over the two ``dim`` axes."""
     x = A.astype(dtype) if dtype is not None else A
     _float("matrix_norm", x)
-    if be.lazy and ord in ("nuc", 2, -2):  # Dask's norm has no SVD-based one beyond 2-d
+    if ord in ("nuc", 2, -2):  # from the singular values (Dask's norm has none beyond 2-d)
         return _singular_value_norm(be, x, ord, tuple(dim), keepdim)
     return linalg(be, "norm")(x, ord=_ord(ord), axis=tuple(dim), keepdims=keepdim)
 

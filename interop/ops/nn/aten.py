@@ -136,9 +136,6 @@ def max_pool2d_with_indices_backward(be: Any, grad_output: Any, input: Any, kern
                              f"input {list(input.shape)}; pass the pool's own gradient and "
                              "indices")
     planes, size = math.prod(input.shape[:-2]), math.prod(input.shape[-2:])
-    if be.lazy:
-        flat = whole_arrays(be, _add_planes, (planes, size), grad_output.dtype, grad_output,
-                            indices, planes, size)
-    else:
-        flat = _add_planes(be, grad_output, indices, planes, size)
+    flat = whole_arrays(be, _add_planes, (planes, size), grad_output.dtype, grad_output,
+                        indices, planes, size)  # a scatter-add: on lazy backends, one task
     return be.np.reshape(flat, tuple(input.shape)).astype(input.dtype)

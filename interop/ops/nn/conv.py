@@ -220,32 +220,21 @@ for _n in (1, 2, 3):
     _pools(_n)
 
 
-def _stuffed_block(block: Any, axis: int, stride: int) -> Any:
-    """One block with ``stride - 1`` zeros between neighbours along ``axis`` (whole there)."""
-    shape = list(block.shape)
-    shape[axis] = (shape[axis] - 1) * stride + 1 if shape[axis] else 0
-    out = np.zeros_like(block, shape=tuple(shape))
-    out[(slice(None),) * axis + (slice(None, None, stride),)] = block
-    return out
-
-
 def _zero_stuffed(be: Any, x: Any, axis: int, stride: int) -> Any:
     """``stride - 1`` zeros between neighbours along ``axis`` (reshape, no item assignment).
 
-    Lazily, one task per chunk with ``axis`` whole: the reshape below would split a
-    Dask array into one chunk per element (70,000 tasks for a 4x4x4 transposed conv)."""
+    On lazy backends, one task per chunk with ``axis`` whole (``Backend.along_axis``):
+    reshaping the Dask array itself would split it into one chunk per element (70,000
+    tasks for a 4x4x4 transposed conv)."""
     if stride == 1:
         return x
-    if be.lazy:
-        x = x.rechunk({axis: -1})
-        n = x.shape[axis]
-        chunks = x.chunks[:axis] + (((n - 1) * stride + 1 if n else 0,),) + x.chunks[axis + 1:]
-        return x.map_blocks(_stuffed_block, axis, stride, chunks=chunks, dtype=x.dtype)
-    zeros = be.np.zeros_like(x)
-    parts = be.np.stack([x] + [zeros] * (stride - 1), axis=axis + 1)
-    shape = (*x.shape[:axis], x.shape[axis] * stride, *x.shape[axis + 1:])
-    full = parts.reshape(shape)
-    return full[(slice(None),) * axis + (slice(0, (x.shape[axis] - 1) * stride + 1),)]
+    n = x.shape[axis]
+
+    def stuffed(block: Any, xnp: Any) -> Any:
+        parts = xnp.stack([block] + [xnp.zeros_like(block)] * (stride - 1), axis=axis + 1)
+        full = parts.reshape((*block.shape[:axis], n * stride, *block.shape[axis + 1:]))
+        return full[(slice(None),) * axis + (slice(0, (n - 1) * stride + 1),)]
+    return be.along_axis(stuffed, x, axis, (n - 1) * stride + 1 if n else 0)
 
 
 def conv_transpose(be: Any, input: Any, weight: Any, bias: Any, stride: Any, padding: Any,

@@ -150,11 +150,9 @@ def ctc(be: Any, log_probs: Any, targets: Any, input_lengths: Any, target_length
     x = log_probs if batched else log_probs[:, None]
     _check(x, targets, il, tl, blank)
     labels = _padded_targets(be, targets, tl, int(tl.max()) if len(tl) else 0)
-    if be.lazy:  # a recursion over time: one task on whole arrays, not a graph layer a step
-        loss = whole_arrays(be, negative_log_likelihood, (len(tl),), x.dtype, x, labels, il, tl,
-                            blank)
-    else:
-        loss = negative_log_likelihood(be, x, labels, il, tl, blank)
+    # a recursion over time: on lazy backends one task on whole arrays, not a layer a step
+    loss = whole_arrays(be, negative_log_likelihood, (len(tl),), x.dtype, x, labels, il, tl,
+                        blank)
     if zero_infinity:
         loss = be.np.where(loss == np.inf, 0, loss).astype(loss.dtype)
     if reduction == "mean":

@@ -29,11 +29,10 @@ def _keep(be: Any, input: Any, p: float, lead: int | None) -> Any:
     shape = tuple(input.shape)
     if lead is not None:
         shape = shape[:lead] + (1,) * (input.ndim - lead)
-    kwargs = {}
-    if be.lazy:
-        chunks = tuple(input.chunks)
-        kwargs["chunks"] = chunks if lead is None else chunks[:lead] + ((1,),) * (input.ndim - lead)
-    return default_generator.for_backend(be).random(shape, **kwargs) >= p
+    chunks = be.chunking(input)
+    if chunks is not None and lead is not None:
+        chunks = tuple(chunks[:lead]) + ((1,),) * (input.ndim - lead)
+    return default_generator.for_backend(be).random(shape, **be.chunk_options(chunks)) >= p
 
 
 def _dropout(be: Any, input: Any, p: float, training: bool, inplace: bool, *,

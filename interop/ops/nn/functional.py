@@ -71,7 +71,7 @@ def _channel(v: Any, ndim: int) -> Any:
 def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Any:
     """Normalise each group of channels per sample, then a per-channel affine."""
-    n, c = input.shape[0], input.shape[1]
+    n = input.shape[0]
     # n may be 0; Dask's own reshape refuses some chunkings the tensor reshape rechunks for
     g = reshape_any(be, input, (n, num_groups, math.prod(input.shape[1:]) // num_groups))
     mean = be.np.mean(g, axis=-1, keepdims=True)
@@ -354,6 +354,4 @@ def _nested_tensor_from_mask_left_aligned(be: Any, input: Any, mask: Any) -> boo
     if mask.ndim != 2:
         raise RuntimeError(f"_nested_tensor_from_mask_left_aligned: expected a 2-D mask, got "
                            f"{mask.ndim}-D")
-    if be.lazy:
-        return False
-    return bool((mask[:, :-1] | ~mask[:, 1:]).all())
+    return bool(be.peek((mask[:, :-1] | ~mask[:, 1:]).all()))  # lazy: None, unread

@@ -38,11 +38,8 @@ def _unpool(n: int) -> None:
         stride_ = _tuple(stride, n) if stride not in (None, (), []) else kernel
         spatial = _output_size(x, kernel, stride_, _tuple(padding, n), output_size, n)
         planes, size = int(x.shape[0]) * int(x.shape[1]), math.prod(spatial)
-        if be.lazy:
-            flat = whole_arrays(be, _scatter_planes, (planes, size), x.dtype, x, idx, planes,
-                                size)
-        else:
-            flat = _scatter_planes(be, x, idx, planes, size)
+        flat = whole_arrays(be, _scatter_planes, (planes, size), x.dtype, x, idx, planes,
+                            size)  # a scatter: on lazy backends, one task
         out = be.np.reshape(flat, (*x.shape[:2], *spatial))
         return out[0] if unbatched else out
     name = f"max_unpool{n}d"

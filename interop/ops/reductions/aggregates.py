@@ -141,10 +141,10 @@ def _check_nonempty(name: str, input: Any, d: Any, *, arg: bool = False) -> None
 def _extremes(be: Any, fn: str, input: Any, d: Any, k: bool) -> Any:
     """``max``/``min`` along ``d``: Dask gets empty inputs wrong (a size-1 dimension, or a
     raise when computed), and there is no data to reduce: the empty result, made directly."""
-    if be.lazy and input.size == 0:
+    if input.size == 0:  # (also what NumPy gives, or NumPy's error from the probe)
         shape = getattr(np, fn)(np.empty(input.shape, input.dtype), axis=d, keepdims=k).shape
         return be.np.empty_like(input, shape=shape)
-    if be.lazy and input.ndim > 1 and math.isnan(input.size):
+    if input.ndim > 1 and math.isnan(input.size):
         # Dask 2026.8 fails when run on the empty chunks NaN sizes may hide (its empty partial
         # results lose their shape), or gives an empty result instead of torch's error
         raise ValueError(f"{fn}: a reduction of a {input.ndim}-d tensor of unknown (NaN) sizes")
@@ -153,7 +153,7 @@ def _extremes(be: Any, fn: str, input: Any, d: Any, k: bool) -> Any:
 
 def _check_positions_known(be: Any, name: str, input: Any, d: int | None) -> None:
     """Positions along a NaN (not yet known) Dask size: its graph would fail when run."""
-    if be.lazy and math.isnan(input.size if d is None else input.shape[d]):
+    if math.isnan(input.size if d is None else input.shape[d]):
         raise ValueError(f"{name}: positions along unknown (NaN) sizes")
 
 
@@ -277,7 +277,7 @@ def _scan(name: str, fn: str) -> Any:
         x, d = (input, d) if input.ndim else (be.np.reshape(input, (1,)), 0)
         # Dask's default scan fails on NaN sizes (empty chunks, or any NaN dimension when
         # run); blelloch does not
-        how = {"method": "blelloch"} if be.lazy and math.isnan(x.size) else {}
+        how = {"method": "blelloch"} if math.isnan(x.size) else {}
         acc = _acc_dtype(input, dtype)
         out = _accumulated(functools.partial(getattr(be.np, fn), x, **how), acc, axis=d)
         return out if input.ndim else be.np.reshape(out, ())

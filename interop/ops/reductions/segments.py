@@ -142,8 +142,6 @@ def segment_reduce(be: Any, data: Any, reduce: str, *, lengths: Any = None, indi
     _check_segments(data, sizes, name, axis)
     count = sizes.shape[-1] - (0 if by_lengths else 1)
     args = (by_lengths, reduce, axis, bool(unsafe), initial)
-    if be.lazy:
-        shape = (*data.shape[:axis], count, *data.shape[axis + 1:])
-        return whole_arrays(be, lambda b, x, s: _segments(b, x, s, *args), shape, data.dtype,
-                            data, sizes)
-    return _segments(be, data, sizes, *args)
+    shape = (*data.shape[:axis], count, *data.shape[axis + 1:])  # lazy: one task
+    return whole_arrays(be, lambda b, x, s: _segments(b, x, s, *args), shape, data.dtype,
+                        data, sizes)

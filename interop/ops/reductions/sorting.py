@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from ...errors import BackendLacksError
 from .._args import check_dim, int_arg, ordered
 from ..indexing.selection import _take_along
 from .aggregates import values_indices
@@ -121,18 +120,13 @@ def unique(be: Any, input: Any, sorted: bool = True, return_inverse: bool = Fals
 def _unique_slices(be: Any, input: Any, dim: int, return_inverse: bool,
                    return_counts: bool) -> Any:
     """unique(dim=d): the distinct slices along ``d``, in lexicographic order (NumPy's
-    ``unique(axis=)``, sorted as torch sorts them); Dask has no slice-wise unique."""
-    if be.lazy:  # the distinct slices are a data-dependent count: no lazy graph has them
-        raise BackendLacksError(
-            f"torch.unique(dim=...) is not implemented by the {be.name} backend (its unique "
-            "has no axis); compute first: t.compute(), or call it without dim")
+    ``unique(axis=)``, sorted as torch sorts them; ``Backend.unique_slices``)."""
     if input.ndim == 0:
         input = be.np.reshape(input, (1,))
     if any(n == 0 for d, n in enumerate(input.shape) if d != dim):
         raise RuntimeError("unique: There are 0 sized dimensions, and they aren't selected, so "
                            "unique cannot be applied; pass the empty dimension as dim")
-    values, inverse, counts = be.np.unique(input, axis=dim, return_inverse=True,
-                                           return_counts=True)
+    values, inverse, counts = be.unique_slices(input, dim)
     out = [values]
     if return_inverse:
         out.append(be.np.reshape(inverse, (-1,)).astype(dtypes.int64))

@@ -83,14 +83,7 @@ def _check_new_shape(shape: tuple) -> None:
 
 def _reshape(be: Any, input: Any, shape: tuple) -> Any:
     _check_new_shape(shape)
-    if not be.lazy:
-        return be.np.reshape(input, shape)
-    if input.size == 0:  # Dask fails on empty arrays; with no data there is nothing to move
-        return be.np.empty_like(input, shape=np.empty(input.shape, bool).reshape(shape).shape)
-    try:
-        return be.np.reshape(input, shape)
-    except NotImplementedError:  # Dask cannot split chunks unevenly: one chunk, then reshape
-        return be.np.reshape(input.rechunk(-1), shape)
+    return be.reshape(input, shape)
 
 
 @op()
@@ -106,7 +99,7 @@ def view(be: Any, input: Any, *shape: Any) -> Any:
         return input.view(dtypes.as_dtype(shape[0]))
     shape = size_arg(shape)
     out = _reshape(be, input, shape)
-    if be.mutable and not be.lazy and out.size and not be.np.shares_memory(out, input):
+    if out.size and be.shares_memory(out, input) is False:
         raise RuntimeError(f"view size is not compatible with input tensor's size and stride; "
                            f"use .reshape({', '.join(map(str, shape))}) instead")
     return views.reshaped(out, input)

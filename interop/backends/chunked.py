@@ -1,0 +1,126 @@
+"""What the lazy, chunked libraries (Dask, Cubed) share below the contract.
+
+Their arrays are graphs over chunks: nothing is read while operations build, a value
+read computes (``to_host``, under ``dask_compute``), functions that need an axis or a
+matrix whole get it by rechunking, indices are checked when the graph runs, and there are
+no views (a slice remembers its base, for the write replay of ``views``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import BackendLacksError, IndexOutOfRangeError
+from . import views
+from .contract import Backend
+
+
+class ChunkedBackend(Backend):
+    """A lazy library of chunked arrays with ``rechunk``, ``map_blocks`` and ``.chunks``."""
+
+    lazy: ClassVar[bool] = True
+    container: ClassVar[bool] = True
+
+    def peek(self, raw: Any) -> Any:
+        """Nothing is known without computing: the checks are left to the graph."""
+        if isinstance(raw, (bool, int, float, complex, np.generic)):
+            return super().peek(raw)
+        return None
+
+    def chunking(self, raw: Any) -> Any:
+        return raw.chunks
+
+    def chunk_options(self, chunks: Any) -> dict[str, Any]:
+        return {"chunks": "auto" if chunks is None else chunks}
+
+    def shares_memory(self, a: Any, b: Any) -> bool | None:
+        return None  # graphs, not memory
+
+    def whole_along(self, raw: Any, *axes: int) -> Any:
+        return raw.rechunk({axis % raw.ndim: -1 for axis in axes})
+
+    def on_matrices(self, fn: Callable, raw: Any, matrix_shape: tuple | None = None) -> Any:
+        whole = self.whole_along(raw, -2, -1)
+        block_np = self.chunk_backend(raw).np
+        chunks = None if matrix_shape is None else \
+            (*whole.chunks[:-2], *((n,) for n in matrix_shape))
+        return self.np.map_blocks(lambda block: fn(block, block_np), whole, dtype=raw.dtype,
+                                  **({} if chunks is None else {"chunks": chunks}))
+
+    def along_axis(self, fn: Callable, raw: Any, axis: int, size: int) -> Any:
+        whole = self.whole_along(raw, axis)
+        block_np = self.chunk_backend(raw).np
+        chunks = (*whole.chunks[:axis], (size,), *whole.chunks[axis + 1:])
+        return self.np.map_blocks(lambda block: fn(block, block_np), whole, chunks=chunks,
+                                  dtype=raw.dtype)
+
+    def select(self, raw: Any, index: Any, name: str) -> Any:
+        if getattr(index, "dtype", None) == bool:  # a 0-d mask (arrays take the advanced path):
+            return raw[None][index[None]]          # Dask refuses it as it is
+        out = self.getitem(raw, self.checked_index(index, raw.shape, name))
+        return views.remember(out, raw, index)  # no views: writes into out must reach raw
+
+    def write_at(self, raw: Any, index: Any, value: Any, name: str = "t[index] = value") -> None:
+        views.put(raw, self.checked_index(index, raw.shape, name), value)
+
+    def checked_index(self, index: Any, shape: tuple, name: str) -> Any:
+        """The library does not check the values of a lazy integer index (Dask: an assignment
+        drops the entries out of range, a read wraps them): they are bound-checked in the
+        graph, so that computing raises instead of returning wrong numbers.  Host index
+        arrays are checked now (they may be raveled into offsets, where Dask could not tell)."""
+        items = index if isinstance(index, tuple) else (index,)
+        if not any(getattr(i, "dtype", None) is not None and i.dtype.kind in "iu" for i in items):
+            return index
+        checked = []
+        for item, d in zip(items, _dims_indexed(items, len(shape))):
+            if d is not None and getattr(item, "dtype", None) is not None \
+                    and item.dtype.kind in "iu" and d < len(shape):
+                if isinstance(item, self.array_type):
+                    item = self.np.map_blocks(functools.partial(_in_bounds, size=shape[d],
+                                                                name=name), item, dtype=item.dtype)
+                elif type(item) is np.ndarray:
+                    _in_bounds(item, shape[d], name)
+            checked.append(item)
+        return tuple(checked) if isinstance(index, tuple) else checked[0]
+
+    def index_array(self, items: list) -> Any:
+        return np.asarray(items)  # a host array: Dask indexes with it where sizes are unknown
+
+    def reshape(self, raw: Any, shape: tuple) -> Any:
+        if raw.size == 0:  # Dask fails on empty arrays; with no data there is nothing to move
+            return self.np.empty_like(raw, shape=np.empty(raw.shape, bool).reshape(shape).shape)
+        try:
+            return self.np.reshape(raw, shape)
+        except NotImplementedError:  # Dask cannot split chunks unevenly: one chunk, then reshape
+            return self.np.reshape(raw.rechunk(-1), shape)
+
+    def unique_slices(self, raw: Any, axis: int) -> tuple[Any, Any, Any]:
+        raise BackendLacksError(
+            f"torch.unique(dim=...) is not implemented by the {self.name} backend (its unique "
+            "has no axis, and the count of distinct slices depends on the values); compute "
+            "first: t.compute(), or call it without dim")
+
+
+def _dims_indexed(items: tuple, ndim: int) -> list:
+    """The first dimension each item of an index indexes (None for ``...``, None, True)."""
+    def width(i: Any) -> int:
+        if i is None or i is Ellipsis or isinstance(i, bool):
+            return 0
+        return i.ndim if getattr(i, "dtype", None) == bool else 1
+    free = ndim - sum(width(i) for i in items)
+    dims, d = [], 0
+    for item in items:
+        dims.append(None if item is None or item is Ellipsis or isinstance(item, bool) else d)
+        d += free if item is Ellipsis else width(item)
+    return dims
+
+
+def _in_bounds(block: Any, size: int, name: str) -> Any:
+    if block.size and (block.min() < -size or block.max() >= size):
+        raise IndexOutOfRangeError(f"{name}: an index is out of bounds for a dimension of size "
+                                   f"{size}; valid indices are {-size} to {size - 1}")
+    return block
