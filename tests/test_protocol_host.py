@@ -1,5 +1,5 @@
-"""interop as HOST of __torch_function__: the golden tests of PROTOCOLS.md section A
-(shared/reference/test_reference_protocols.py), re-pointed at interop.
+"""interop as HOST of __torch_function__: the rules of docs/protocols.md, each checked as
+torch itself behaves, pointed at interop's callables.
 
 Where torch has two paths (C++ and Python), interop's functions follow torch's
 Python path (``handle_torch_function``): kwargs is always a dict, and an

@@ -66,8 +66,9 @@ def test_parameters_are_named(label: str, func, is_method: bool) -> None:
 
 def test_help_shows_torchs_parameters() -> None:
     text = pydoc.render_doc(interop.sum, renderer=pydoc.plaintext)
-    assert "sum(input, dim=None, keepdim: 'bool' = False, *, dtype=None" in text
-    assert "(self, dim=None, keepdim" in str(inspect.signature(interop.Tensor.sum))
+    assert ("sum(input, dim: 'DimOrDims | None' = None, keepdim: 'KeepDim' = False, *, "
+            "dtype: 'DType' = None") in text  # the annotations say what each argument is
+    assert "(self, dim: 'DimOrDims | None' = None, keepdim" in str(inspect.signature(interop.Tensor.sum))
     assert "out" in inspect.signature(interop.matmul).parameters  # an out= form says so
     assert list(inspect.signature(interop.Tensor.add_).parameters) == ["self", "other", "alpha"]
 

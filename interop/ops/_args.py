@@ -1,7 +1,7 @@
-"""Argument normalisation shared by the implementations (dim/axis, keepdim/keepdims, dtypes).
+"""Argument helpers shared by the implementations: sizes, integers, dtypes and promotion.
 
-torch accepts NumPy's spellings as aliases (``axis`` for ``dim``, ``keepdims``
-for ``keepdim``); these helpers make that one rule, not one per function.
+Dimensions and NumPy's aliases (``axis``, ``keepdims``) are not here: the records'
+annotations say what a parameter is, and ``normalize`` converts and checks it once.
 """
 
 from __future__ import annotations
@@ -13,39 +13,6 @@ import numpy as np
 from .. import dtypes
 from ..backends.registry import python_int
 from ..errors import NumberOverflowError, UnsupportedDtypeError
-
-
-def dim_arg(dim: Any = None, axis: Any = None) -> Any:
-    """``dim`` with NumPy's ``axis`` accepted as an alias; lists become tuples."""
-    if axis is not None:
-        if dim is not None:
-            raise TypeError("got both 'dim' and its alias 'axis': pass one")
-        dim = axis
-    if isinstance(dim, list):
-        dim = tuple(dim)
-    return dim
-
-
-def keepdim_arg(keepdim: bool = False, keepdims: bool | None = None) -> bool:
-    return bool(keepdims) if keepdims is not None else bool(keepdim)
-
-
-def check_dim(name: str, dim: Any, ndim: int) -> Any:
-    """Validate ``dim`` against ``ndim`` with torch's IndexError and a hint."""
-    if dim is None:
-        return None
-    dims = dim if isinstance(dim, tuple) else (dim,)
-    bound = max(ndim, 1)
-    for d in dims:
-        if not isinstance(d, int) or isinstance(d, bool):
-            raise TypeError(f"{name}(): argument 'dim' must be int or tuple of ints, not "
-                            f"{type(d).__name__}")
-        if not -bound <= d < bound:
-            raise IndexError(f"{name}(): Dimension out of range (expected to be in range of "
-                             f"[{-bound}, {bound - 1}], but got {d})")
-    if ndim == 0:
-        return None if isinstance(dim, tuple) else None
-    return tuple(d % ndim for d in dims) if isinstance(dim, tuple) else dim % ndim
 
 
 def size_arg(size: tuple) -> tuple:

@@ -2,7 +2,8 @@
 
 These are table entries like any other, so a subclass's ``__torch_function__``
 sees ``t.shape`` (as ``Tensor.shape.__get__``), ``len(t)``, ``float(t)`` and
-``repr(t)`` exactly as torch's subclasses do (PROTOCOLS.md A15, A17).
+``repr(t)`` exactly as torch's subclasses do (docs/protocols.md, "Properties, indexing
+and other dunders").
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from ..errors import UnknownShapeError
 from ..errors import ShapeError
 from ..core.repr import format_tensor
 from ..core.tensor import to_raw
-from ._args import check_dim, kept_scalars
+from ._args import kept_scalars
+from .annotations import Dim
 from .registry import op
 
 
@@ -70,11 +72,11 @@ def device(be: Any, input: Any) -> Device:
 
 
 @op(function=False, family="attributes")
-def size(be: Any, input: Any, dim: int | None = None) -> Any:
+def size(be: Any, input: Any, dim: Dim | None = None) -> Any:
     """The shape (a tuple), or the size of dimension ``dim``."""
     if dim is None:
         return tuple(input.shape)
-    return input.shape[check_dim("size", dim, input.ndim)]
+    return input.shape[dim]
 
 
 @op(function=True, family="attributes", aliases=("nelement",))
@@ -219,6 +221,12 @@ def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
     """Move or convert: ``t.to('cuda')``, ``t.to(interop.float64)``, ``t.to(backend='dask')``.
 
     Every host/GPU move is explicit here; nothing else moves data between devices.
+
+    >>> t = interop.tensor([1, 2])
+    >>> t.to(interop.float64)
+    tensor([1., 2.], dtype=float64, backend='numpy')
+    >>> t.to(backend='dask').device
+    device(type='cpu', backend='dask')
     """
     flags = [a for a in args if isinstance(a, bool)]  # to(..., non_blocking, copy)
     if len(flags) > 1:

@@ -1,7 +1,7 @@
 """Python's operators, one row each: ``t + x``, ``x + t``, ``t += x``, the shortcut for plain
 operands and the NumPy-operand rule are all generated from this table (see ``ops.install``).
 
-The callable handlers receive as ``func`` follows torch 2.13 (PROTOCOLS.md A13):
+The callable handlers receive as ``func`` follows torch 2.13 (docs/protocols.md, "Operators"):
 ``t + 1`` passes ``Tensor.add``, ``1 - t`` passes ``Tensor.__rsub__``, ``t < 1``
 passes ``Tensor.lt``, ``t += 1`` passes ``Tensor.add_``; where a row names no
 method, the dunder itself is passed.

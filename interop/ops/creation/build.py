@@ -12,7 +12,9 @@ from collections import namedtuple
 from typing import Any
 
 from ... import dtypes
-from .._args import check_dim, int_arg, promote
+from .._args import int_arg, promote
+from ..annotations import DimOf
+from ..normalize import in_range
 from ..registry import op
 from ..shape.manipulation import _reshape as reshape_any
 
@@ -111,10 +113,11 @@ def frexp(be: Any, input: Any) -> Any:
 
 @op("tensor_unfold", function=False, method="unfold",
     torch=("torch.Tensor.unfold",))
-def tensor_unfold(be: Any, input: Any, dimension: int, size: int, step: int) -> Any:
+def tensor_unfold(be: Any, input: Any, dimension: DimOf("input", vector_if_scalar=True),
+                  size: int, step: int) -> Any:
     """Windows of ``size`` every ``step`` along ``dimension``, as a new last dimension."""
     x = be.np.reshape(input, (1,)) if input.ndim == 0 else input
-    d = check_dim("unfold", dimension, x.ndim)
+    d = dimension
     n = int(x.shape[d])
     if size > n or step <= 0:
         raise RuntimeError(f"unfold: maximum size for tensor at dimension {d} is {n} but size "
@@ -139,8 +142,8 @@ def _chunk_cat_dim(tensors: list, dim: int, num_chunks: int) -> int:
         if t.dtype != tensors[0].dtype:
             raise RuntimeError("_chunk_cat expects all input tensors with the same dtype; "
                                "convert them to one dtype first")
-    if len({t.ndim for t in tensors}) == 1:
-        dim = check_dim("_chunk_cat", dim, tensors[0].ndim)
+    if len({t.ndim for t in tensors}) == 1:  # (the one dim rule that reads several ranks)
+        dim = in_range("_chunk_cat", "dim", dim, tensors[0].ndim)
     elif dim < 0:
         raise RuntimeError("_chunk_cat expects non-negative dim when input tensors have "
                            "different ndims")

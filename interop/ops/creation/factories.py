@@ -60,8 +60,21 @@ def _filled(fn: str, doc: str) -> Any:
     return impl
 
 
-op("zeros", creation=True, method=False)(_filled("zeros", "A tensor of 0s."))
-op("ones", creation=True, method=False)(_filled("ones", "A tensor of 1s."))
+op("zeros", creation=True, method=False)(_filled("zeros", """A tensor of 0s.
+
+    >>> interop.zeros(2, 3)
+    tensor([[0., 0., 0.],
+            [0., 0., 0.]], backend='numpy')
+    >>> interop.zeros((2,), dtype=interop.int32)
+    tensor([0, 0], dtype=int32, backend='numpy')
+    """))
+op("ones", creation=True, method=False)(_filled("ones", """A tensor of 1s.
+
+    >>> interop.ones(3)
+    tensor([1., 1., 1.], backend='numpy')
+    >>> interop.ones(2, 2, backend='dask').sum().compute()
+    tensor(4., backend='numpy')
+    """))
 op("empty", creation=True, method=False)(
     _filled("empty", "An uninitialised tensor (Dask: zeros)."))
 
@@ -69,7 +82,13 @@ op("empty", creation=True, method=False)(
 @op(creation=True, method=False)
 def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
-    """A tensor of ``fill_value`` (dtype inferred from it, as torch)."""
+    """A tensor of ``fill_value`` (dtype inferred from it, as torch).
+
+    >>> interop.full((2,), 7)
+    tensor([7, 7], backend='numpy')
+    >>> interop.full((2,), 0.5)
+    tensor([0.5000, 0.5000], backend='numpy')
+    """
     b = target(backend, device)
     try:
         dt = dtypes.as_dtype(dtype) or dtypes.scalar_dtype(fill_value)
@@ -106,7 +125,13 @@ for _fn, _doc in (("zeros_like", "0s shaped like ``input``."), ("ones_like", "1s
 def arange(be: Any, start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
            device: Any = None, backend: Any = None, chunks: Any = None,
            requires_grad: bool = False) -> Any:
-    """Values from ``start`` to ``end`` (exclusive); int64 for integers, else the default float."""
+    """Values from ``start`` to ``end`` (exclusive); int64 for integers, else the default float.
+
+    >>> interop.arange(5)
+    tensor([0, 1, 2, 3, 4], backend='numpy')
+    >>> interop.arange(0, 1, 0.25)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500], backend='numpy')
+    """
     if end is None:
         start, end = 0, start
     start, end, step = (_number(v, "arange") for v in (start, end, step))
@@ -122,7 +147,11 @@ def arange(be: Any, start: Any, end: Any = None, step: Any = 1, *, dtype: Any = 
 @op(creation=True, method=False)
 def linspace(be: Any, start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
              backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+
+    >>> interop.linspace(0, 1, 5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000], backend='numpy')
+    """
     b = target(backend, device, be)
     start, end = _number(start, "linspace"), _number(end, "linspace")
     steps = int_arg("linspace", "steps", steps)
@@ -150,7 +179,14 @@ def logspace(be: Any, start: Any, end: Any, steps: int, base: float = 10.0, *, d
 @op(creation=True, method=False)
 def eye(be: Any, n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
         backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
-    """The identity matrix (n by m)."""
+    """The identity matrix (n by m).
+
+    >>> interop.eye(2)
+    tensor([[1., 0.],
+            [0., 1.]], backend='numpy')
+    >>> interop.eye(2, 3).shape
+    (2, 3)
+    """
     b = target(backend, device, be)
     n = int_arg("eye", "n", n)
     m = None if m is None else int_arg("eye", "m", m)
@@ -208,7 +244,14 @@ def _random(kind: str, doc: str) -> Any:
 op("rand", creation=True, method=False)(
     _random("rand", "Uniform samples in [0, 1), from a seedable generator."))
 op("randn", creation=True, method=False)(
-    _random("randn", "Standard normal samples, from a seedable generator."))
+    _random("randn", """Standard normal samples, from a seedable generator.
+
+    >>> _ = interop.manual_seed(0)
+    >>> interop.randn(2, 3).shape
+    (2, 3)
+    >>> interop.randn(2, 3, backend='dask', chunks=(1, 3)).chunks
+    ((1, 1), (3,))
+    """))
 
 
 @op(creation=True, method=False)

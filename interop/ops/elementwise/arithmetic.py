@@ -220,14 +220,25 @@ for _name, (_fname, _kind, _aliases) in BINARY.items():
 
 @op(inplace=True, aliases=(), out=True)
 def add(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
-    """input + alpha * other, with torch's promotion."""
+    """input + alpha * other, with torch's promotion.
+
+    >>> a = interop.tensor([1.0, 2.0])
+    >>> interop.add(a, 1, alpha=2)
+    tensor([3., 4.], backend='numpy')
+    >>> a + a
+    tensor([2., 4.], backend='numpy')
+    """
     a, b = promote(input, other)
     return be.np.add(a, b if alpha == 1 else _scaled(be, "add", a, b, alpha))
 
 
 @op(inplace=True, aliases=("subtract",), out=True)
 def sub(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
-    """input - alpha * other; bool tensors cannot be subtracted (as in torch)."""
+    """input - alpha * other; bool tensors cannot be subtracted (as in torch).
+
+    >>> interop.sub(interop.tensor([5, 3]), 1)
+    tensor([4, 2], backend='numpy')
+    """
     if any(getattr(x, "dtype", None) == dtypes.bool or type(x) is bool for x in (input, other)):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or "
@@ -255,7 +266,13 @@ def _scaled(be: Any, name: str, a: Any, b: Any, alpha: Any) -> Any:
 
 @op(inplace=True, aliases=("divide", "true_divide"), out=True)
 def div(be: Any, input: Any, other: Any, *, rounding_mode: str | None = None) -> Any:
-    """True division (integers give the default float), or 'trunc'/'floor' rounding."""
+    """True division (integers give the default float), or 'trunc'/'floor' rounding.
+
+    >>> interop.tensor([5, -5]) / 2
+    tensor([ 2.5000, -2.5000], backend='numpy')
+    >>> interop.div(interop.tensor([5, -5]), 2, rounding_mode='floor')
+    tensor([ 2, -3], backend='numpy')
+    """
     a, b = promote(input, other)
     if rounding_mode is None:
         dt = getattr(a, "dtype", None)
@@ -281,7 +298,13 @@ torch_alias("torch.Tensor.true_divide", to="div")
 
 @op(inplace=True, aliases=("clip",), out=True)
 def clamp(be: Any, input: Any, min: Any = None, max: Any = None) -> Any:  # noqa: A002
-    """Limit values to [min, max]; either bound may be None (not both)."""
+    """Limit values to [min, max]; either bound may be None (not both).
+
+    >>> interop.tensor([-1.0, 0.5, 2.0]).clamp(0, 1)
+    tensor([0.0000, 0.5000, 1.0000], backend='numpy')
+    >>> interop.tensor([-1.0, 0.5, 2.0]).clamp(min=0)
+    tensor([0.0000, 0.5000, 2.0000], backend='numpy')
+    """
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     bounds = [x for x in (min, max) if x is not None]
@@ -322,7 +345,13 @@ def isclose(be: Any, input: Any, other: Any, rtol: float = 1e-05, atol: float = 
 @op()
 def allclose(be: Any, input: Any, other: Any, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
-    """True if all elements are close (computes a Dask graph: it returns a Python bool)."""
+    """True if all elements are close (computes a Dask graph: it returns a Python bool).
+
+    >>> interop.allclose(interop.ones(2), interop.ones(2) + 1e-9)
+    True
+    >>> interop.allclose(interop.ones(2), interop.zeros(2))
+    False
+    """
     a, b = promote(input, other)
     return bool(python_value(be.np.all(be.np.isclose(a, b, rtol=rtol, atol=atol,
                                                      equal_nan=equal_nan)), "allclose()"))
@@ -360,7 +389,11 @@ def conj(be: Any, input: Any) -> Any:
 
 @op(out=True)
 def sigmoid(be: Any, input: Any) -> Any:
-    """1 / (1 + exp(-x))."""
+    """1 / (1 + exp(-x)).
+
+    >>> interop.sigmoid(interop.tensor([0.0, 2.0]))
+    tensor([0.5000, 0.8808], backend='numpy')
+    """
     x = float_input(be, input)
     return 1 / (1 + be.np.exp(-x))
 

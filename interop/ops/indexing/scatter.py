@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from .._args import cast, check_dim, whole_arrays
+from .._args import cast, whole_arrays
+from ..annotations import Dim
 from ..registry import op
 
 _REDUCE = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
@@ -72,9 +73,9 @@ def _index_copy(be: Any, input: Any, dim: int, index: Any, source: Any) -> Any:
 
 
 @op(inplace=True)
-def index_copy(be: Any, input: Any, dim: int, index: Any, source: Any) -> Any:
+def index_copy(be: Any, input: Any, dim: Dim, index: Any, source: Any) -> Any:
     """``source``'s slices written at ``index`` along ``dim`` of a copy of ``input``."""
-    d = check_dim("index_copy", dim, input.ndim) or 0
+    d = dim or 0
     return _written(be, _index_copy, input, d, index, source)
 
 
@@ -86,12 +87,12 @@ def _index_fill(be: Any, input: Any, dim: int, index: Any, value: Any) -> Any:
 
 
 @op(inplace=True)
-def index_fill(be: Any, input: Any, dim: int, index: Any, value: Any) -> Any:
+def index_fill(be: Any, input: Any, dim: Dim, index: Any, value: Any) -> Any:
     """``value`` (a number or 0-d tensor) at ``index`` along ``dim`` of a copy of ``input``."""
     if getattr(value, "ndim", 0) != 0:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.ndim} dimension(s); pass a number")
-    d = check_dim("index_fill", dim, input.ndim) or 0
+    d = dim or 0
     return _written(be, _index_fill, input, d, index, value)
 
 
@@ -107,13 +108,13 @@ def _index_reduce(be: Any, input: Any, dim: int, index: Any, source: Any, reduce
 
 
 @op(inplace=True)
-def index_reduce(be: Any, input: Any, dim: int, index: Any, source: Any, reduce: str, *,
+def index_reduce(be: Any, input: Any, dim: Dim, index: Any, source: Any, reduce: str, *,
                  include_self: bool = True) -> Any:
     """Reduce (prod, mean, amax, amin) ``source``'s slices into ``input`` at ``index``."""
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
-    d = check_dim("index_reduce", dim, input.ndim) or 0
+    d = dim or 0
     return _written(be, lambda b, *a: _index_reduce(b, *a, reduce, include_self), input, d,
                     index, source)
 
@@ -135,13 +136,13 @@ def _scatter_reduce(be: Any, input: Any, dim: int, index: Any, src: Any, reduce:
 
 
 @op(inplace=True)
-def scatter_reduce(be: Any, input: Any, dim: int, index: Any, src: Any, reduce: str, *,
+def scatter_reduce(be: Any, input: Any, dim: Dim, index: Any, src: Any, reduce: str, *,
                    include_self: bool = True) -> Any:
     """Reduce (sum, prod, mean, amax, amin) ``src`` into ``input`` at ``index`` along ``dim``."""
     if reduce not in _REDUCE:  # checked now: on Dask the task would fail later, the target lost
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
-    d = check_dim("scatter_reduce", dim, input.ndim) or 0
+    d = dim or 0
     return _written(be, lambda b, *a: _scatter_reduce(b, *a, reduce, include_self), input, d,
                     index, src)
 
@@ -204,17 +205,17 @@ def _slice_scatter(be: Any, input: Any, src: Any, where: tuple) -> Any:
 
 
 @op()
-def select_scatter(be: Any, input: Any, src: Any, dim: int, index: int) -> Any:
+def select_scatter(be: Any, input: Any, src: Any, dim: Dim, index: int) -> Any:
     """A copy of ``input`` with ``src`` written at ``input.select(dim, index)``."""
-    d = check_dim("select_scatter", dim, input.ndim)
+    d = dim
     return _written(be, _slice_scatter, input, src, _along(index, d, input.ndim))
 
 
 @op()
-def slice_scatter(be: Any, input: Any, src: Any, dim: int = 0, start: int | None = None,
+def slice_scatter(be: Any, input: Any, src: Any, dim: Dim = 0, start: int | None = None,
                   end: int | None = None, step: int = 1) -> Any:
     """A copy of ``input`` with ``src`` written at ``input[start:end:step]`` along ``dim``."""
-    d = check_dim("slice_scatter", dim, input.ndim)
+    d = dim
     return _written(be, _slice_scatter, input, src,
                     _along(slice(start, end, step), d, input.ndim))
 
@@ -230,12 +231,12 @@ def _diagonal_scatter(be: Any, input: Any, src: Any, offset: int, d1: int, d2: i
 
 
 @op()
-def diagonal_scatter(be: Any, input: Any, src: Any, offset: int = 0, dim1: int = 0,
-                     dim2: int = 1) -> Any:
+def diagonal_scatter(be: Any, input: Any, src: Any, offset: int = 0, dim1: Dim = 0,
+                     dim2: Dim = 1) -> Any:
     """A copy of ``input`` with ``src`` written on the diagonal (``offset``, ``dim1``,
     ``dim2``), the inverse of ``torch.diagonal``."""
-    d1 = check_dim("diagonal_scatter", dim1, input.ndim)
-    d2 = check_dim("diagonal_scatter", dim2, input.ndim)
+    d1 = dim1
+    d2 = dim2
     return _written(be, lambda b, i, s: _diagonal_scatter(b, i, s, offset, d1, d2), input, src)
 
 

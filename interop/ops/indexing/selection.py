@@ -13,7 +13,8 @@ import numpy as np
 from ... import dtypes
 from ...backends import registry, views
 from ...errors import IndexOutOfRangeError, InvalidIndexError
-from .._args import cast, check_dim, int_arg, kept_scalars, promote, whole_arrays
+from .._args import cast, int_arg, kept_scalars, promote, whole_arrays
+from ..annotations import Dim, DimOrDims
 from ..registry import op
 
 
@@ -200,9 +201,14 @@ def _index_error(name: str, exc: IndexError) -> IndexError:
 
 
 @op(out=True)
-def index_select(be: Any, input: Any, dim: int, index: Any) -> Any:
-    """The entries at ``index`` (a 1-d integer tensor) along ``dim``."""
-    d = check_dim("index_select", dim, input.ndim)
+def index_select(be: Any, input: Any, dim: Dim, index: Any) -> Any:
+    """The entries at ``index`` (a 1-d integer tensor) along ``dim``.
+
+    >>> t = interop.tensor([[1, 2], [3, 4]])
+    >>> interop.index_select(t, 0, interop.tensor([1]))
+    tensor([[3, 4]], backend='numpy')
+    """
+    d = dim
     if getattr(index, "ndim", 1) > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if input.ndim == 0:  # torch: a 0-d input gives a 0-d result
@@ -215,9 +221,15 @@ def _take_along(be: Any, input: Any, index: Any, d: int) -> Any:
 
 
 @op(out=True)
-def gather(be: Any, input: Any, dim: int, index: Any, *, sparse_grad: bool = False) -> Any:
-    """out[i][j] = input[i][index[i][j]] for dim=1 (and likewise for other dims)."""
-    d = check_dim("gather", dim, input.ndim)
+def gather(be: Any, input: Any, dim: Dim, index: Any, *, sparse_grad: bool = False) -> Any:
+    """out[i][j] = input[i][index[i][j]] for dim=1 (and likewise for other dims).
+
+    >>> t = interop.tensor([[1, 2], [3, 4]])
+    >>> interop.gather(t, 1, interop.tensor([[0, 0], [1, 0]]))
+    tensor([[1, 1],
+            [4, 3]], backend='numpy')
+    """
+    d = dim
     if index.size == 0:  # torch accepts an empty index of any shape
         return be.np.zeros(index.shape, dtype=input.dtype)
     if input.ndim == 0 and index.ndim <= 1:  # a 0-d input is a 1-element vector to torch
@@ -236,11 +248,11 @@ def gather(be: Any, input: Any, dim: int, index: Any, *, sparse_grad: bool = Fal
 
 
 @op(aliases=("take_along_axis",), method=True)
-def take_along_dim(be: Any, input: Any, indices: Any, dim: Any = None) -> Any:
+def take_along_dim(be: Any, input: Any, indices: Any, dim: DimOrDims | None = None) -> Any:
     """Select along ``dim`` with ``indices`` broadcast against ``input``."""
     if dim is None:
         return be.np.take(be.np.reshape(input, (-1,)), be.np.reshape(indices, (-1,)))
-    d = check_dim("take_along_dim", dim, input.ndim)
+    d = dim
     return _take_along(be, input, indices, d)
 
 
@@ -252,7 +264,12 @@ def take(be: Any, input: Any, index: Any) -> Any:
 
 @op(out=True)
 def where(be: Any, condition: Any, input: Any = None, other: Any = None) -> Any:
-    """``input`` where ``condition`` holds, else ``other``; with one argument, nonzero(as_tuple)."""
+    """``input`` where ``condition`` holds, else ``other``; with one argument, nonzero(as_tuple).
+
+    >>> t = interop.tensor([1, 2, 3])
+    >>> interop.where(t > 1, t, 0)
+    tensor([0, 2, 3], backend='numpy')
+    """
     if input is None and other is None:
         return tuple(x.astype(dtypes.int64) for x in be.np.nonzero(condition))
     a, b = promote(*kept_scalars("where", dtypes.result_type(input, other), input, other))
@@ -297,7 +314,12 @@ def nonzero_static(be: Any, input: Any, *, size: int, fill_value: int = -1) -> A
 
 @op(inplace=True)
 def masked_fill(be: Any, input: Any, mask: Any, value: Any) -> Any:
-    """``value`` where ``mask`` is True, ``input`` elsewhere (dtype of ``input``)."""
+    """``value`` where ``mask`` is True, ``input`` elsewhere (dtype of ``input``).
+
+    >>> t = interop.tensor([1.0, 2.0, 3.0])
+    >>> t.masked_fill(t > 1, -1.0)
+    tensor([ 1., -1., -1.], backend='numpy')
+    """
     if getattr(mask, "dtype", None) != dtypes.bool:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{getattr(mask, 'dtype', type(mask).__name__)}")
@@ -313,9 +335,9 @@ def masked_select(be: Any, input: Any, mask: Any) -> Any:
 
 
 @op(inplace=True, method=True)
-def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
+def index_add(be: Any, input: Any, dim: Dim, index: Any, source: Any, alpha: Any = 1) -> Any:
     """Add ``alpha * source`` into ``input`` at ``index`` along ``dim`` (duplicates accumulate)."""
-    d = check_dim("index_add", dim, input.ndim)
+    d = dim
     if input.ndim == 0:  # torch: a 0-d input is one element along dim 0
         return index_add(be, input[None], 0, be.np.reshape(index, (-1,)),
                          be.np.reshape(source, (-1,)), alpha)[0]
@@ -330,10 +352,10 @@ def _index_added(be: Any, input: Any, d: int, index: Any, source: Any, alpha: An
 
 
 @op(inplace=True, method=True)
-def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, value: Any = None, *,
+def scatter(be: Any, input: Any, dim: Dim, index: Any, src: Any = None, value: Any = None, *,
             reduce: str | None = None) -> Any:
     """Write ``src`` (or ``value``) into a copy of ``input`` at ``index`` along ``dim``."""
-    d = check_dim("scatter", dim, input.ndim)
+    d = dim
     if input.ndim == 0:  # torch: a 0-d input is one element along dim 0
         src = be.np.reshape(src, (-1,)) if getattr(src, "ndim", None) is not None else src
         return scatter(be, input[None], 0, be.np.reshape(index, (-1,)), src, value,
@@ -362,7 +384,7 @@ def _scattered(be: Any, input: Any, d: int, index: Any, src: Any, value: Any,
 
 
 @op(inplace=True, method=True)
-def scatter_add(be: Any, input: Any, dim: int, index: Any, src: Any) -> Any:
+def scatter_add(be: Any, input: Any, dim: Dim, index: Any, src: Any) -> Any:
     """Add ``src`` into a copy of ``input`` at ``index`` along ``dim``."""
     return scatter(be, input, dim, index, src, reduce="add")
 

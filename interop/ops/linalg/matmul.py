@@ -24,7 +24,13 @@ def _check_ndim(name: str, x: Any, ndim: int, what: str) -> None:
 
 @op(out=True)
 def matmul(be: Any, input: Any, other: Any) -> Any:
-    """Matrix product with broadcasting (1-d operands are vectors), as ``@``."""
+    """Matrix product with broadcasting (1-d operands are vectors), as ``@``.
+
+    >>> interop.matmul(interop.ones(2, 3), interop.ones(3))
+    tensor([3., 3.], backend='numpy')
+    >>> (interop.ones(4, 2, 3) @ interop.ones(3, 5)).shape
+    (4, 2, 5)
+    """
     if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                            f"{input.ndim}D and {other.ndim}D")
@@ -113,7 +119,13 @@ def vecdot(be: Any, x: Any, y: Any, *, dim: int = -1, axis: Any = None) -> Any:
 @op(method=False)
 def einsum(be: Any, equation: Any, *operands: Any) -> Any:
     """Einstein summation; operands promote to one dtype first.  Also torch's sublist form,
-    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])``.
+
+    >>> interop.einsum('ij,j->i', interop.ones(2, 3), interop.ones(3))
+    tensor([3., 3.], backend='numpy')
+    >>> interop.einsum('ii', interop.eye(3))
+    tensor(3., backend='numpy')
+    """
     if not isinstance(equation, str):
         equation, operands = _sublist_equation((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .._args import check_dim
+
+from ..annotations import DimOrDims, DType
 from ..registry import op, torch_alias, torch_names
 
 RESULTS = {name: namedtuple(name, fields) for name, fields in {
@@ -217,14 +218,12 @@ def norm(be: Any, A: Any, ord: Any = None, dim: Any = None, keepdim: bool = Fals
 
 
 @op("linalg_vector_norm", method=False, torch=torch_names("vector_norm", "torch.linalg"))
-def vector_norm(be: Any, x: Any, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
-                dtype: Any = None) -> Any:
+def vector_norm(be: Any, x: Any, ord: Any = 2, dim: DimOrDims | None = None,
+                keepdim: bool = False, *, dtype: DType = None) -> Any:
     """(sum |x|^ord)^(1/ord) over ``dim`` (all dims by default); inf/-inf/0 as torch."""
     x = x.astype(dtype) if dtype is not None else x
     _float("vector_norm", x)
-    d = _dims(dim)
-    if x.ndim == 0:  # torch takes dim 0 / -1 of a 0-d tensor as the scalar itself
-        d = check_dim("linalg.vector_norm", d, 0)
+    d = dim  # (of a 0-d tensor, dim 0 or -1 is the scalar itself: None)
     a = be.np.abs(x)
     real = a.dtype
     if ord == float("inf"):

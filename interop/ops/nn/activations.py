@@ -15,7 +15,8 @@ import numpy as np
 from ... import dtypes
 from ...errors import UnsupportedDtypeError
 from ...backends.registry import python_value
-from .._args import check_dim, float_input, ordered, special_module
+from .._args import float_input, ordered, special_module
+from ..annotations import Dim, DType
 from ..registry import op, torch_names
 from .common import NN, in_place
 
@@ -29,7 +30,11 @@ def erf(be: Any, x: Any) -> Any:
 @op(method=True, inplace=True,
     torch=(*torch_names("relu", NN, function=True, method=True), "torch.Tensor.relu_"))
 def relu(be: Any, input: Any, inplace: bool = False) -> Any:
-    """max(x, 0), keeping the dtype (integers stay integers, as in torch)."""
+    """max(x, 0), keeping the dtype (integers stay integers, as in torch).
+
+    >>> interop.relu(interop.tensor([-1.0, 2.0]))
+    tensor([0., 2.], backend='numpy')
+    """
     ordered("relu", input)
     return in_place(be, input, be.np.maximum(input, input.dtype.type(0)), inplace)
 
@@ -158,9 +163,9 @@ def softshrink(be: Any, input: Any, lambd: float = 0.5) -> Any:
 
 
 @op(method=False, torch=torch_names("glu", NN))
-def glu(be: Any, input: Any, dim: int = -1) -> Any:
+def glu(be: Any, input: Any, dim: Dim = -1) -> Any:
     """a * sigmoid(b), the halves of ``dim``."""
-    d = check_dim("glu", dim, input.ndim)
+    d = dim
     if input.shape[d] % 2:
         raise RuntimeError(f"glu: Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
@@ -188,15 +193,16 @@ def rrelu(be: Any, input: Any, lower: float = 1 / 8, upper: float = 1 / 3,
 
 
 # ------------------------------------------------------------------ softmax family
-def _softmax_dim(name: str, dim: Any, ndim: int) -> int:
-    if dim is None:  # torch's legacy implicit choice (with a warning there)
-        dim = 0 if ndim in (0, 1, 3) else 1
-    return check_dim(name, dim, ndim) if ndim else None
+def _softmax_dim(dim: int | None, ndim: int) -> int | None:
+    """``dim`` (already normalised), or torch's legacy implicit choice where it is None."""
+    if ndim == 0:
+        return None
+    return (0 if ndim in (1, 3) else 1) if dim is None else dim
 
 
 def _softmax_input(be: Any, input: Any, dtype: Any) -> Any:
     if dtype is not None:
-        return input.astype(dtypes.as_dtype(dtype))
+        return input.astype(dtype)
     if dtypes.kind(input.dtype) in "biu":  # torch's kernels have no integer form
         raise UnsupportedDtypeError(f'softmax: "softmax_lastdim_kernel_impl" not implemented '
                                     f"for {input.dtype}; pass dtype=torch.float32 or convert "
@@ -212,10 +218,16 @@ def log_softmax_raw(be: Any, x: Any, d: Any) -> Any:
 
 
 @op(method=True, torch=torch_names("softmax", NN, function=True, method=True))
-def softmax(be: Any, input: Any, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
-    """exp(x) / sum(exp(x)) along ``dim``, computed stably."""
+def softmax(be: Any, input: Any, dim: Dim | None = None, _stacklevel: int = 3,
+            dtype: DType = None) -> Any:
+    """exp(x) / sum(exp(x)) along ``dim``, computed stably.
+
+    >>> interop.softmax(interop.tensor([[0.0, 0.0], [0.0, 1.0]]), dim=1)
+    tensor([[0.5000, 0.5000],
+            [0.2689, 0.7311]], backend='numpy')
+    """
     x = _softmax_input(be, input, dtype)
-    d = _softmax_dim("softmax", dim, x.ndim)
+    d = _softmax_dim(dim, x.ndim)
     if x.size == 0:
         return x.copy()
     e = be.np.exp(x - be.np.max(x, axis=d, keepdims=True))  # an infinite max gives nan, as torch
@@ -223,27 +235,31 @@ def softmax(be: Any, input: Any, dim: int | None = None, _stacklevel: int = 3, d
 
 
 @op(method=True, torch=torch_names("log_softmax", NN, function=True, method=True))
-def log_softmax(be: Any, input: Any, dim: int | None = None, _stacklevel: int = 3,
-                dtype: Any = None) -> Any:
-    """x - logsumexp(x) along ``dim``."""
+def log_softmax(be: Any, input: Any, dim: Dim | None = None, _stacklevel: int = 3,
+                dtype: DType = None) -> Any:
+    """x - logsumexp(x) along ``dim``.
+
+    >>> interop.log_softmax(interop.tensor([0.0, 0.0]), dim=0)
+    tensor([-0.6931, -0.6931], backend='numpy')
+    """
     x = _softmax_input(be, input, dtype)
-    return log_softmax_raw(be, x, _softmax_dim("log_softmax", dim, x.ndim))
+    return log_softmax_raw(be, x, _softmax_dim(dim, x.ndim))
 
 
 @op(method=False, torch=torch_names("softmin", NN))
-def softmin(be: Any, input: Any, dim: Any = None, _stacklevel: int = 3, dtype: Any = None) -> Any:
+def softmin(be: Any, input: Any, dim: Dim | None = None, _stacklevel: int = 3,
+            dtype: DType = None) -> Any:
     """softmax(-x)."""
     return softmax(be, -_softmax_input(be, input, dtype), dim)
 
 
 @op(method=False,
     torch=("torch._safe_softmax", "aten._safe_softmax.default", "aten._safe_softmax"))
-def _safe_softmax(be: Any, input: Any, dim: int, dtype: Any = None) -> Any:
+def _safe_softmax(be: Any, input: Any, dim: Dim, dtype: DType = None) -> Any:
     """softmax, with 0 (not nan) along ``dim`` where every input is -inf (attention rows
     whose every position is masked); those rows are never exponentiated."""
     if input.ndim == 0 or input.size == 0:
         return softmax(be, input, dim, dtype=dtype)
-    masked = be.np.all(input == -np.inf, axis=_softmax_dim("_safe_softmax", dim, input.ndim),
-                       keepdims=True)
+    masked = be.np.all(input == -np.inf, axis=dim, keepdims=True)
     out = softmax(be, be.np.where(masked, input.dtype.type(0), input), dim, dtype=dtype)
     return be.np.where(masked, out.dtype.type(0), out)

@@ -14,7 +14,8 @@ from ... import dtypes
 from ...backends import views
 from ...errors import ShapeError
 from . import functional
-from .._args import check_dim, int_arg, promote, whole_arrays
+from .._args import int_arg, promote, whole_arrays
+from ..annotations import Dim, DimOf
 from .conv import _ceil_pads, _tuple
 from .functional import _affine, _channel
 from ..registry import op, torch_names
@@ -63,13 +64,13 @@ def constant_pad_nd(be: Any, input: Any, pad: Any, value: Any = 0) -> Any:
 
 
 @op("slice", function=False, method=False, torch=("aten.slice.Tensor",))
-def slice_(be: Any, input: Any, dim: int = 0, start: Any = None, end: Any = None,
+def slice_(be: Any, input: Any, dim: Dim = 0, start: Any = None, end: Any = None,
            step: Any = 1) -> Any:
     """``input[start:end:step]`` along ``dim`` (bounds clamped, as Python's), a view:
     torch.ops.aten's spelling of basic slicing."""
     if input.ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    d = check_dim("slice", dim, input.ndim)
+    d = dim
     start, end = (None if b is None else int_arg("slice", what, b)
                   for b, what in ((start, "start"), (end, "end")))
     step = int_arg("slice", "step", step)
@@ -82,16 +83,15 @@ def slice_(be: Any, input: Any, dim: int = 0, start: Any = None, end: Any = None
 
 @op("_softmax_backward_data", method=False,
     torch=torch_names("_softmax_backward_data", "aten", also=("torch._softmax_backward_data",)))
-def softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: int,
+def softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: DimOf("output"),
                           input_dtype: Any) -> Any:
     """The gradient of softmax's input from its output's: ``y * (g - sum(g * y))`` along
     ``dim`` (torch's CPU kernel keeps the gradient's dtype)."""
     if grad_output.dtype != output.dtype:
         raise RuntimeError(f"_softmax_backward_data: expected scalar type {output.dtype} but "
                            f"found {grad_output.dtype}; pass the gradient in the output's dtype")
-    d = check_dim("_softmax_backward_data", dim, output.ndim)
     scaled = grad_output * output
-    return scaled - output * be.np.sum(scaled, axis=d, keepdims=True)
+    return scaled - output * be.np.sum(scaled, axis=dim, keepdims=True)
 
 
 @op(method=False, torch=torch_names("native_dropout_backward", "aten"))

@@ -18,7 +18,8 @@ import numpy as np
 from ... import dtypes
 from ...backends import views
 from ...backends.registry import python_value
-from .._args import check_dim, float_input, int_arg
+from .._args import float_input, int_arg
+from ..annotations import Dim
 from ..reductions.aggregates import norm as vector_norm
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
@@ -96,10 +97,10 @@ def instance_norm(be: Any, input: Any, running_mean: Any = None, running_var: An
 
 
 @op(method=False, torch=torch_names("normalize", NN))
-def normalize(be: Any, input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+def normalize(be: Any, input: Any, p: float = 2.0, dim: Dim = 1, eps: float = 1e-12,
               out: Any = None) -> Any:
     """x / max(||x||_p, eps) along ``dim``."""
-    d = check_dim("normalize", dim, input.ndim)
+    d = dim
     a = be.np.abs(input)
     if p == 0:
         norm = be.np.sum(a != 0, axis=d, keepdims=True).astype(input.dtype)
@@ -113,7 +114,12 @@ def normalize(be: Any, input: Any, p: float = 2.0, dim: int = 1, eps: float = 1e
 # ------------------------------------------------------------------ layers
 @op(method=False, torch=torch_names("linear", NN))
 def linear(be: Any, input: Any, weight: Any, bias: Any = None) -> Any:
-    """x @ weight.T + bias (weight is (out_features, in_features), as nn.Linear stores it)."""
+    """x @ weight.T + bias (weight is (out_features, in_features), as nn.Linear stores it).
+
+    >>> x, w = interop.ones(1, 3), interop.ones(2, 3)
+    >>> interop.linear(x, w, interop.tensor([0.0, 1.0]))
+    tensor([[3., 4.]], backend='numpy')
+    """
     if input.dtype != weight.dtype:
         raise RuntimeError(f"linear: expected m1 and m2 to have the same dtype, but got: "
                            f"{input.dtype} != {weight.dtype}; convert one with .to(other.dtype)")
@@ -209,7 +215,13 @@ def _replicate_cropping(be: Any, input: Any, pad: Any) -> Any:
 
 @op(method=False, torch=torch_names("pad", NN))
 def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None) -> Any:
-    """Pad (or, with negative amounts, crop) the last len(pad)//2 dims; pairs run last dim first."""
+    """Pad (or, with negative amounts, crop) the last len(pad)//2 dims; pairs run last dim first.
+
+    >>> interop.pad(interop.ones(2), (1, 2))
+    tensor([0., 1., 1., 0., 0.], backend='numpy')
+    >>> interop.pad(interop.ones(1, 2), (1, 1), value=9.0)
+    tensor([[9., 1., 1., 9.]], backend='numpy')
+    """
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise RuntimeError(f"pad: Padding length must be divisible by 2 and at most twice the "
                            f"number of dimensions of the input, got {len(pad)}")

@@ -9,7 +9,8 @@ import math
 from typing import Any
 
 from ... import dtypes
-from .._args import check_dim, float_input
+from .._args import float_input
+from ..annotations import DimOf
 from .common import NN
 from .activations import log_softmax_raw
 from .functional import linear
@@ -183,11 +184,12 @@ def cross_entropy(be: Any, input: Any, target: Any, weight: Any = None, size_ave
 
 
 @op(method=False, torch=torch_names("cosine_similarity", NN, function=True))
-def cosine_similarity(be: Any, x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
+def cosine_similarity(be: Any, x1: Any, x2: Any,
+                      dim: DimOf(("x1", "x2"), vector_if_scalar=True) = 1,
+                      eps: float = 1e-8) -> Any:
     """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along ``dim`` (torch's order)."""
     x1, x2 = be.np.broadcast_arrays(x1, x2)
     if x1.ndim == 0:  # torch: 0-d operands are one element along dim 0 (or -1)
-        check_dim("cosine_similarity", dim, 0)
         return cosine_similarity(be, x1[None], x2[None], 0, eps)  # a 0-d result
     e = x1.dtype.type(eps)
     n1 = be.np.maximum(be.np.sqrt(be.np.sum(x1 * x1, axis=dim, keepdims=True)), e)

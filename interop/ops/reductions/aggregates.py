@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from .._args import cast, check_dim, dim_arg, float_input, keepdim_arg, ordered
+from .._args import cast, float_input, ordered
+from ..annotations import Dim, DimOrDims, DType, KeepDim, VectorDim
 from ..registry import op
 from ..linalg.torch_linalg import matrix_norm
 
@@ -43,31 +44,31 @@ def _accumulated(reduce: Any, acc: np.dtype, axis: Any, keepdims: bool | None = 
     return out if wide is acc else out.astype(acc, copy=False)
 
 
-def _reduce_args(name: str, input: Any, dim: Any, axis: Any, keepdim: bool,
-                 keepdims: bool | None) -> tuple[Any, bool]:
-    if dim is None and axis is None and keepdims is None:
-        return None, bool(keepdim)  # every dimension: nothing to check
-    return check_dim(name, dim_arg(dim, axis), input.ndim), keepdim_arg(keepdim, keepdims)
-
-
 @op(out=True, all_dims_if_empty=True)
-def sum(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,  # noqa: A001
-        axis: Any = None, keepdims: bool | None = None) -> Any:
-    """Sum over ``dim`` (all by default); integers and bools accumulate in int64."""
-    if dim is None and dtype is None and axis is None and keepdims is None and not keepdim \
-            and input.dtype.kind in "fc" and input.dtype.itemsize > 2:
+def sum(be: Any, input: Any, dim: DimOrDims | None = None, keepdim: KeepDim = False, *,  # noqa: A001
+        dtype: DType = None, axis: Any = None, keepdims: bool | None = None) -> Any:
+    """Sum over ``dim`` (all by default); integers and bools accumulate in int64.
+
+    >>> t = interop.tensor([[1, 2], [3, 4]])
+    >>> t.sum()
+    tensor(10, backend='numpy')
+    >>> t.sum(dim=0)
+    tensor([4, 6], backend='numpy')
+    >>> interop.sum(t, dim=-1, keepdim=True)
+    tensor([[3],
+            [7]], backend='numpy')
+    """
+    if dim is None and dtype is None and not keepdim and input.dtype.kind in "fc" \
+            and input.dtype.itemsize > 2:
         return input.sum()  # the commonest call, where NumPy's own accumulation is torch's
-    d, k = _reduce_args("sum", input, dim, axis, keepdim, keepdims)
-    acc = _acc_dtype(input, dtype)
-    return _accumulated(input.sum, acc, axis=d, keepdims=k)
+    return _accumulated(input.sum, _acc_dtype(input, dtype), axis=dim, keepdims=bool(keepdim))
 
 
 @op(out=True)
-def prod(be: Any, input: Any, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None,
-         axis: Any = None, keepdims: bool | None = None) -> Any:
+def prod(be: Any, input: Any, dim: Dim | None = None, keepdim: KeepDim = False, *,
+         dtype: DType = None, axis: Any = None, keepdims: bool | None = None) -> Any:
     """Product over ``dim``; integers and bools accumulate in int64."""
-    d, k = _reduce_args("prod", input, dim, axis, keepdim, keepdims)
-    return input.prod(axis=d, keepdims=k, dtype=_acc_dtype(input, dtype))
+    return input.prod(axis=dim, keepdims=bool(keepdim), dtype=_acc_dtype(input, dtype))
 
 
 def _floating(name: str, input: Any, dtype: Any) -> Any:
@@ -86,12 +87,18 @@ def _floating(name: str, input: Any, dtype: Any) -> Any:
 
 
 @op(out=True, all_dims_if_empty=True)
-def mean(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
-         axis: Any = None, keepdims: bool | None = None) -> Any:
-    """Mean over ``dim``; integer tensors need ``dtype=`` (as in torch)."""
-    input = _floating("mean", input, dtype)  # torch checks the dtype before the dim
-    d, k = _reduce_args("mean", input, dim, axis, keepdim, keepdims)
-    return _accumulated(input.mean, input.dtype, axis=d, keepdims=k)
+def mean(be: Any, input: Any, dim: DimOrDims | None = None, keepdim: KeepDim = False, *,
+         dtype: DType = None, axis: Any = None, keepdims: bool | None = None) -> Any:
+    """Mean over ``dim``; integer tensors need ``dtype=`` (as in torch).
+
+    >>> t = interop.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> t.mean()
+    tensor(2.5000, backend='numpy')
+    >>> t.mean(dim=1)
+    tensor([1.5000, 3.5000], backend='numpy')
+    """
+    input = _floating("mean", input, dtype)
+    return _accumulated(input.mean, input.dtype, axis=dim, keepdims=bool(keepdim))
 
 
 def _correction(unbiased: bool | None, correction: Any) -> float:
@@ -101,27 +108,73 @@ def _correction(unbiased: bool | None, correction: Any) -> float:
 
 
 @op(out=True, all_dims_if_empty=True)
-def var(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
-        *, correction: Any = None, axis: Any = None, keepdims: bool | None = None) -> Any:
-    """Variance with Bessel's correction by default (``correction=1``), as torch."""
+def var(be: Any, input: Any, dim: DimOrDims | None = None, unbiased: bool | None = None,
+        keepdim: KeepDim = False, *, correction: Any = None, axis: Any = None,
+        keepdims: bool | None = None) -> Any:
+    """Variance with Bessel's correction by default (``correction=1``), as torch.
+
+    >>> interop.tensor([1.0, 2.0, 3.0, 4.0]).var()
+    tensor(1.6667, backend='numpy')
+    """
     if isinstance(dim, bool):  # torch.var(t, False) means unbiased=False
         dim, unbiased = None, dim
-    input = _floating("var", input, None)  # torch checks the dtype before the dim
-    d, k = _reduce_args("var", input, dim, axis, keepdim, keepdims)
-    return be.np.var(input, axis=d, keepdims=k,
+    input = _floating("var", input, None)
+    return be.np.var(input, axis=dim, keepdims=bool(keepdim),
                      ddof=_correction(unbiased, correction))
 
 
 @op(out=True, all_dims_if_empty=True)
-def std(be: Any, input: Any, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False,
-        *, correction: Any = None, axis: Any = None, keepdims: bool | None = None) -> Any:
-    """Standard deviation with Bessel's correction by default, as torch."""
+def std(be: Any, input: Any, dim: DimOrDims | None = None, unbiased: bool | None = None,
+        keepdim: KeepDim = False, *, correction: Any = None, axis: Any = None,
+        keepdims: bool | None = None) -> Any:
+    """Standard deviation with Bessel's correction by default, as torch.
+
+    >>> interop.tensor([1.0, 2.0, 3.0, 4.0]).std()
+    tensor(1.2910, backend='numpy')
+    >>> interop.tensor([1.0, 2.0, 3.0, 4.0]).std(correction=0)
+    tensor(1.1180, backend='numpy')
+    """
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    input = _floating("std", input, None)  # torch checks the dtype before the dim
-    d, k = _reduce_args("std", input, dim, axis, keepdim, keepdims)
-    return be.np.std(input, axis=d, keepdims=k,
+    input = _floating("std", input, None)
+    return be.np.std(input, axis=dim, keepdims=bool(keepdim),
                      ddof=_correction(unbiased, correction))
+
+
+_EXAMPLES = {  # the docstrings' examples of the records made by the factories below
+    "max": """
+
+    >>> t = interop.tensor([[1, 5], [7, 2]])
+    >>> t.max()
+    tensor(7, backend='numpy')
+    >>> t.max(dim=1)
+    max(values=tensor([5, 7], backend='numpy'), indices=tensor([1, 0], backend='numpy'))
+    >>> interop.max(t, interop.full((2, 2), 3))
+    tensor([[3, 5],
+            [7, 3]], backend='numpy')
+    """,
+    "min": """
+
+    >>> t = interop.tensor([[1, 5], [7, 2]])
+    >>> t.min()
+    tensor(1, backend='numpy')
+    >>> t.min(dim=0).indices
+    tensor([0, 1], backend='numpy')
+    """,
+    "argmax": """
+
+    >>> t = interop.tensor([[1, 5], [7, 2]])
+    >>> t.argmax()
+    tensor(2, backend='numpy')
+    >>> t.argmax(dim=1)
+    tensor([1, 0], backend='numpy')
+    """,
+    "cumsum": """
+
+    >>> interop.tensor([1, 2, 3]).cumsum(dim=0)
+    tensor([1, 3, 6], backend='numpy')
+    """,
+}
 
 
 def _check_nonempty(name: str, input: Any, d: Any, *, arg: bool = False) -> None:
@@ -158,16 +211,16 @@ def _check_positions_known(be: Any, name: str, input: Any, d: int | None) -> Non
 
 
 def _extreme(name: str, fn: str, arg_fn: str) -> Any:
-    def impl(be: Any, input: Any, dim: int | None = None, keepdim: bool = False, *,
+    def impl(be: Any, input: Any, dim: VectorDim | None = None, keepdim: KeepDim = False, *,
              axis: Any = None, keepdims: bool | None = None) -> Any:
         if dim is not None and getattr(dim, "shape", None) is not None:  # max(x, other)
             return getattr(be.np, "maximum" if name == "max" else "minimum")(
                 *_promote2(ordered(name, input), ordered(name, dim)))
         ordered(name, input)
-        d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
-        _check_nonempty(name, input, d)
-        if input.ndim == 0 and isinstance(dim_arg(dim, axis), int):  # still (values, indices)
+        if input.ndim == 0 and dim is not None:  # still (values, indices)
             return values_indices[name](input.copy(), be.np.zeros((), dtype=dtypes.int64))
+        d, k = dim, bool(keepdim)
+        _check_nonempty(name, input, d)
         if d is None or isinstance(d, tuple):
             return _extremes(be, fn, input, d, k)
         _check_positions_known(be, name, input, d)
@@ -176,7 +229,7 @@ def _extreme(name: str, fn: str, arg_fn: str) -> Any:
         return values_indices[name](values, indices)
     impl.__name__ = name
     impl.__doc__ = (f"{name}(t) is the {name}imum element; {name}(t, dim) returns (values, "
-                    f"indices); {name}(t, other) is elementwise.")
+                    f"indices); {name}(t, other) is elementwise." + _EXAMPLES[name])
     return impl
 
 
@@ -190,32 +243,34 @@ op("min", tensor_dim_is_other=True)(_extreme("min", "min", "argmin"))
 
 
 @op(out=True, all_dims_if_empty=True)
-def amax(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None,
-         keepdims: bool | None = None) -> Any:
-    """Maximum over ``dim`` (all dims when empty)."""
+def amax(be: Any, input: Any, dim: DimOrDims = (), keepdim: KeepDim = False, *,
+         axis: Any = None, keepdims: bool | None = None) -> Any:
+    """Maximum over ``dim`` (all dims when empty).
+
+    >>> interop.tensor([[1, 5], [7, 2]]).amax(dim=0)
+    tensor([7, 5], backend='numpy')
+    """
     ordered("amax", input)
-    d, k = _reduce_args("amax", input, dim if dim != () else None, axis, keepdim, keepdims)
-    _check_nonempty("amax", input, d)
-    return _extremes(be, "max", input, d, k)
+    _check_nonempty("amax", input, dim)
+    return _extremes(be, "max", input, dim, bool(keepdim))
 
 
 @op(out=True, all_dims_if_empty=True)
-def amin(be: Any, input: Any, dim: Any = (), keepdim: bool = False, *, axis: Any = None,
-         keepdims: bool | None = None) -> Any:
+def amin(be: Any, input: Any, dim: DimOrDims = (), keepdim: KeepDim = False, *,
+         axis: Any = None, keepdims: bool | None = None) -> Any:
     """Minimum over ``dim`` (all dims when empty)."""
     ordered("amin", input)
-    d, k = _reduce_args("amin", input, dim if dim != () else None, axis, keepdim, keepdims)
-    _check_nonempty("amin", input, d)
-    return _extremes(be, "min", input, d, k)
+    _check_nonempty("amin", input, dim)
+    return _extremes(be, "min", input, dim, bool(keepdim))
 
 
 def _arg_extreme(name: str, fn: str) -> Any:
-    def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
-             keepdims: bool | None = None) -> Any:
+    def impl(be: Any, input: Any, dim: Dim | None = None, keepdim: KeepDim = False, *,
+             axis: Any = None, keepdims: bool | None = None) -> Any:
         if input.dtype.kind == "b":
             raise RuntimeError(f"{name}(): does not support bool input; convert with .int() first")
         ordered(name, input)
-        d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
+        d, k = dim, bool(keepdim)
         _check_nonempty(name, input, d, arg=True)
         _check_positions_known(be, name, input, d)
         if d is None:
@@ -223,7 +278,8 @@ def _arg_extreme(name: str, fn: str) -> Any:
             return be.np.reshape(out, (1,) * input.ndim if k else ()).astype(dtypes.int64)
         return getattr(be.np, fn)(input, axis=d, keepdims=k).astype(dtypes.int64)
     impl.__name__ = name
-    impl.__doc__ = f"Index of the {name[3:]}imum (over the flattened tensor when dim is None)."
+    impl.__doc__ = (f"Index of the {name[3:]}imum (over the flattened tensor when dim is None)."
+                    + _EXAMPLES.get(name, ""))
     return impl
 
 
@@ -232,10 +288,9 @@ op("argmin", out=True)(_arg_extreme("argmin", "argmin"))
 
 
 def _logical(name: str) -> Any:
-    def impl(be: Any, input: Any, dim: Any = None, keepdim: bool = False, *, axis: Any = None,
-             keepdims: bool | None = None) -> Any:
-        d, k = _reduce_args(name, input, dim, axis, keepdim, keepdims)
-        return getattr(be.np, name)(input, axis=d, keepdims=k)
+    def impl(be: Any, input: Any, dim: DimOrDims | None = None, keepdim: KeepDim = False, *,
+             axis: Any = None, keepdims: bool | None = None) -> Any:
+        return getattr(be.np, name)(input, axis=dim, keepdims=bool(keepdim))
     impl.__name__ = name
     impl.__doc__ = f"True where {name} element along ``dim`` is nonzero."
     return impl
@@ -246,17 +301,16 @@ op("any", out=True)(_logical("any"))
 
 
 @op(all_dims_if_empty=True)
-def count_nonzero(be: Any, input: Any, dim: Any = None, *, axis: Any = None) -> Any:
+def count_nonzero(be: Any, input: Any, dim: DimOrDims | None = None, *, axis: Any = None) -> Any:
     """Number of nonzero elements along ``dim`` (int64)."""
-    d = check_dim("count_nonzero", dim_arg(dim, axis), input.ndim)
-    return be.np.count_nonzero(input, axis=d).astype(dtypes.int64)
+    return be.np.count_nonzero(input, axis=dim).astype(dtypes.int64)
 
 
 @op(out=True)
-def logsumexp(be: Any, input: Any, dim: Any, keepdim: bool = False) -> Any:
+def logsumexp(be: Any, input: Any, dim: DimOrDims, keepdim: KeepDim = False) -> Any:
     """log(sum(exp(x))) along ``dim``, computed stably."""
     x = float_input(be, input)
-    d = check_dim("logsumexp", dim_arg(dim), x.ndim)
+    d = dim
     if x.size == 0:  # the sum of no exponentials is 0: log gives -inf, as torch
         out = be.np.log(be.np.sum(be.np.exp(x), axis=d, keepdims=True))
         return out if keepdim else be.np.squeeze(out, axis=d)
@@ -267,14 +321,12 @@ def logsumexp(be: Any, input: Any, dim: Any, keepdim: bool = False) -> Any:
 
 
 def _scan(name: str, fn: str) -> Any:
-    def impl(be: Any, input: Any, dim: int | None = None, *, dtype: Any = None,
+    def impl(be: Any, input: Any, dim: VectorDim | None = None, *, dtype: DType = None,
              axis: Any = None) -> Any:
-        given = dim_arg(dim, axis)
-        if given is None:
+        if dim is None:
             raise TypeError(f"{name}() missing required argument 'dim': pass dim=0 (or the axis "
                             "to accumulate along)")
-        d = check_dim(name, given, input.ndim)
-        x, d = (input, d) if input.ndim else (be.np.reshape(input, (1,)), 0)
+        x, d = (input, dim) if input.ndim else (be.np.reshape(input, (1,)), 0)
         # Dask's default scan fails on NaN sizes (empty chunks, or any NaN dimension when
         # run); blelloch does not
         how = {"method": "blelloch"} if math.isnan(x.size) else {}
@@ -282,7 +334,8 @@ def _scan(name: str, fn: str) -> Any:
         out = _accumulated(functools.partial(getattr(be.np, fn), x, **how), acc, axis=d)
         return out if input.ndim else be.np.reshape(out, ())
     impl.__name__ = name
-    impl.__doc__ = f"Running {name[3:]} along ``dim`` (integers accumulate in int64)."
+    impl.__doc__ = (f"Running {name[3:]} along ``dim`` (integers accumulate in int64)."
+                    + _EXAMPLES.get(name, ""))
     return impl
 
 
@@ -293,22 +346,28 @@ op("cumprod", inplace=True, out=True,
 
 
 @op()
-def diff(be: Any, input: Any, n: int = 1, dim: int = -1, prepend: Any = None,
+def diff(be: Any, input: Any, n: int = 1, dim: Dim = -1, prepend: Any = None,
          append: Any = None) -> Any:
     """n-th forward difference along ``dim``."""
     kwargs = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
-    return be.np.diff(input, n=n, axis=check_dim("diff", dim, input.ndim), **kwargs)
+    return be.np.diff(input, n=n, axis=dim, **kwargs)
 
 
 @op(out=True, all_dims_if_empty=True)
-def norm(be: Any, input: Any, p: Any = "fro", dim: Any = None, keepdim: bool = False,
-         dtype: Any = None) -> Any:
-    """Vector p-norm (2 by default) over ``dim`` or all elements (floating tensors only)."""
-    x = input if dtype is None else input.astype(dtypes.as_dtype(dtype))
+def norm(be: Any, input: Any, p: Any = "fro", dim: DimOrDims | None = None,
+         keepdim: KeepDim = False, dtype: DType = None) -> Any:
+    """Vector p-norm (2 by default) over ``dim`` or all elements (floating tensors only).
+
+    >>> interop.tensor([3.0, 4.0]).norm()
+    tensor(5., backend='numpy')
+    >>> interop.tensor([[3.0, 4.0], [6.0, 8.0]]).norm(dim=1)
+    tensor([ 5., 10.], backend='numpy')
+    """
+    x = input if dtype is None else input.astype(dtype)
     if x.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {x.dtype}; convert with .float() first")
-    d = check_dim("norm", dim_arg(dim), x.ndim)
+    d = dim
     if p == "nuc":  # the sum of singular values of the matrices over ``dim`` (the last two)
         return matrix_norm(be, x, "nuc", dim=(-2, -1) if d is None else d, keepdim=keepdim)
     a = be.np.abs(x)

@@ -12,7 +12,8 @@ from typing import Any
 
 from ... import dtypes
 from ...backends.registry import host_values
-from .._args import check_dim, float_input
+from .._args import float_input
+from ..annotations import Dim
 from .aggregates import values_indices
 from ..registry import op
 
@@ -21,12 +22,12 @@ _HISTOGRAMDD = namedtuple("histogramdd", ["hist", "bin_edges"])
 
 
 @op()
-def mode(be: Any, input: Any, dim: int = -1, keepdim: bool = False) -> Any:
+def mode(be: Any, input: Any, dim: Dim = -1, keepdim: bool = False) -> Any:
     """(values, indices): the most frequent value along ``dim`` (the smallest on ties) and
     the index of its last occurrence, as torch."""
     if input.ndim == 0:
         return values_indices["mode"](input, be.np.zeros((), dtype=dtypes.int64))
-    d = check_dim("mode", dim, input.ndim)
+    d = dim
     x = be.np.moveaxis(input, d, -1)
     counts = be.np.sum(x[..., :, None] == x[..., None, :], axis=-1)  # (..., n): ties of each
     best = counts == be.np.max(counts, axis=-1, keepdims=True)
@@ -43,10 +44,10 @@ def mode(be: Any, input: Any, dim: int = -1, keepdim: bool = False) -> Any:
 
 @op(method=True)
 def unique_consecutive(be: Any, input: Any, return_inverse: bool = False,
-                       return_counts: bool = False, dim: int | None = None) -> Any:
+                       return_counts: bool = False, dim: Dim | None = None) -> Any:
     """Runs of equal consecutive elements (or slices along ``dim``) collapsed to one."""
     x = be.np.reshape(input, (-1,)) if dim is None else \
-        be.np.moveaxis(input, check_dim("unique_consecutive", dim, input.ndim), 0)
+        be.np.moveaxis(input, dim, 0)
     n = int(x.shape[0])
     if n == 0:
         starts = be.np.zeros((0,), dtype=bool)
@@ -57,7 +58,7 @@ def unique_consecutive(be: Any, input: Any, return_inverse: bool = False,
         starts = be.np.concatenate([be.np.ones((1,), dtype=bool), differs])
     values = x[starts]
     if dim is not None:
-        values = be.np.moveaxis(values, 0, check_dim("unique_consecutive", dim, input.ndim))
+        values = be.np.moveaxis(values, 0, dim)
     out = [values]
     inverse = be.np.cumsum(starts.astype(dtypes.int64)) - 1  # the run of each element
     if return_inverse:
@@ -159,12 +160,12 @@ def cdist(be: Any, x1: Any, x2: Any, p: float = 2.0, compute_mode: Any = None) -
 
 
 @op(method=True, inplace=True)
-def renorm(be: Any, input: Any, p: float, dim: int, maxnorm: float) -> Any:
+def renorm(be: Any, input: Any, p: float, dim: Dim, maxnorm: float) -> Any:
     """Each slice along ``dim`` scaled down to p-norm ``maxnorm`` where its norm exceeds it."""
     if input.dtype.kind not in "fc":
         raise RuntimeError(f"renorm: expected a floating point or complex tensor, got "
                            f"{input.dtype}")
-    d = check_dim("renorm", dim, input.ndim)
+    d = dim
     others = tuple(i for i in builtins.range(input.ndim) if i != d)
     a = be.np.abs(input)
     if math.isinf(p):
@@ -196,10 +197,10 @@ def gradient(be: Any, input: Any, *, spacing: Any = 1, dim: Any = None,
 
 @op(method=False)
 def cumulative_trapezoid(be: Any, y: Any, x: Any = None, *, dx: Any = None,
-                         dim: int = -1) -> Any:
+                         dim: Dim = -1) -> Any:
     """Running trapezoid-rule integral of ``y`` along ``dim`` (one fewer element)."""
     y = float_input(be, y)
-    d = check_dim("cumulative_trapezoid", dim, y.ndim)
+    d = dim
     n = int(y.shape[d])
     take = lambda a, s: a[(slice(None),) * d + (s,)]  # noqa: E731
     mids = (take(y, slice(1, n)) + take(y, slice(0, n - 1))) / 2

@@ -16,7 +16,8 @@ import numpy as np
 
 from ... import dtypes
 from ...errors import ShapeError, UnsupportedDtypeError
-from .._args import cast, check_dim, whole_arrays
+from .._args import cast, whole_arrays
+from ..annotations import Dim, DimOrDims
 from .aggregates import _check_nonempty
 from ..registry import op
 
@@ -38,13 +39,13 @@ def _bit_patterns(be: Any, input: Any) -> Any:
 
 
 @op(all_dims_if_empty=True)
-def hash_tensor(be: Any, input: Any, dim: Any = (), *, keepdim: bool = False,
+def hash_tensor(be: Any, input: Any, dim: DimOrDims = (), *, keepdim: bool = False,
                 mode: int = 0) -> Any:
     """A uint64 hash over ``dim`` (all dims by default): mode 0, the xor of the elements'
     bit patterns widened to 64 bits (equal tensors hash equal; order does not count)."""
     if mode != 0:
         raise RuntimeError(f"Unknown hash_tensor mode: {mode}; mode 0 (xor) is the one there is")
-    d = check_dim("hash_tensor", dim if dim != () else None, input.ndim)
+    d = dim
     _check_nonempty("hash_tensor", input, d)
     if input.ndim == 0:  # its own hash (as 1 element: Dask views no 0-d array as another dtype)
         return be.np.reshape(_bit_patterns(be, be.np.reshape(input, (1,))), ())
@@ -115,14 +116,14 @@ def _segments(be: Any, data: Any, sizes: Any, by_lengths: bool, reduce: str, axi
 
 @op(method=False)
 def segment_reduce(be: Any, data: Any, reduce: str, *, lengths: Any = None, indices: Any = None,
-                   offsets: Any = None, axis: int = 0, unsafe: bool = False,
+                   offsets: Any = None, axis: Dim = 0, unsafe: bool = False,
                    initial: Any = None) -> Any:
     """``reduce`` (sum, mean, max, min, prod) over consecutive segments along ``axis``, given
     by ``lengths`` or ``offsets`` (shaped like data's dims before ``axis``, then one per
     segment); ``initial`` joins every segment's reduction (a mean divides by the length
     only) and is an empty segment's value.  ``unsafe=True`` skips checking the lengths
     (on Dask they are checked when the result is computed)."""
-    axis = check_dim("segment_reduce", axis, data.ndim)
+    axis = axis
     if indices is not None:
         raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
     if lengths is None and offsets is None:

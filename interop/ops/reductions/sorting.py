@@ -11,16 +11,25 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from .._args import check_dim, int_arg, ordered
+from .._args import int_arg, ordered
+from ..annotations import Dim, DimOrDims
 from ..indexing.selection import _take_along
 from .aggregates import values_indices
 from ..registry import op
 
 
 @op()
-def sort(be: Any, input: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
-    """Sorted values and their indices along ``dim`` (a (values, indices) named tuple)."""
-    d = check_dim("sort", dim, ordered("sort", input).ndim)  # a 0-d tensor too: dim in [-1, 0]
+def sort(be: Any, input: Any, dim: Dim = -1, descending: bool = False,
+         stable: bool = False) -> Any:
+    """Sorted values and their indices along ``dim`` (a (values, indices) named tuple).
+
+    >>> interop.tensor([3, 1, 2]).sort()
+    sort(values=tensor([1, 2, 3], backend='numpy'), indices=tensor([1, 2, 0], backend='numpy'))
+    >>> interop.tensor([3, 1, 2]).sort(descending=True).values
+    tensor([3, 2, 1], backend='numpy')
+    """
+    ordered("sort", input)
+    d = dim
     if input.ndim == 0:
         return values_indices["sort"](input, be.np.zeros((), dtype=dtypes.int64))
     indices = argsort(be, input, d, descending, stable=True)
@@ -32,20 +41,25 @@ def _along(be: Any, input: Any, indices: Any, d: int) -> Any:
 
 
 @op()
-def argsort(be: Any, input: Any, dim: int = -1, descending: bool = False, *,
+def argsort(be: Any, input: Any, dim: Dim = -1, descending: bool = False, *,
             stable: bool = False) -> Any:
     """Indices that sort ``input`` along ``dim`` (int64)."""
     if ordered("argsort", input).ndim == 0:
         return be.np.zeros((), dtype=dtypes.int64)
-    d = check_dim("argsort", dim, input.ndim)
+    d = dim
     return be.xp.argsort(input, axis=d, descending=descending, stable=True).astype(dtypes.int64)
 
 
 @op()
-def topk(be: Any, input: Any, k: int, dim: int = -1, largest: bool = True,
+def topk(be: Any, input: Any, k: int, dim: Dim = -1, largest: bool = True,
          sorted: bool = True) -> Any:  # noqa: A002
-    """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
-    d = check_dim("topk", dim, ordered("topk", input).ndim)
+    """The ``k`` largest (or smallest) values along ``dim`` and their indices.
+
+    >>> interop.tensor([3, 1, 2]).topk(2)
+    topk(values=tensor([3, 2], backend='numpy'), indices=tensor([0, 2], backend='numpy'))
+    """
+    ordered("topk", input)
+    d = dim
     k = int_arg("topk", "k", k)
     if not 0 <= k <= (input.shape[d] if input.ndim else 1):
         raise RuntimeError(f"topk(): selected index k={k} out of range for dimension {d} of size "
@@ -58,9 +72,10 @@ def topk(be: Any, input: Any, k: int, dim: int = -1, largest: bool = True,
 
 
 @op()
-def kthvalue(be: Any, input: Any, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+def kthvalue(be: Any, input: Any, k: int, dim: Dim = -1, keepdim: bool = False) -> Any:
     """The k-th smallest value along ``dim`` and its index."""
-    d = check_dim("kthvalue", dim, ordered("kthvalue", input).ndim)
+    ordered("kthvalue", input)
+    d = dim
     if input.ndim == 0:  # torch: the element itself (k must be 1), at index 0
         if k != 1:
             raise IndexError(f"kthvalue(): selected number k={k} out of range for a 0-d tensor; "
@@ -100,10 +115,10 @@ unique_all_result = namedtuple("unique_all", ["values", "indices", "inverse_indi
 
 @op()
 def unique(be: Any, input: Any, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
-           return_counts: bool = False, dim: Any = None) -> Any:
+           return_counts: bool = False, dim: DimOrDims | None = None) -> Any:
     """Sorted unique values, optionally with inverse indices and counts."""
     if dim is not None:
-        return _unique_slices(be, input, check_dim("unique", dim, input.ndim), return_inverse,
+        return _unique_slices(be, input, dim, return_inverse,
                               return_counts)
     flat = be.np.reshape(input, (-1,))
     if not (return_inverse or return_counts):

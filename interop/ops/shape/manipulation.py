@@ -13,7 +13,8 @@ import numpy as np
 from ... import dtypes
 from ...backends import views
 from ...errors import ShapeError
-from .._args import check_dim, dim_arg, int_arg, promote, size_arg
+from .._args import int_arg, promote, size_arg
+from ..annotations import Dim, DimOf, DimOrDims, NewDim
 from ..registry import op, torch_alias
 
 
@@ -22,12 +23,18 @@ def _promoted_list(tensors: Any) -> list:
 
 
 @op(aliases=("concat", "concatenate"), out=True, method=False)
-def cat(be: Any, tensors: Any, dim: int = 0, *, axis: Any = None) -> Any:
-    """Join tensors along an existing dimension (dtypes promote as in torch)."""
+def cat(be: Any, tensors: Any, dim: DimOf("tensors") = 0, *, axis: Any = None) -> Any:
+    """Join tensors along an existing dimension (dtypes promote as in torch).
+
+    >>> interop.cat([interop.ones(2), interop.zeros(1)])
+    tensor([1., 1., 0.], backend='numpy')
+    >>> interop.cat([interop.ones(1, 2), interop.zeros(1, 2)], dim=1)
+    tensor([[1., 1., 0., 0.]], backend='numpy')
+    """
     tensors = list(tensors)
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of tensors")
-    d = dim_arg(dim if axis is None else None, axis)
+    d = dim
     if d is None:
         return be.np.concatenate([be.np.reshape(t, (-1,)) for t in _promoted_list(tensors)])
     for i, t in enumerate(tensors):
@@ -38,7 +45,6 @@ def cat(be: Any, tensors: Any, dim: int = 0, *, axis: Any = None) -> Any:
     kept = [(i, t) for i, t in enumerate(promoted) if t.shape != (0,)]  # torch skips these
     if not kept:
         return be.np.concatenate(promoted)
-    d = check_dim("cat", d, kept[0][1].ndim)
     _check_cat_shapes(kept, d)
     return be.np.concatenate([t for _, t in kept], axis=d)
 
@@ -61,14 +67,18 @@ def _check_cat_shapes(kept: list, d: int) -> None:
 
 
 @op(out=True, method=False)
-def stack(be: Any, tensors: Any, dim: int = 0, *, axis: Any = None) -> Any:
-    """Join tensors along a new dimension."""
+def stack(be: Any, tensors: Any, dim: DimOf("tensors", extra=1) = 0, *,
+          axis: Any = None) -> Any:
+    """Join tensors along a new dimension.
+
+    >>> interop.stack([interop.ones(2), interop.zeros(2)])
+    tensor([[1., 1.],
+            [0., 0.]], backend='numpy')
+    """
     tensors = list(tensors)
     if not tensors:
         raise ValueError("stack(): expected a non-empty list of tensors")
-    d = dim_arg(dim if axis is None else None, axis)
-    check_dim("stack", d, tensors[0].ndim + 1)
-    return be.np.stack(_promoted_list(tensors), axis=d)
+    return be.np.stack(_promoted_list(tensors), axis=dim)
 
 
 def _check_new_shape(shape: tuple) -> None:
@@ -88,13 +98,27 @@ def _reshape(be: Any, input: Any, shape: tuple) -> Any:
 
 @op()
 def reshape(be: Any, input: Any, *shape: Any) -> Any:
-    """A tensor with the same data and a new shape (a view when possible)."""
+    """A tensor with the same data and a new shape (a view when possible).
+
+    >>> interop.arange(6).reshape(2, 3)
+    tensor([[0, 1, 2],
+            [3, 4, 5]], backend='numpy')
+    >>> interop.arange(6).reshape(-1, 2).shape
+    (3, 2)
+    """
     return views.reshaped(_reshape(be, input, size_arg(shape)), input)
 
 
 @op(function=False)
 def view(be: Any, input: Any, *shape: Any) -> Any:
-    """A view with a new shape, or with another dtype of the same itemsize."""
+    """A view with a new shape, or with another dtype of the same itemsize.
+
+    >>> t = interop.arange(6)
+    >>> v = t.view(3, 2)
+    >>> v[0, 0] = 10
+    >>> t
+    tensor([10,  1,  2,  3,  4,  5], backend='numpy')
+    """
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
         return input.view(dtypes.as_dtype(shape[0]))
     shape = size_arg(shape)
@@ -107,7 +131,11 @@ def view(be: Any, input: Any, *shape: Any) -> Any:
 
 @op(aliases=("permute_dims",))
 def permute(be: Any, input: Any, *dims: Any) -> Any:
-    """Reorder dimensions (a view)."""
+    """Reorder dimensions (a view).
+
+    >>> interop.zeros(2, 3, 4).permute(2, 0, 1).shape
+    (4, 2, 3)
+    """
     dims = size_arg(dims)
     if sorted(d % max(input.ndim, 1) for d in dims) != list(range(input.ndim)):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
@@ -118,20 +146,24 @@ def permute(be: Any, input: Any, *dims: Any) -> Any:
 
 
 @op(aliases=("swapaxes", "swapdims"), inplace=False)
-def transpose(be: Any, input: Any, dim0: int | tuple[int, ...], dim1: int | None = None) -> Any:
+def transpose(be: Any, input: Any, dim0: DimOrDims, dim1: Dim | None = None) -> Any:
     """Swap two dimensions (a view); one sequence of dims permutes, as Dask's ``transpose(axes)``
-    (what xarray calls on Dask collections)."""
-    if dim1 is None and isinstance(dim0, (tuple, list)):
+    (what xarray calls on Dask collections).
+
+    >>> interop.arange(6).reshape(2, 3).transpose(0, 1)
+    tensor([[0, 3],
+            [1, 4],
+            [2, 5]], backend='numpy')
+    """
+    if dim1 is None and isinstance(dim0, tuple):
         return permute(be, input, *dim0)
+    if input.ndim == 0:
+        return input  # (its dims, 0 or -1, read as None)
     if dim1 is None:
         raise TypeError("transpose() missing 1 required positional argument: 'dim1'")
-    n = input.ndim
-    d0, d1 = check_dim("transpose", dim0, n), check_dim("transpose", dim1, n)
-    if n == 0:
-        return input
-    axes = list(range(n))
-    axes[d0], axes[d1] = d1, d0
-    return views.permuted(be.np.swapaxes(input, d0, d1), input, axes)
+    axes = list(range(input.ndim))
+    axes[dim0], axes[dim1] = dim1, dim0
+    return views.permuted(be.np.swapaxes(input, dim0, dim1), input, axes)
 
 
 @op()
@@ -167,9 +199,15 @@ def adjoint(be: Any, input: Any) -> Any:
 
 
 @op()
-def squeeze(be: Any, input: Any, dim: Any = None, *, axis: Any = None) -> Any:
-    """Remove dimensions of size 1 (only those named by ``dim``, if given)."""
-    d = check_dim("squeeze", dim_arg(dim, axis), input.ndim)
+def squeeze(be: Any, input: Any, dim: DimOrDims | None = None, *, axis: Any = None) -> Any:
+    """Remove dimensions of size 1 (only those named by ``dim``, if given).
+
+    >>> interop.zeros(1, 3, 1).squeeze().shape
+    (3,)
+    >>> interop.zeros(1, 3, 1).squeeze(0).shape
+    (3, 1)
+    """
+    d = dim
     named = range(input.ndim) if d is None else d if isinstance(d, tuple) else (d,)
     if any(math.isnan(input.shape[x]) for x in named):  # Dask would keep it, even if it is 1
         raise ValueError("squeeze: whether an unknown (NaN) size is 1")
@@ -181,20 +219,30 @@ def squeeze(be: Any, input: Any, dim: Any = None, *, axis: Any = None) -> Any:
 
 
 @op(aliases=("expand_dims",))
-def unsqueeze(be: Any, input: Any, dim: int = None, *, axis: Any = None) -> Any:
-    """Insert a dimension of size 1 at ``dim``."""
-    d = dim_arg(dim, axis)
-    d = check_dim("unsqueeze", d, input.ndim + 1)
-    index = (slice(None),) * d + (None, Ellipsis)  # a view; Dask's expand_dims needs sizes
+def unsqueeze(be: Any, input: Any, dim: NewDim = None, *, axis: Any = None) -> Any:
+    """Insert a dimension of size 1 at ``dim``.
+
+    >>> interop.tensor([1, 2]).unsqueeze(0)
+    tensor([[1, 2]], backend='numpy')
+    >>> interop.tensor([1, 2]).unsqueeze(-1).shape
+    (2, 1)
+    """
+    index = (slice(None),) * dim + (None, Ellipsis)  # a view; Dask's expand_dims needs sizes
     return views.remember(input[index], input, index)
 
 
 @op()
-def flatten(be: Any, input: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
-    """Merge dimensions start_dim..end_dim into one."""
+def flatten(be: Any, input: Any, start_dim: Dim = 0, end_dim: Dim = -1) -> Any:
+    """Merge dimensions start_dim..end_dim into one.
+
+    >>> interop.zeros(2, 3, 4).flatten().shape
+    (24,)
+    >>> interop.zeros(2, 3, 4).flatten(1).shape
+    (2, 12)
+    """
     if input.ndim == 0:
         return views.reshaped(_reshape(be, input, (1,)), input)
-    s, e = check_dim("flatten", start_dim, input.ndim), check_dim("flatten", end_dim, input.ndim)
+    s, e = start_dim, end_dim
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = tuple(input.shape)
@@ -209,7 +257,12 @@ def ravel(be: Any, input: Any) -> Any:
 
 @op(function=False)
 def expand(be: Any, input: Any, *sizes: Any) -> Any:
-    """Broadcast to ``sizes`` (-1 keeps a dimension) without copying."""
+    """Broadcast to ``sizes`` (-1 keeps a dimension) without copying.
+
+    >>> interop.tensor([1, 2]).expand(2, -1)
+    tensor([[1, 2],
+            [1, 2]], backend='numpy')
+    """
     sizes = size_arg(sizes)
     lead = len(sizes) - input.ndim
     if lead < 0:
@@ -270,18 +323,18 @@ def reshape_as(be: Any, input: Any, other: Any) -> Any:
 
 
 @op()
-def flip(be: Any, input: Any, dims: Any = None, *, axis: Any = None) -> Any:
+def flip(be: Any, input: Any, dims: DimOrDims | None = None, *, axis: Any = None) -> Any:
     """Reverse the order of elements along ``dims``."""
-    d = check_dim("flip", dim_arg(dims, axis), input.ndim)
-    if d is None:
+    if dims is None:
         return be.np.flip(input)
-    return be.np.flip(input, axis=d)
+    return be.np.flip(input, axis=dims)
 
 
 @op()
-def roll(be: Any, input: Any, shifts: Any, dims: Any = None, *, axis: Any = None) -> Any:
+def roll(be: Any, input: Any, shifts: Any, dims: DimOrDims | None = None, *,
+         axis: Any = None) -> Any:
     """Rotate elements along ``dims`` (the flattened tensor when None)."""
-    d = check_dim("roll", dim_arg(dims, axis), input.ndim)
+    d = dims
     shifts = tuple(int_arg("roll", "shifts", s) for s in shifts) \
         if isinstance(shifts, (list, tuple)) else int_arg("roll", "shifts", shifts)
     return be.np.roll(input, shifts, axis=d)
@@ -289,7 +342,13 @@ def roll(be: Any, input: Any, shifts: Any, dims: Any = None, *, axis: Any = None
 
 @op(method="repeat", function=False)
 def repeat(be: Any, input: Any, *sizes: Any) -> Any:
-    """Tile the tensor ``sizes`` times along each dimension (torch's Tensor.repeat)."""
+    """Tile the tensor ``sizes`` times along each dimension (torch's Tensor.repeat).
+
+    >>> interop.tensor([1, 2]).repeat(2)
+    tensor([1, 2, 1, 2], backend='numpy')
+    >>> interop.tensor([1, 2]).repeat(2, 1).shape
+    (2, 2)
+    """
     sizes = size_arg(sizes)
     if len(sizes) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
@@ -304,19 +363,19 @@ def tile(be: Any, input: Any, dims: Any) -> Any:
 
 
 @op()
-def repeat_interleave(be: Any, input: Any, repeats: Any, dim: Any = None, *,
+def repeat_interleave(be: Any, input: Any, repeats: Any, dim: Dim | None = None, *,
                       output_size: Any = None) -> Any:
     """Repeat each element ``repeats`` times (NumPy's repeat)."""
     if dim is None:
         return be.np.repeat(be.np.reshape(input, (-1,)), repeats)
-    return be.np.repeat(input, repeats, axis=check_dim("repeat_interleave", dim, input.ndim))
+    return be.np.repeat(input, repeats, axis=dim)
 
 
 @op(aliases=("moveaxis",))
-def movedim(be: Any, input: Any, source: Any, destination: Any) -> Any:
+def movedim(be: Any, input: Any, source: DimOrDims, destination: DimOrDims) -> Any:
     """Move dimensions to new positions (a view)."""
-    for d in (source, destination):
-        check_dim("movedim", dim_arg(d), input.ndim)
+    if input.ndim == 0:
+        return input  # (its dims, 0 or -1, read as None)
     return views.permuted(be.np.moveaxis(input, source, destination), input,
                           _moved_order(input.ndim, source, destination))
 
@@ -332,18 +391,24 @@ def _moved_order(ndim: int, source: Any, destination: Any) -> list:
 
 
 @op(aliases=("unstack",))
-def unbind(be: Any, input: Any, dim: int = 0, *, axis: Any = None) -> Any:
+def unbind(be: Any, input: Any, dim: Dim = 0, *, axis: Any = None) -> Any:
     """The slices along ``dim``, as a tuple of views."""
-    d = check_dim("unbind", dim_arg(dim if axis is None else None, axis), input.ndim)
+    d = dim
     if input.ndim == 0:
         raise IndexError("unbind(): dimension specified as 0 but tensor has no dimensions")
     return tuple(be.view_at(input, (slice(None),) * d + (i,)) for i in range(input.shape[d]))
 
 
 @op()
-def split(be: Any, input: Any, split_size_or_sections: Any, dim: int = 0) -> Any:
-    """Views of ``split_size`` elements each (or of the given section sizes) along ``dim``."""
-    d = check_dim("split", dim, input.ndim)
+def split(be: Any, input: Any, split_size_or_sections: Any, dim: Dim = 0) -> Any:
+    """Views of ``split_size`` elements each (or of the given section sizes) along ``dim``.
+
+    >>> interop.arange(5).split(2)
+    (tensor([0, 1], backend='numpy'), tensor([2, 3], backend='numpy'), tensor([4], backend='numpy'))
+    >>> interop.arange(5).split([1, 4])
+    (tensor([0], backend='numpy'), tensor([1, 2, 3, 4], backend='numpy'))
+    """
+    d = dim
     n = input.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
@@ -371,12 +436,17 @@ torch_alias("torch.unsafe_split", "torch.split_with_sizes", to="split")
 
 
 @op()
-def chunk(be: Any, input: Any, chunks: int, dim: int = 0) -> Any:
-    """Split into ``chunks`` nearly equal parts along ``dim``."""
+def chunk(be: Any, input: Any, chunks: int, dim: Dim = 0) -> Any:
+    """Split into ``chunks`` nearly equal parts along ``dim``.
+
+    >>> interop.arange(6).chunk(3)
+    (tensor([0, 1], backend='numpy'), tensor([2, 3], backend='numpy'),
+     tensor([4, 5], backend='numpy'))
+    """
     if chunks <= 0:
         raise ShapeError(f"chunk(): chunk expects `chunks` to be greater than 0, got: {chunks}; "
                          "pass the number of parts wanted (1 or more)")
-    n = input.shape[check_dim("chunk", dim, input.ndim)]
+    n = input.shape[dim]
     size = -(-n // chunks) if n else 1
     return split(be, input, size, dim)
 
@@ -385,9 +455,9 @@ torch_alias("torch.unsafe_chunk", to="chunk")
 
 
 @op()
-def narrow(be: Any, input: Any, dim: int, start: int, length: int) -> Any:
+def narrow(be: Any, input: Any, dim: Dim, start: int, length: int) -> Any:
     """The slice ``start:start+length`` along ``dim`` (a view)."""
-    d = check_dim("narrow", dim, input.ndim)
+    d = dim
     start, length = int_arg("narrow", "start", start), int_arg("narrow", "length", length)
     size = input.shape[d]
     if not -size <= start <= size:

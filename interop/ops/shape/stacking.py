@@ -10,7 +10,8 @@ from typing import Any
 
 from ...backends import views
 from ...backends.registry import host_values
-from .._args import check_dim, promote
+from .._args import promote
+from ..annotations import Dim
 from ..registry import op
 from .manipulation import _reshape
 
@@ -68,9 +69,9 @@ def rot90(be: Any, input: Any, k: int = 1, dims: Any = (0, 1)) -> Any:
 
 
 @op()
-def unflatten(be: Any, input: Any, dim: int, sizes: Any) -> Any:
+def unflatten(be: Any, input: Any, dim: Dim, sizes: Any) -> Any:
     """Split ``dim`` into ``sizes`` (one entry may be -1)."""
-    d = check_dim("unflatten", dim, input.ndim)
+    d = dim
     sizes = list(sizes)
     if -1 in sizes:
         known = math.prod(s for s in sizes if s != -1)
@@ -80,9 +81,9 @@ def unflatten(be: Any, input: Any, dim: int, sizes: Any) -> Any:
 
 
 @op()
-def tensor_split(be: Any, input: Any, indices_or_sections: Any, dim: int = 0) -> Any:
+def tensor_split(be: Any, input: Any, indices_or_sections: Any, dim: Dim = 0) -> Any:
     """Split into n near-equal parts, or at the given indices."""
-    d = check_dim("tensor_split", dim, input.ndim)
+    d = dim
     spec = indices_or_sections
     if hasattr(spec, "ndim"):
         spec = host_values(spec, "tensor_split(): indices_or_sections").tolist()
@@ -118,9 +119,9 @@ _split_at("dsplit", 2, 3)
 
 
 @op()
-def select(be: Any, input: Any, dim: int, index: int) -> Any:
+def select(be: Any, input: Any, dim: Dim, index: int) -> Any:
     """input[..., index, ...] at ``dim`` (a view)."""
-    d = check_dim("select", dim, input.ndim)
+    d = dim
     if not -input.shape[d] <= index < input.shape[d]:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {d}")
