@@ -2,4 +2,4 @@
 
 Importing the package declares its operations (fills ``registry.TABLE``)."""
 
-from . import manipulation, stacking, tensor_methods  # noqa: F401
+from . import joining, manipulation, stacking, tensor_methods  # noqa: F401
