@@ -124,14 +124,14 @@ def _lower_median(be: Any, x: Any, d: int, skip_nan: bool) -> tuple[Any, Any]:
 
 
 def _median(name: str, skip_nan: bool) -> None:
-    def impl(be: Any, input: Any, dim: DimOrDims | None = None, keepdim: bool = False) -> Any:
+    def impl(be: Any, input: Any, dim: VectorDim | None = None, keepdim: bool = False) -> Any:
         ordered(name, input)
         if dim is None:
             flat = be.np.reshape(input, (-1,))
             if flat.size == 0:
                 return be.np.asarray(np.nan, dtype=input.dtype)
             return be.np.reshape(_lower_median(be, flat, 0, skip_nan)[0], ())
-        d = dim if input.ndim else 0
+        d = dim
         x = input if input.ndim else be.np.reshape(input, (1,))
         values, indices = _lower_median(be, x, d, skip_nan)
         if not keepdim or not input.ndim:
