@@ -5,12 +5,14 @@ with torch's parameter names; the public function drops ``be``, the method
 calls its tensor ``self``, and ``out=`` forms gain their keyword.  Setting
 ``__signature__`` is what ``help()``, Jupyter's shift-tab, ``inspect`` and the
 API reference read, so they show torch's names instead of ``(*args, **kwargs)``.
+Each is a ``LazySignature``: worked out when first read, not by ``import interop``.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from typing import Any
 
 _P = inspect.Parameter
 _POSITIONAL = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
@@ -38,3 +40,31 @@ def public_signature(impl: Callable, *, method: bool = False,
         at = next((i for i, p in enumerate(params) if p.kind is _P.VAR_KEYWORD), len(params))
         params.insert(at, _P("out", _P.KEYWORD_ONLY, default=None))
     return inspect.Signature(params)
+
+
+class LazySignature(inspect.Signature):
+    """A ``Signature`` whose parameters are made by ``make()`` when first read.
+
+    ``inspect.signature`` returns a function's ``__signature__`` as it is, so this stands
+    in for the real one: building the signatures of over a thousand callables is most of
+    what generating them costs, and few are ever read.  ``make`` returning None gives the
+    generic ``(*args, **kwargs)``."""
+
+    def __init__(self, make: Callable[[], inspect.Signature | None]) -> None:
+        self._make = make  # (Signature's own slots stay unset until first read)
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in ("_parameters", "_return_annotation"):
+            raise AttributeError(name)
+        made = self._make() or _GENERIC
+        self._parameters, self._return_annotation = made.parameters, made.return_annotation
+        return getattr(self, name)
+
+
+_GENERIC = inspect.Signature([_P("args", _P.VAR_POSITIONAL), _P("kwargs", _P.VAR_KEYWORD)])
+
+
+def lazy_public_signature(impl: Callable, *, method: bool = False,
+                          out: bool = False) -> LazySignature:
+    """``public_signature(impl, ...)``, worked out when first read."""
+    return LazySignature(lambda: public_signature(impl, method=method, out=out))

@@ -7,6 +7,7 @@ backend (``interop.set_default_backend`` / ``INTEROP_BACKEND``).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -160,11 +161,17 @@ def eye(be: Any, n: int, m: int | None = None, *, dtype: Any = None, device: Any
     return b.create("eye", n, M=m, dtype=_float_or(dtype), device=device, chunks=chunks)
 
 
+def _fresh_seed() -> int:
+    """A seed from the system's entropy, as NumPy's ``SeedSequence()`` draws one (without
+    importing ``numpy.random`` before the first random call)."""
+    return int.from_bytes(os.urandom(8), "little") >> 1
+
+
 class Generator:
     """A seedable source of random tensors for every backend (``torch.Generator``'s role)."""
 
     def __init__(self, device: Any = "cpu") -> None:
-        self._seed: int = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self._seed: int = _fresh_seed()
         self._per_backend: dict[str, Any] = {}
 
     def manual_seed(self, seed: int) -> Generator:
@@ -172,7 +179,7 @@ class Generator:
         return self
 
     def seed(self) -> int:
-        self.manual_seed(int(np.random.SeedSequence().entropy % (2 ** 63)))
+        self.manual_seed(_fresh_seed())
         return self._seed
 
     def initial_seed(self) -> int:
