@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backends import registry
+from ..errors import shown_shape
 
 _THRESHOLD, _EDGEITEMS, _LINEWIDTH = 1000, 3, 80
 
@@ -105,7 +106,7 @@ def _host_values(be: Any, raw: Any, prefix: str) -> str:
 
 
 def _lazy_body(raw: Any) -> str:
-    return f"<lazy shape={tuple(raw.shape)}, chunks={raw.chunksize}, dtype={raw.dtype}>"
+    return f"<lazy shape={shown_shape(raw.shape)}, chunks={raw.chunksize}, dtype={raw.dtype}>"
 
 
 def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
@@ -166,7 +167,7 @@ def html_card(tensor: Any) -> str:
     """
     raw = tensor._raw
     be = registry.backend_of(raw)
-    facts = [("class", type(tensor).__name__), ("shape", tuple(raw.shape)), ("dtype", raw.dtype),
+    facts = [("class", type(tensor).__name__), ("shape", shown_shape(raw.shape)), ("dtype", raw.dtype),
              ("backend", be.name), ("device", be.device_of(raw)), ("bytes", _size_text(be, raw))]
     if be.lazy:
         facts.append(("chunks", f"chunks {raw.chunksize}"))

@@ -52,7 +52,15 @@ def size_arg(size: tuple) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(s if type(s) is int else python_int(s, "a size") for s in size)
+    return tuple(s if type(s) is int else _size(s) for s in size)
+
+
+def _size(s: Any) -> int:
+    if s is None:
+        raise TypeError("a size is None, the unknown size a lazy tensor's shape shows (after "
+                        "masking, unique or nonzero): learn it first (t.compute_chunk_sizes() "
+                        "on Dask), or pass an integer")
+    return python_int(s, "a size")
 
 
 def int_arg(name: str, what: str, x: Any) -> int:

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..backends import registry
 from ..devices import Device
-from ..errors import UnknownShapeError
+from ..errors import UnknownShapeError, shown_shape
 from ..errors import ShapeError
 from ..core.repr import format_tensor
 from ..core.tensor import to_raw
@@ -30,10 +30,15 @@ def _prop(name: str, doc: str) -> Any:
               torch=(f"torch.Tensor.{name}.__get__",))
 
 
+def _public_shape(be: Any, shape: tuple) -> tuple:
+    """A shape as users see it: ints, and None for a size a lazy backend does not know yet."""
+    return shown_shape(shape) if be.lazy else tuple(shape)
+
+
 @_prop("shape", "The size of each dimension, as a tuple.")
 def shape(be: Any, input: Any) -> tuple:
-    """The size of each dimension, as a tuple of ints (NaN for unknown Dask sizes)."""
-    return tuple(input.shape)
+    """The size of each dimension, as a tuple of ints (None for unknown Dask sizes)."""
+    return _public_shape(be, input.shape)
 
 
 @_prop("dtype", "The element type.")
@@ -71,10 +76,10 @@ def device(be: Any, input: Any) -> Device:
 
 @op(function=False, family="attributes")
 def size(be: Any, input: Any, dim: int | None = None) -> Any:
-    """The shape (a tuple), or the size of dimension ``dim``."""
+    """The shape (a tuple), or the size of dimension ``dim`` (None where unknown, as ``shape``)."""
     if dim is None:
-        return tuple(input.shape)
-    return input.shape[check_dim("size", dim, input.ndim)]
+        return _public_shape(be, input.shape)
+    return _public_shape(be, input.shape)[check_dim("size", dim, input.ndim)]
 
 
 @op(function=True, family="attributes", aliases=("nelement",))
@@ -83,8 +88,8 @@ def numel(be: Any, input: Any) -> int:
     n = math.prod(input.shape)
     if n != n:
         raise UnknownShapeError(
-            f"numel(): this lazy tensor does not know its size yet (shape {tuple(input.shape)}: "
-            "NaN sizes come from boolean masking, unique or nonzero); call "
+            f"numel(): this lazy tensor does not know its size yet (shape {shown_shape(input.shape)}: "
+            "unknown sizes come from boolean masking, unique or nonzero); call "
             "t.compute_chunk_sizes() first (it computes the chunk sizes, not the values)")
     return n
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from ...config import check_value_read
 from ...devices import Device
-from ...errors import LinAlgError, UnknownShapeError
+from ...errors import LinAlgError, UnknownShapeError, shown_shape
 from .. import registry, views
 from ..contract import Backend
 from . import indexing as dask_indexing
@@ -224,12 +224,12 @@ class DaskBackend(Backend):
         Only errors about sizes: a dtype mistake or a function Dask lacks stays
         what it is, since computing the sizes would not help.
         """
-        unknown = [tuple(a.shape) for a in _arrays(args) if has_unknown_sizes(a)]
+        unknown = [shown_shape(a.shape) for a in _arrays(args) if has_unknown_sizes(a)]
         if not unknown or not _about_sizes(exc):
             return None
         return UnknownShapeError(
             f"{name}: needs sizes that this lazy tensor does not know yet (shape "
-            f"{unknown[0]}: NaN sizes come from boolean masking, unique or nonzero); call "
+            f"{unknown[0]}: unknown sizes come from boolean masking, unique or nonzero); call "
             f"t.compute_chunk_sizes() first (it computes the chunk sizes, not the values). "
             f"Dask said: {str(exc).strip().splitlines()[0]}")
 
@@ -310,7 +310,7 @@ def _arrays(args: Any) -> list:
 # What Dask, NumPy and interop's own checks say when a size is NaN (messages seen in
 # tests/test_dask_unknown.py's audit): "chunk sizes are unknown", "unknown chunks",
 # "cannot convert float NaN to integer", "'float' object cannot be interpreted ...".
-_SIZE_WORDS = re.compile(r"unknown (chunk|shape)|(is|are) unknown|\bnan\b|'float' object", re.I)
+_SIZE_WORDS = re.compile(r"unknown (chunk|shape|size)|(is|are) unknown|\bnan\b|'float' object", re.I)
 
 
 def _about_sizes(exc: BaseException | None) -> bool:
