@@ -165,10 +165,9 @@ class DaskBackend(Backend):
         return da.from_array(raw, chunks=chunks, asarray=False)
 
     def compute(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
-        # 0-d results come back as NumPy scalars: keep them arrays, as every backend's are.
         with graph_errors("compute()"):
             values = _run(dask.compute, raws, progress, kwargs)
-        return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in values)
+        return tuple(_array(r) for r in values)
 
     def persist(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
         return _run(dask.persist, raws, progress, kwargs)
@@ -238,8 +237,14 @@ class DaskBackend(Backend):
         check_value_read(why, f"a lazy Dask tensor (shape {tuple(raw.shape)}, "
                               f"{raw.npartitions} chunks)")
         with graph_errors(why):
-            local = raw.compute()
+            local = _array(raw.compute())
         return self.chunk_backend(raw).to_host(local, why)
+
+
+def _array(value: Any) -> Any:
+    """A computed value as an array: Dask gives 0-d results as NumPy scalars, which are no
+    backend's arrays (no ``__dlpack__``, and ``t.numpy()`` of a 0-d tensor is a 0-d array)."""
+    return np.asarray(value) if isinstance(value, np.generic) else value
 
 
 @contextlib.contextmanager
