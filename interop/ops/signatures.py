@@ -23,9 +23,10 @@ def _readable(p: inspect.Parameter) -> inspect.Parameter:
     return p.replace(annotation=_P.empty) if p.annotation in ("Any", _P.empty) else p
 
 
-def public_signature(impl: Callable, *, method: bool = False,
-                     out: bool = False) -> inspect.Signature | None:
-    """The user-facing signature of ``impl``: without ``be``; ``self`` first for methods."""
+def public_signature(impl: Callable, *, method: bool = False, out: bool = False,
+                     also: tuple[str, ...] = ()) -> inspect.Signature | None:
+    """The user-facing signature of ``impl``: without ``be``; ``self`` first for methods;
+    ``also``: keywords taken besides (NumPy's spellings), keyword-only."""
     try:
         params = list(inspect.signature(impl).parameters.values())[1:]
     except (TypeError, ValueError):  # a builtin without introspection: leave the default
@@ -36,9 +37,11 @@ def public_signature(impl: Callable, *, method: bool = False,
             params[0] = params[0].replace(name="self")
         else:
             params.insert(0, _P("self", _P.POSITIONAL_ONLY))
-    if out and all(p.name != "out" for p in params):
-        at = next((i for i, p in enumerate(params) if p.kind is _P.VAR_KEYWORD), len(params))
-        params.insert(at, _P("out", _P.KEYWORD_ONLY, default=None))
+    extra = (*also, "out") if out else also
+    for name in extra:
+        if all(p.name != name for p in params):
+            at = next((i for i, p in enumerate(params) if p.kind is _P.VAR_KEYWORD), len(params))
+            params.insert(at, _P(name, _P.KEYWORD_ONLY, default=None))
     return inspect.Signature(params)
 
 
@@ -64,7 +67,7 @@ class LazySignature(inspect.Signature):
 _GENERIC = inspect.Signature([_P("args", _P.VAR_POSITIONAL), _P("kwargs", _P.VAR_KEYWORD)])
 
 
-def lazy_public_signature(impl: Callable, *, method: bool = False,
-                          out: bool = False) -> LazySignature:
+def lazy_public_signature(impl: Callable, *, method: bool = False, out: bool = False,
+                          also: tuple[str, ...] = ()) -> LazySignature:
     """``public_signature(impl, ...)``, worked out when first read."""
-    return LazySignature(lambda: public_signature(impl, method=method, out=out))
+    return LazySignature(lambda: public_signature(impl, method=method, out=out, also=also))

@@ -19,7 +19,7 @@ from ...devices import Device
 from ...errors import ShapeError
 from .._args import fits_dtype, int_arg, kept_scalars, size_arg
 from ..attributes import to
-from ..registry import op
+from ..registry import SHAPE, SIZE, op
 
 
 def target(backend: Any, device: Any, like: Backend | None = None) -> Backend:
@@ -61,13 +61,13 @@ def _filled(fn: str, doc: str) -> Any:
     return impl
 
 
-op("zeros", creation=True, method=False)(_filled("zeros", "A tensor of 0s."))
-op("ones", creation=True, method=False)(_filled("ones", "A tensor of 1s."))
-op("empty", creation=True, method=False)(
+op("zeros", creation=True, method=False, keywords=SHAPE)(_filled("zeros", "A tensor of 0s."))
+op("ones", creation=True, method=False, keywords=SHAPE)(_filled("ones", "A tensor of 1s."))
+op("empty", creation=True, method=False, keywords=SHAPE)(
     _filled("empty", "An uninitialised tensor (Dask: zeros)."))
 
 
-@op(creation=True, method=False)
+@op(creation=True, method=False, keywords={"shape": "size"})
 def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
     """A tensor of ``fill_value`` (dtype inferred from it, as torch)."""
@@ -81,29 +81,41 @@ def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any 
                     device=device, chunks=chunks)
 
 
+def _made_like(fn: str, be: Any, input: Any, fill: tuple, dtype: Any, device: Any,
+               backend: Any, chunks: Any) -> Any:
+    b = target(backend, device, be)
+    dev = device if device is not None else (be.device_of(input) if b is be else None)
+    dt = dtypes.as_dtype(dtype) or be.dtype_of(input)
+    if b.lazy and chunks is None and be.lazy:
+        chunks = input.chunks
+    fill = kept_scalars(fn, dt, *fill)
+    return b.create(fn.removesuffix("_like"), tuple(input.shape), *fill, dtype=dt, device=dev,
+                    chunks=chunks)
+
+
 def _like(fn: str, doc: str) -> Any:
-    def impl(be: Any, input: Any, *fill: Any, dtype: Any = None, device: Any = None,
+    def impl(be: Any, input: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
              backend: Any = None, chunks: Any = None, requires_grad: bool = False,
              memory_format: Any = None) -> Any:
-        b = target(backend, device, be)
-        dev = device if device is not None else (be.device_of(input) if b is be else None)
-        dt = dtypes.as_dtype(dtype) or be.dtype_of(input)
-        if b.lazy and chunks is None and be.lazy:
-            chunks = input.chunks
-        base = fn.removesuffix("_like")
-        fill = kept_scalars(fn, dt, *fill)
-        return b.create(base, tuple(input.shape), *fill, dtype=dt, device=dev, chunks=chunks)
+        return _made_like(fn, be, input, (), dtype, device, backend, chunks)
     impl.__name__, impl.__doc__ = fn, doc
     return impl
 
 
 for _fn, _doc in (("zeros_like", "0s shaped like ``input``."), ("ones_like", "1s shaped like "
-                  "``input``."), ("empty_like", "Uninitialised, shaped like ``input``."),
-                  ("full_like", "``fill_value`` shaped like ``input``.")):
+                  "``input``."), ("empty_like", "Uninitialised, shaped like ``input``.")):
     op(_fn, method=False, creation=True)(_like(_fn, _doc))
 
 
-@op(creation=True, method=False)
+@op(method=False, creation=True)
+def full_like(be: Any, input: Any, fill_value: Any, *, dtype: Any = None, layout: Any = None,
+              device: Any = None, backend: Any = None, chunks: Any = None,
+              requires_grad: bool = False, memory_format: Any = None) -> Any:
+    """``fill_value`` shaped like ``input``."""
+    return _made_like("full_like", be, input, (fill_value,), dtype, device, backend, chunks)
+
+
+@op(creation=True, method=False, keywords={"stop": "end"})
 def arange(be: Any, start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
            device: Any = None, backend: Any = None, chunks: Any = None,
            requires_grad: bool = False) -> Any:
@@ -120,7 +132,7 @@ def arange(be: Any, start: Any, end: Any = None, step: Any = 1, *, dtype: Any = 
     return b.create("arange", start, end, step, dtype=dt, device=device, chunks=chunks)
 
 
-@op(creation=True, method=False)
+@op(creation=True, method=False, keywords={"stop": "end", "num": "steps"})
 def linspace(be: Any, start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
              backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
@@ -131,7 +143,7 @@ def linspace(be: Any, start: Any, end: Any, steps: int, *, dtype: Any = None, de
     return b.astype(out, _float_or(dtype))
 
 
-@op(creation=True, method=False)
+@op(creation=True, method=False, keywords={"stop": "end", "num": "steps"})
 def logspace(be: Any, start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
              device: Any = None, backend: Any = None, chunks: Any = None,
              requires_grad: bool = False) -> Any:
@@ -215,9 +227,9 @@ def _random(kind: str, doc: str) -> Any:
     return impl
 
 
-op("rand", creation=True, method=False)(
+op("rand", creation=True, method=False, keywords=SIZE)(
     _random("rand", "Uniform samples in [0, 1), from a seedable generator."))
-op("randn", creation=True, method=False)(
+op("randn", creation=True, method=False, keywords=SIZE)(
     _random("randn", "Standard normal samples, from a seedable generator."))
 
 

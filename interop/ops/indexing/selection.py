@@ -300,7 +300,7 @@ def take_along_dim(be: Any, input: Any, indices: Any, dim: Any = None) -> Any:
     return _take_along(be, input, indices, d)
 
 
-@op()
+@op(keywords={"indices": "index"})
 def take(be: Any, input: Any, index: Any) -> Any:
     """Entries of the flattened tensor at ``index``."""
     return be.np.take(be.np.reshape(input, (-1,)), index)

@@ -98,7 +98,7 @@ def _counts(be: Any, flat_index: Any, weight: Any, size: int, dtype: Any) -> Any
     return counts[:size].astype(dtype)
 
 
-@op(method=True)
+@op(method=True, keywords={"weights": "weight"})
 def histogram(be: Any, input: Any, bins: Any, *, range: Any = None, weight: Any = None,  # noqa: A002
               density: bool = False) -> Any:
     """(hist, bin_edges) of the flattened ``input``; ``density`` normalises the area to 1."""
@@ -107,7 +107,7 @@ def histogram(be: Any, input: Any, bins: Any, *, range: Any = None, weight: Any 
     return _HISTOGRAM(hist, edges[0])
 
 
-@op(method=False)
+@op(method=False, keywords={"weights": "weight"})
 def histogramdd(be: Any, input: Any, bins: Any, *, range: Any = None, weight: Any = None,  # noqa: A002
                 density: bool = False) -> Any:
     """(hist, bin_edges) of the points in ``input``'s last dimension (one coordinate each)."""
@@ -175,7 +175,7 @@ def renorm(be: Any, input: Any, p: float, dim: int, maxnorm: float) -> Any:
     return input * scale
 
 
-@op(method=False)
+@op(method=False, keywords={"axis": "dim"})
 def gradient(be: Any, input: Any, *, spacing: Any = 1, dim: Any = None,
              edge_order: int = 1) -> Any:
     """Central differences (one-sided at the edges) along each of ``dim``: a tuple."""
