@@ -294,3 +294,40 @@ def test_repeat_on_dask_keeps_sizes_that_do_not_depend_on_values():
     out = xp.repeat(_t(np.arange(3), "dask"), _t(np.array([1, 0, 2]), "dask"))
     assert out.shape == (None,)  # values-dependent: unknown until computed
     np.testing.assert_array_equal(out.compute().numpy(), [0, 2, 2])
+
+
+EXTRAS = {  # NumPy's functions beside the standard: call on (module, array) -> result
+    "pad": lambda m, a: m.pad(a, ((1, 0), (2, 1)), mode="constant", constant_values=-1.0),
+    "pad edge": lambda m, a: m.pad(a, 1, mode="edge"),
+    "diag": lambda m, a: m.diag(a, 1),
+    "diag of a vector": lambda m, a: m.diag(a[0], k=-1),
+    "logspace": lambda m, a: m.logspace(0.0, 2.0, num=4, base=2.0),
+    "quantile": lambda m, a: m.quantile(a, 0.25, axis=0, method="lower"),
+    "einsum": lambda m, a: m.einsum("ij,kj->ik", a, a),
+    "gradient": lambda m, a: m.gradient(a, axis=1),
+    "sliding_window_view": lambda m, a: m.lib.stride_tricks.sliding_window_view(a, 2, axis=1),
+    "float16": lambda m, a: m.asarray(a, dtype=m.float16),
+}
+
+
+@pytest.mark.parametrize("name", EXTRAS)
+def test_numpys_extras_beside_the_standard(name, default_backend):
+    """As array-api-compat's namespaces (and NumPy's, torch's) have them, for consumers that
+    call them where a namespace has them (SciPy's diag, logspace, float16; xarray's pad):
+    NumPy's function, its result, on the tensor's backend."""
+    a = np.arange(12.0).reshape(3, 4) / 3
+    ours = EXTRAS[name](xp, xp.asarray(a))
+    want = EXTRAS[name](np, a)
+    assert isinstance(ours, interop.Tensor) and ours.dtype == want.dtype
+    if name != "logspace":  # (no array operand: the default backend's)
+        assert ours.backend == default_backend
+    np.testing.assert_allclose(to_numpy(ours), want)
+    assert "float16" not in xp.__all__ and name.split()[0] not in xp.__all__  # the standard's
+
+
+def test_extras_have_numpys_signatures():
+    import inspect
+    assert inspect.signature(xp.pad) == inspect.signature(np.pad)
+    assert inspect.signature(xp.lib.stride_tricks.sliding_window_view) == \
+        inspect.signature(np.lib.stride_tricks.sliding_window_view)
+    assert xp.diag.__module__ == "interop.array_api" and "NumPy's" in xp.diag.__doc__

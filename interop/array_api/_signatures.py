@@ -16,6 +16,7 @@ import inspect
 from collections.abc import Callable
 
 from ..ops.signatures import LazySignature
+from ._extras import numpys
 
 # parameter list -> the functions (qualified by extension) that take it
 _SHARED = {
@@ -109,4 +110,12 @@ def attach(functions: dict[str, Callable], module: str = "") -> dict[str, Callab
         if qualname not in PARAMETERS:
             raise KeyError(f"no standard parameter list for {qualname!r}")
         fn.__signature__ = LazySignature(lambda q=qualname: signature(q))
+    return functions
+
+
+def attach_numpys(functions: dict[str, Callable]) -> dict[str, Callable]:
+    """``functions`` (name -> generated function), each given NumPy's signature of that name
+    (made when first read)."""
+    for name, fn in functions.items():
+        fn.__signature__ = LazySignature(lambda n=name: inspect.signature(numpys(n)))
     return functions
