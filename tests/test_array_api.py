@@ -331,3 +331,40 @@ def test_extras_have_numpys_signatures():
     assert inspect.signature(xp.lib.stride_tricks.sliding_window_view) == \
         inspect.signature(np.lib.stride_tricks.sliding_window_view)
     assert xp.diag.__module__ == "interop.array_api" and "NumPy's" in xp.diag.__doc__
+
+
+@pytest.mark.parametrize("obj", [["yes", "no"], np.array(["a", "b"]), np.array([None, 1])],
+                         ids=["str list", "str array", "object array"])
+def test_asarray_refuses_what_is_not_numbers_as_strict(obj, default_backend):
+    """NumPy and Dask would make string arrays; the standard's namespaces refuse them, with a
+    TypeError (array-api-strict) that is also a ValueError (torch's, caught by consumers)."""
+    with pytest.raises(TypeError):
+        strict.asarray(obj)
+    for device in (None, interop.tensor([1.0], backend=default_backend).device):
+        with pytest.raises(interop.errors.NonNumericError, match="cannot become"):
+            xp.asarray(obj, device=device)
+
+
+_LABEL_BINARIZE = """
+import os; os.environ["SCIPY_ARRAY_API"] = "1"
+import array_api_strict, sklearn, interop
+from sklearn.preprocessing import label_binarize
+for y in (array_api_strict.asarray([0, 1, 1]), interop.tensor([0, 1, 1])):
+    with sklearn.config_context(array_api_dispatch=True):
+        try:
+            label_binarize(y, classes=["yes", "no"])
+        except ValueError as exc:
+            print(type(y).__name__, "unsupported dtype" in str(exc))
+"""
+
+
+def test_label_binarize_says_classes_are_unsupported_as_for_strict():
+    """scikit-learn's label_binarize tries xp.asarray(classes) and reports string classes as
+    an unsupported dtype for the namespace (it catches the ValueError/TypeError)."""
+    import subprocess
+    import sys
+    pytest.importorskip("sklearn")
+    pytest.importorskip("scipy")
+    out = subprocess.run([sys.executable, "-c", _LABEL_BINARIZE], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["Array", "True", "Tensor", "True"]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..errors import NonNumericError
 
 _KIND = {"b": "bool", "i": "integral", "u": "integral", "f": "real", "c": "complex"}
 
@@ -185,3 +186,28 @@ RULES = {"can_cast": can_cast, "finfo": finfo, "iinfo": iinfo, "result_type": re
          "repeat": repeat, "floor_divide": floor_divide, "expm1": expm1, "tanh": tanh,
          "broadcast_arrays": broadcast_arrays, "broadcast_to": broadcast_to, "where": where,
          "broadcast_shapes": broadcast_shapes, "diff": diff, "linalg.eig": eig, "linalg.eigvals": eigvals}
+
+
+def numbers_only(make: Any) -> Any:
+    """``make`` (a backend's ``asarray``) refusing what is not numbers, as the standard's
+    namespaces do: NumPy and Dask would make string or object arrays, which no standard
+    function takes (scikit-learn's ``label_binarize`` relies on the refusal, a TypeError
+    and ValueError)."""
+    def asarray(obj: Any, /, **kwargs: Any) -> Any:
+        _check_numbers(getattr(obj, "dtype", None))  # an array's: before Dask tries to chunk it
+        out = make(obj, **kwargs)
+        _check_numbers(getattr(out, "dtype", None))
+        return out
+    return asarray
+
+
+def _check_numbers(dtype: Any) -> None:
+    if getattr(dtype, "kind", "b") not in "biufc":  # (torch's dtypes have no kind)
+        what = "strings" if dtype.kind in "US" else f"{dtype} data"
+        raise NonNumericError(f"interop.array_api.asarray: {what} cannot become an array "
+                              f"(dtype {dtype}); the standard's arrays hold bool, integer, "
+                              "floating or complex numbers")
+
+
+CHECKED = {"asarray": numbers_only}
+"""Functions whose backend implementation (or rule) is wrapped by a check of the standard's."""

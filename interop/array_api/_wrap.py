@@ -17,7 +17,7 @@ from typing import Any
 from ..core import dispatch
 from ..backends import registry
 from ..backends.contract import Backend
-from ..core.tensor import Tensor, move
+from ..core.tensor import Tensor, to_raw
 from . import _device, _extras, _standard
 
 MODULE = "interop.array_api"
@@ -48,14 +48,16 @@ def _moved(rargs: list, source: Backend | None, target: Backend) -> list:
     following the default backend as ``interop.tensor`` makes them do."""
     if source is None or source is target:
         return rargs
-    return [move(a, source, target) if source.owns(a) else a for a in rargs]
+    return [to_raw(a, backend=target) if source.owns(a) else a for a in rargs]
 
 
 def _function_for(be: Backend, module: str, name: str, public_name: str) -> Callable:
     """The standard's function for ``be``: its own rule, the standard's, else its namespace's."""
     qualname = f"{module}.{name}" if module else name
-    return be.standard_fixes.get(qualname) or _standard.RULES.get(qualname) or \
+    fn = be.standard_fixes.get(qualname) or _standard.RULES.get(qualname) or \
         _function_of(be, module, name, public_name)
+    check = _standard.CHECKED.get(qualname)
+    return fn if check is None else check(fn)
 
 
 def _extra_for(be: Backend, module: str, name: str, public_name: str) -> Callable:
