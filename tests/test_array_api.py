@@ -3,6 +3,7 @@ array-api-compat's view of tensors, the one hook, and backends kept (numpy, dask
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import array_api_compat as aac
@@ -113,6 +114,26 @@ def test_is_lazy_array_follows_dask_compute():
     assert not aac.is_lazy_array(t)  # it computed one element to find out
     with interop.config(dask_compute="raise"):
         assert aac.is_lazy_array(t)
+
+
+def test_size_is_an_operand_as_the_int_it_is(backend):
+    """scipy.signal's ``a - a.size``: every operator, both orders, in place and in functions,
+    gives what the same int gives NumPy (and torch, with ``t.numel()``)."""
+    import operator
+    torch = pytest.importorskip("torch")
+    a = _t([1.0, 2.0, 5.0], backend)
+    n = a.size
+    ref, tref = np.array([1.0, 2.0, 5.0]), torch.tensor([1.0, 2.0, 5.0], dtype=torch.float64)
+    for op in (operator.sub, operator.add, operator.mul, operator.truediv, operator.pow,
+               operator.lt, operator.floordiv):
+        for ours, theirs, torchs in ((op(a, n), op(ref, 3), op(tref, tref.numel())),
+                                     (op(n, a), op(3, ref), op(tref.numel(), tref))):
+            np.testing.assert_array_equal(to_numpy(ours), theirs)
+            np.testing.assert_allclose(to_numpy(ours), torchs.numpy(), rtol=1e-15)
+    np.testing.assert_array_equal(to_numpy(xp.subtract(a, n)), ref - 3)
+    b = _t([1, 2], backend)
+    b -= b.size
+    np.testing.assert_array_equal(to_numpy(b), [-1, 0])
 
 
 def test_size_is_an_int_and_torchs_method():
@@ -368,3 +389,21 @@ def test_label_binarize_says_classes_are_unsupported_as_for_strict():
     out = subprocess.run([sys.executable, "-c", _LABEL_BINARIZE], capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["Array", "True", "Tensor", "True"]
+
+
+def test_operators_are_torchs_and_functions_the_standards_outside_its_rules(default_backend):
+    """docs/errors.md: where the standard leaves a mix open (kinds it does not promote), a
+    tensor's operators follow torch on every tensor, whichever surface made it, and the
+    namespace's functions follow NumPy; inside the standard's rules both agree."""
+    torch = pytest.importorskip("torch")
+    mask, ints, floats = xp.asarray([True, False]), xp.asarray([[1]]), xp.asarray([[1.0]])
+    assert (mask * xp.pi).dtype == torch.tensor([True]).mul(math.pi).numpy().dtype  # float32
+    assert xp.multiply(mask, xp.pi).dtype == (np.array([True]) * np.pi).dtype  # float64
+    with pytest.raises(RuntimeError):
+        torch.tensor([[1]]) @ torch.tensor([[1.0]])
+    with pytest.raises(RuntimeError, match="same dtype"):
+        ints @ floats
+    assert xp.matmul(ints, floats).dtype == (np.array([[1]]) @ np.array([[1.0]])).dtype
+    inside = xp.astype(mask, xp.float64)  # the standard's way: one kind first
+    assert (inside * xp.pi).dtype == xp.multiply(inside, xp.pi).dtype == xp.float64
+    assert (xp.astype(ints, xp.float64) @ floats).dtype == xp.float64
