@@ -407,3 +407,19 @@ def test_operators_are_torchs_and_functions_the_standards_outside_its_rules(defa
     inside = xp.astype(mask, xp.float64)  # the standard's way: one kind first
     assert (inside * xp.pi).dtype == xp.multiply(inside, xp.pi).dtype == xp.float64
     assert (xp.astype(ints, xp.float64) @ floats).dtype == xp.float64
+
+
+def test_a_named_tuple_of_tensors_is_a_sequence(backend):
+    """SciPy's bootstrap stacks a named tuple (its confidence interval): every surface reads it
+    as the sequence it is, as NumPy and torch do, on the tensors' backend."""
+    import collections
+    torch = pytest.importorskip("torch")
+    interval = collections.namedtuple("ConfidenceInterval", "low high")
+    parts = interval(_t([1.0, 2.0], backend), _t([3.0, 4.0], backend))
+    host = interval(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    for ours, theirs in ((xp.stack(parts), np.stack(host)), (xp.concat(parts), np.concat(host)),
+                         (np.stack(parts, axis=1), np.stack(host, axis=1)),
+                         (interop.stack(parts), torch.stack(interval(*map(torch.tensor, host)))),
+                         (torch.cat(parts), np.concat(host))):
+        assert isinstance(ours, interop.Tensor) and ours.backend == backend
+        np.testing.assert_array_equal(to_numpy(ours), np.asarray(theirs))

@@ -38,7 +38,7 @@ def _function_of(be: Backend, module: str, name: str, public_name: str) -> Calla
 def _holds_tensor(args: tuple, kwargs: dict | None) -> bool:
     """Whether a Tensor is among the arguments (raw arrays alone are data, like lists)."""
     for a in (*args, *kwargs.values()) if kwargs else args:
-        if isinstance(a, Tensor) or (type(a) in (list, tuple) and _holds_tensor(a, None)):
+        if isinstance(a, Tensor) or (isinstance(a, (list, tuple)) and _holds_tensor(a, None)):
             return True
     return False
 
