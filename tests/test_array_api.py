@@ -107,13 +107,29 @@ def test_array_api_compat_helpers(backend):
     assert isinstance(moved, interop.Tensor) and moved.backend == backend
 
 
-def test_is_lazy_array_follows_dask_compute():
-    """array-api-compat probes an unknown array with bool(): allowed computes say 'eager'."""
-    t = interop.tensor(np.arange(6.0), backend="dask", chunks=3)
-    assert not aac.is_lazy_array(interop.tensor([1.0]))
-    assert not aac.is_lazy_array(t)  # it computed one element to find out
-    with interop.config(dask_compute="raise"):
-        assert aac.is_lazy_array(t)
+@pytest.mark.parametrize("policy", ["allow", "warn", "raise"])
+def test_is_lazy_array_answers_without_computing(policy):
+    """array-api-compat says raw Dask arrays are lazy by their class and probes arrays it does
+    not know with bool(): interop's lazy tensors answer that probe as lazy at once, under
+    every dask_compute policy, computing nothing; eager ones are eager. Vendored copies of
+    array-api-compat (scikit-learn's) too."""
+    import dask.array as da
+    from tests.helpers.dask_counting import ComputeCounter
+    probes = [aac.is_lazy_array]
+    try:
+        from sklearn.externals import array_api_compat as vendored
+        probes.append(vendored.is_lazy_array)
+    except ImportError:
+        pass
+    lazy = [interop.tensor(np.arange(6.0), backend="dask", chunks=3),
+            interop.tensor(7.0, backend="dask"), interop.tensor(np.zeros((0, 2)), backend="dask")]
+    with interop.config(dask_compute=policy), ComputeCounter() as counter:
+        for probe in probes:
+            assert probe(da.arange(6, chunks=3))  # the reference: raw Dask, by class
+            assert all(probe(t) for t in lazy)
+            assert not probe(interop.tensor([1.0])) and not probe(interop.tensor(2.0))
+    assert counter.count == 0
+    assert bool(lazy[1])  # (outside the probe, bool() reads the value, as before)
 
 
 def test_size_is_an_operand_as_the_int_it_is(backend):
