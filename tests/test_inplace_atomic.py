@@ -93,6 +93,10 @@ CASES: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "scatter_-index-one-bad": ("float64", lambda t, b: t.scatter_(1, np.array([[0, 9, 1]]), 7.0)),
     "np-add.at-index-one-bad": ("float64", lambda t, b: np.add.at(t, [0, 1, 5], 1.0)),
     "np-add.at-values-shape": ("float64", lambda t, b: np.add.at(t, ([0, 1],), np.ones(4))),
+    "np.put-index-one-bad": ("float64", lambda t, b: np.put(t, [0, 99], [1.0, 2.0])),
+    "np.put_along_axis-index-one-bad": ("float64", lambda t, b: np.put_along_axis(
+        t, np.array([[0, 9, 1]]), 7.0, axis=1)),
+    "np.place-too-few-values": ("float64", lambda t, b: np.place(t, np.ones((2, 3), bool), [])),
     "np-out=-another-backend": ("float64", lambda t, b: np.add(
         ten(np.ones((2, 3)), "dask" if b == "numpy" else "numpy"), 1.0, out=t)),
 }
@@ -170,17 +174,21 @@ def test_lazy_index_out_of_range_never_gives_wrong_numbers(case: str) -> None:
         to_numpy(result if isinstance(result, interop.Tensor) else t)
 
 
-@pytest.mark.parametrize("case", ["add_", "iadd", "out=", "setitem", "np-add.at"])
+@pytest.mark.parametrize("case", ["add_", "iadd", "out=", "setitem", "np-add.at", "np.put",
+                                  "np.put_along_axis"])
 def test_successful_inplace_writes_through(case: str, backend: str) -> None:
     """The same forms succeed when the input is right (so the failures above are the mistake's)."""
-    if backend == "dask" and case == "np-add.at":
-        pytest.skip("Dask has no ufunc.at (tests/test_error_contract.py)")
+    if backend == "dask" and case.startswith("np"):
+        pytest.skip("Dask has no ufunc.at, np.put (tests/test_error_contract.py)")
     t = ten(np.zeros((2, 3)), backend)
     raw = t.raw
     {"add_": lambda: t.add_(1.0), "iadd": lambda: _iadd(t, 1.0),
      "out=": lambda: interop.add(ten(np.zeros((2, 3)), backend), 1.0, out=t),
      "setitem": lambda: _set(t, slice(None), 1.0),
-     "np-add.at": lambda: np.add.at(t, (slice(None),), 1.0)}[case]()
+     "np-add.at": lambda: np.add.at(t, (slice(None),), 1.0),
+     "np.put": lambda: np.put(t, range(6), 1.0),
+     "np.put_along_axis": lambda: np.put_along_axis(t, np.zeros((2, 3), int) + [0, 1, 2], 1.0,
+                                                    axis=1)}[case]()
     np.testing.assert_array_equal(to_numpy(t), np.ones((2, 3)))
     if backend != "dask":
         assert t.raw is raw
