@@ -131,6 +131,8 @@ def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
     dtype = np.dtype(dtype)
     if isinstance(value, (bool, np.bool_)):
         return value
+    if isinstance(value, complex) and dtype.kind != "c" and value.imag:
+        raise _overflow(name, value, dtype, "complex (its imaginary part would be lost)")
     number = value.real if isinstance(value, complex) else value
     integral = isinstance(number, (int, np.integer))
     if dtype.kind == "f":
@@ -156,7 +158,7 @@ def _overflow(name: str, value: Any, dtype: np.dtype, where: str) -> NumberOverf
 def kept_scalars(name: str, dtype: Any, *xs: Any) -> tuple[Any, ...]:
     """``xs`` with Python numbers checked against ``dtype``: a value put into a tensor (fill,
     where, clamp bounds) must fit its dtype, where arithmetic wraps (``promote``)."""
-    return tuple(fits_dtype(name, x, np.dtype(dtype)) if type(x) in (int, float) else x
+    return tuple(fits_dtype(name, x, np.dtype(dtype)) if type(x) in (int, float, complex) else x
                  for x in xs)
 
 

@@ -6,13 +6,14 @@ view, not a copied scalar, so ``t[0].add_(1)`` writes through as in torch).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ... import dtypes
 from ...backends import registry, views
-from ...errors import IndexOutOfRangeError, InvalidIndexError
+from ...errors import IndexOutOfRangeError, InvalidIndexError, ShapeError
 from .._args import cast, check_dim, int_arg, kept_scalars, promote, whole_arrays
 from ..registry import op
 
@@ -359,6 +360,11 @@ def masked_fill(be: Any, input: Any, mask: Any, value: Any) -> Any:
     if getattr(mask, "dtype", None) != dtypes.bool:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{getattr(mask, 'dtype', type(mask).__name__)}")
+    if getattr(value, "ndim", 0) != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s); pass a number or a 0-d tensor")
+    if getattr(value, "dtype", input.dtype).kind == "c" and input.dtype.kind != "c":
+        value = registry.python_value(value, "masked_fill(): a complex value into a real tensor")
     (value,) = kept_scalars("masked_fill", input.dtype, value)
     return be.np.where(mask, cast(value, input.dtype), input).astype(input.dtype)
 
@@ -374,6 +380,7 @@ def masked_select(be: Any, input: Any, mask: Any) -> Any:
 def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, alpha: Any = 1) -> Any:
     """Add ``alpha * source`` into ``input`` at ``index`` along ``dim`` (duplicates accumulate)."""
     d = check_dim("index_add", dim, input.ndim)
+    _check_index_source(input, d, index, source)
     if input.ndim == 0:  # torch: a 0-d input is one element along dim 0
         return index_add(be, input[None], 0, be.np.reshape(index, (-1,)),
                          be.np.reshape(source, (-1,)), alpha)[0]
@@ -385,11 +392,29 @@ def index_add(be: Any, input: Any, dim: int, index: Any, source: Any, alpha: Any
     return be.np.moveaxis(be.updated(moved, index, src, "add"), 0, d)
 
 
+def _check_index_source(input: Any, d: int, index: Any, source: Any) -> None:
+    """torch's checks of ``index_add``'s source shape, made before anything is written
+    (sizes a lazy array does not know yet, NaN, are left to the graph)."""
+    if source.ndim != input.ndim or any(s != n and s == s and n == n for i, (s, n) in
+                                        enumerate(zip(source.shape, input.shape)) if i != d):
+        raise ShapeError(f"source tensor shape must match self tensor shape, excluding the "
+                         f"specified dimension. Got self.shape = {list(input.shape)} "
+                         f"source.shape = {list(source.shape)}")
+    count = math.prod(index.shape)
+    if input.ndim and count == count and source.shape[d] == source.shape[d] \
+            and source.shape[d] != count:
+        raise ShapeError(f"index_add_(): Number of indices ({count}) should be equal to "
+                         f"source.size(dim): ({source.shape[d]}), for dim: {d}")
+
+
 @op(inplace=True, method=True)
 def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, value: Any = None, *,
             reduce: str | None = None) -> Any:
     """Write ``src`` (or ``value``) into a copy of ``input`` at ``index`` along ``dim``."""
     d = check_dim("scatter", dim, input.ndim)
+    if getattr(src, "dtype", input.dtype) != input.dtype:
+        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype, got "
+                           f"{input.dtype} and {src.dtype}; convert src with .to(self.dtype)")
     if input.ndim == 0:  # torch: a 0-d input is one element along dim 0
         src = be.np.reshape(src, (-1,)) if getattr(src, "ndim", None) is not None else src
         return scatter(be, input[None], 0, be.np.reshape(index, (-1,)), src, value,
@@ -407,7 +432,11 @@ def scatter(be: Any, input: Any, dim: int, index: Any, src: Any = None, value: A
     grids = list(be.np.indices(tuple(index.shape), sparse=True))
     grids[d] = index
     if reduce in (None, "add", "multiply"):
-        out = be.updated(out, tuple(grids), values, reduce)
+        try:
+            out = be.updated(out, tuple(grids), values, reduce)
+        except IndexError as exc:  # (a copy: nothing written) NumPy's words, torch's class too
+            raise IndexOutOfRangeError(f"scatter(): {exc}; indices along dim {d} must be in "
+                                       f"[0, {input.shape[d]})") from None
     else:
         raise RuntimeError(f"scatter: reduce argument must be either 'add' or 'multiply', got "
                            f"{reduce!r}")

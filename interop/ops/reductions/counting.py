@@ -164,6 +164,13 @@ def renorm(be: Any, input: Any, p: float, dim: int, maxnorm: float) -> Any:
     if input.dtype.kind not in "fc":
         raise RuntimeError(f"renorm: expected a floating point or complex tensor, got "
                            f"{input.dtype}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+    if not p > 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported (p={p}); pass p > 0")
+    if not maxnorm >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = check_dim("renorm", dim, input.ndim)
     others = tuple(i for i in builtins.range(input.ndim) if i != d)
     a = be.np.abs(input)
