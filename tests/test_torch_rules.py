@@ -53,6 +53,11 @@ def same_as_torch(call, backend: str) -> None:
     compare(got, expected)
 
 
+def _written(t, index, value):
+    t[index] = value
+    return t
+
+
 def _forced(t):
     try:
         return to_numpy(t)
@@ -164,6 +169,17 @@ CASES = {
     "logsumexp empty dim": lambda lib, t: t(np.zeros((2, 0)), "float32").logsumexp(1),
     "logsumexp empty keepdim": lambda lib, t: lib.logsumexp(t(np.zeros((0, 3)), "float32"), 0,
                                                             keepdim=True),
+    # values put into a tensor by t[i] = v, and indices, beyond what their dtype holds
+    "setitem 2**70 into int64": lambda lib, t: _written(t([0, 0], "int64"), 0, 2 ** 70),
+    "setitem 2**70 into float32": lambda lib, t: _written(t([0, 0], "float32"), 0, 2 ** 70),
+    "setitem 1000 into int8": lambda lib, t: _written(t([0, 0], "int8"), 0, 1000),
+    "setitem nan into int64": lambda lib, t: _written(t([0, 0], "int64"), 1, float("nan")),
+    "setitem -1 into uint8": lambda lib, t: _written(t([0, 0], "uint8"), 0, -1),
+    "setitem 2.5 into int64": lambda lib, t: _written(t([0, 0], "int64"), 0, 2.5),
+    "setitem 1e300 into float32": lambda lib, t: _written(t([0, 0], "float32"), 0, 1e300),
+    "setitem 1j into float32": lambda lib, t: _written(t([0, 0], "float32"), 0, 1j),
+    "getitem index 2**63": lambda lib, t: t([1, 2, 3], "int64")[2 ** 63],
+    "setitem index -2**63 - 1": lambda lib, t: _written(t([1, 2], "int64"), -2 ** 63 - 1, 0),
     # Python values
     "equal is a bool": lambda lib, t: t([1, 2], "int64").equal(t([1, 2], "int64")),
     "equal shapes differ": lambda lib, t: t([1, 2], "int64").equal(t([1], "int64")),

@@ -135,6 +135,9 @@ def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
         raise _overflow(name, value, dtype, "complex (its imaginary part would be lost)")
     number = value.real if isinstance(value, complex) else value
     integral = isinstance(number, (int, np.integer))
+    if type(number) is int and not -2 ** 63 <= number < 2 ** 64:
+        raise _overflow(name, value, dtype, "beyond 64 bits (torch: Overflow when unpacking "
+                        "long long)")
     if dtype.kind == "f":
         if (integral or np.isfinite(number)) and abs(number) > np.finfo(dtype).max:
             raise _overflow(name, value, dtype, f"beyond +-{np.finfo(dtype).max}")
@@ -150,7 +153,8 @@ def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
 
 
 def _overflow(name: str, value: Any, dtype: np.dtype, where: str) -> NumberOverflowError:
-    return NumberOverflowError(f"{name}(): value cannot be converted to type {dtype} without "
+    label = f"{name}()" if name.isidentifier() else name  # (``t[index] = value`` as it is)
+    return NumberOverflowError(f"{label}: value cannot be converted to type {dtype} without "
                                f"overflow: {value!r} is {where}; pick a wider dtype or a value "
                                "in range (or convert the tensor with .to(dtype) first)")
 

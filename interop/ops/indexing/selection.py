@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import dtypes
 from ...backends import registry, views
-from ...errors import IndexOutOfRangeError, InvalidIndexError, ShapeError
+from ...errors import IndexOutOfRangeError, InvalidIndexError, NumberOverflowError, ShapeError
 from .._args import cast, check_dim, int_arg, kept_scalars, promote, whole_arrays
 from ..registry import op
 
@@ -31,6 +31,10 @@ def _check_index(input: Any, index: Any, name: str) -> None:
                 f"boolean tensors are valid indices (got {type(item).__name__}); convert the "
                 "index with int(...) or interop.tensor(..., dtype=interop.int64)")
         if isinstance(item, int):
+            if not -2 ** 63 <= item < 2 ** 63:  # NumPy: OverflowError; torch: ValueError
+                raise NumberOverflowError(f"{name}: index {item} is beyond 64 bits (torch: "
+                                          "Overflow when unpacking long long); pass an index "
+                                          "within the tensor's sizes")
             if dim >= input.ndim:
                 raise IndexError(f"{name}: too many indices for tensor of dimension {input.ndim}; "
                                  f"pass at most {input.ndim} indices")
@@ -85,6 +89,8 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
     _check_index(input, index, "t[index] = value")
     if getattr(value, "dtype", None) is not None and value.dtype != input.dtype:
         value = value.astype(input.dtype)
+    elif type(value) in (int, float, complex):  # checked as torch does: it must fit the dtype
+        (value,) = kept_scalars("t[index] = value", input.dtype, value)
     elif isinstance(value, (list, tuple)):  # converted whole first: NumPy would write the
         value = be.np.asarray(value, dtype=input.dtype)  # leading entries, then fail on a bad one
     split = _advanced_split(be, index)
