@@ -120,6 +120,8 @@ def as_dtype(dtype: Any) -> np.dtype | None:
     if type(dtype).__module__ == "torch":  # torch.float32 -> "float32", without importing torch
         name = str(dtype).removeprefix("torch.")
         dtype = _TORCH_NAMES.get(name, name)
+    elif type(dtype).__module__.startswith("array_api_strict"):  # its float64: "float64"
+        dtype = str(dtype).rpartition(".")[2]
     if isinstance(dtype, str) and dtype in ("bfloat16", "torch.bfloat16", "torch.BFloat16Tensor"):
         return bfloat16_dtype()
     if isinstance(dtype, str):

@@ -180,6 +180,11 @@ CASES = {
     "setitem 1j into float32": lambda lib, t: _written(t([0, 0], "float32"), 0, 1j),
     "getitem index 2**63": lambda lib, t: t([1, 2, 3], "int64")[2 ** 63],
     "setitem index -2**63 - 1": lambda lib, t: _written(t([1, 2], "int64"), -2 ** 63 - 1, 0),
+    # where of Python numbers: torch's dtype for them (the default float, int64, bool)
+    "where two floats": lambda lib, t: lib.where(t([True, False], "bool"), 1.0, 2.0),
+    "where two ints": lambda lib, t: lib.where(t([True, False], "bool"), 1, -2),
+    "where int tensor and float": lambda lib, t: lib.where(t([True, False], "bool"),
+                                                           t([1, 2], "int32"), 2.5),
     # Python values
     "equal is a bool": lambda lib, t: t([1, 2], "int64").equal(t([1, 2], "int64")),
     "equal shapes differ": lambda lib, t: t([1, 2], "int64").equal(t([1], "int64")),

@@ -81,8 +81,8 @@ def cast(x: Any, dtype: Any) -> Any:
     dt = getattr(x, "dtype", None)
     if dt is None and getattr(dtype, "name", None) == "bfloat16":
         return dtype.type(x)  # NumPy takes bfloat16 with a Python float to float32
-    if dt is None or dt == dtype:
-        return x
+    if dt is None or (dt if isinstance(dt, np.dtype) else dtypes.as_dtype(dt)) == dtype:
+        return x  # (a library's own dtype object, array-api-strict's, as NumPy's)
     return x.astype(dtype)
 
 

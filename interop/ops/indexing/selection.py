@@ -318,9 +318,12 @@ def where(be: Any, condition: Any, input: Any = None, other: Any = None) -> Any:
     """``input`` where ``condition`` holds, else ``other``; with one argument, nonzero(as_tuple)."""
     if input is None and other is None:
         return tuple(x.astype(dtypes.int64) for x in be.np.nonzero(condition))
-    a, b = promote(*kept_scalars("where", dtypes.result_type(input, other), input, other))
-    if getattr(condition, "dtype", dtypes.bool) != dtypes.bool:
-        condition = condition.astype(dtypes.bool)
+    dt = dtypes.result_type(input, other)
+    a, b = promote(*kept_scalars("where", dt, input, other))
+    if not hasattr(a, "dtype") and not hasattr(b, "dtype"):  # two numbers: torch's dtype for
+        a = be.asarray(a, dtype=dt, device=be.device_of(condition))  # them (the default float)
+    if be.dtype_of(condition) != dtypes.bool:
+        condition = be.astype(condition, dtypes.bool)
     return be.np.where(condition, a, b)
 
 
