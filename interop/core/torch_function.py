@@ -143,6 +143,10 @@ def relevant_args(args: tuple, kwargs: dict | None) -> list[Any]:
 
 
 def _func_name(func: Callable) -> str:
+    owner = getattr(func, "__self__", None)
+    if owner is not None and not isinstance(owner, type(sys)) and \
+            getattr(func, "__module__", None) is None:  # a builtin's bound method: np.add.reduce
+        return f"{_func_name(owner)}.{func.__name__}"
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
     module = getattr(func, "__module__", None)
     return f"{module}.{name}" if module else name
