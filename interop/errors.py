@@ -112,6 +112,11 @@ def shown_shape(shape: tuple) -> tuple:
     return tuple(None if s != s else s for s in shape)
 
 
+class TracedValueError(TypeError, RuntimeError):
+    """A value was read from a JAX-backed tensor while ``jax.jit``/``grad``/``vmap`` traces it
+    (the values are not known yet; a tracer has its shape and dtype only)."""
+
+
 class InteropWarning(UserWarning):
     """Warnings issued by interop (tests turn them into errors)."""
 
