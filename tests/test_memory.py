@@ -111,17 +111,25 @@ def test_results_are_freed_by_reference_counting(kind: str) -> None:
         gc.enable()
 
 
-def test_no_garbage_cycles_after_a_run_of_operations() -> None:
+def _cycle_garbage(run: Callable[[], None], rounds: int) -> int:
+    """How many objects ``rounds`` calls of ``run`` leave that only the cycle collector frees."""
     gc.collect()
     gc.disable()
     try:
-        for kind in KINDS:
-            body = _loop_body(kind)
-            for _ in range(50):
-                body()
-        found = gc.collect()
+        for _ in range(rounds):
+            run()
+        return gc.collect()
     finally:
         gc.enable()
+
+
+def test_no_garbage_cycles_after_a_run_of_operations() -> None:
+    bodies = [_loop_body(kind) for kind in KINDS]
+
+    def every_kind() -> None:
+        for body in bodies:
+            body()
+    found = _cycle_garbage(every_kind, 50)
     assert found == 0, f"{found} objects were only reachable through reference cycles"
 
 
@@ -185,14 +193,7 @@ def test_modes_subclasses_and_errors_leave_no_cycles() -> None:
             except Exception:  # noqa: BLE001, S110 - each is a mistake on purpose
                 pass
     one_round()
-    gc.collect()
-    gc.disable()
-    try:
-        for _ in range(30):
-            one_round()
-        found = gc.collect()
-    finally:
-        gc.enable()
+    found = _cycle_garbage(one_round, 30)
     assert found == 0, f"{found} objects were only reachable through reference cycles"
 
 
