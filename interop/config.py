@@ -198,9 +198,27 @@ def user_stacklevel() -> int:
     return level
 
 
+def _asked_by_laziness_probe() -> bool:
+    """Whether the code reading values (the first frame outside interop) is array-api-compat's
+    ``is_lazy_array``, or a vendored copy (SciPy's, scikit-learn's): it decides known array
+    types by class and probes others with ``bool()``, reading a raising one as lazy."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("interop."):
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_name == "is_lazy_array" and \
+        "array_api_compat" in frame.f_globals.get("__name__", "")
+
+
 def check_value_read(why: str, what: str) -> None:
     """An implicit value read is about to compute ``what`` (a lazy array, described for the
-    message): ``interop.config(dask_compute=...)`` says whether it may, for every lazy backend."""
+    message): ``interop.config(dask_compute=...)`` says whether it may, for every lazy backend.
+
+    array-api-compat's ``is_lazy_array`` gets its answer at once, without a compute: the
+    ``TypeError`` the standard has ``bool()`` raise where a value is not available (no
+    protocol lets an array say it is lazy; docs/errors.md)."""
+    if _asked_by_laziness_probe():
+        raise TypeError(f"{why or 'reading the values'} of a lazy array, asked by "
+                        "array_api_compat.is_lazy_array: lazy (nothing was computed)")
     policy = setting("dask_compute")
     if policy == "allow":
         return

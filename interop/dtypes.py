@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import unknown_name
+from .errors import UnsupportedDtypeError, unknown_name
 
 _pybool, _pyint, _pyfloat, _pycomplex = _builtins.bool, _builtins.int, _builtins.float, _builtins.complex
 PY_SCALARS = (_pybool, _pyint, _pyfloat, _pycomplex)
@@ -120,6 +120,8 @@ def as_dtype(dtype: Any) -> np.dtype | None:
     if type(dtype).__module__ == "torch":  # torch.float32 -> "float32", without importing torch
         name = str(dtype).removeprefix("torch.")
         dtype = _TORCH_NAMES.get(name, name)
+    elif type(dtype).__module__.startswith("array_api_strict"):  # its float64: "float64"
+        dtype = str(dtype).rpartition(".")[2]
     if isinstance(dtype, str) and dtype in ("bfloat16", "torch.bfloat16", "torch.BFloat16Tensor"):
         return bfloat16_dtype()
     if isinstance(dtype, str):
@@ -166,10 +168,25 @@ def scalar_dtype(value: Any) -> np.dtype:
     raise TypeError(f"expected a number, got {type(value).__name__}")
 
 
+_BAREBONES = frozenset(np.dtype(n) for n in ("uint16", "uint32", "uint64"))
+"""torch's unsigned types that promote with real floating dtypes only."""
+
+
 def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """torch.promote_types: across categories the higher one's dtype wins (int32 + float32 is
-    float32, where NumPy says float64); within a category, NumPy's lattice."""
+    float32, where NumPy says float64); within a category, NumPy's lattice.
+
+    torch promotes uint16, uint32 and uint64 with nothing but real floating dtypes; interop
+    refuses, as torch, where the Array API standard has no answer either: uint64 with a
+    signed integer (NumPy's float64) and bool with any of them.  Where the standard has
+    one (int8 with uint16 is int32), a tensor, also the standard's array, gives it
+    (docs/errors.md)."""
     ca, cb = category(a), category(b)
+    if a != b and (a in _BAREBONES or b in _BAREBONES) and FLOAT not in (ca, cb) and (
+            BOOL in (ca, cb) or COMPLEX in (ca, cb) or np.promote_types(a, b).kind == "f"):
+        raise UnsupportedDtypeError(
+            f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+            f"{a} and {b} (torch's rule); convert one first, e.g. .to(interop.int64)")
     if is_bfloat16(a) != is_bfloat16(b) and ca >= FLOAT and cb >= FLOAT:
         # torch: bfloat16 with float16 is float32, with any wider float or complex that one
         return np.promote_types(float32, b if is_bfloat16(a) else a)

@@ -106,6 +106,17 @@ class UnknownShapeError(RuntimeError, ValueError):
     """An operation needs sizes that a lazy array does not know yet (Dask's NaN chunks)."""
 
 
+def shown_shape(shape: tuple) -> tuple:
+    """A shape as users see it: an unknown size (Dask's NaN, a float that arithmetic would
+    carry silently) is None, the Array API standard's spelling."""
+    return tuple(None if s != s else s for s in shape)
+
+
+class TracedValueError(TypeError, RuntimeError):
+    """A value was read from a JAX-backed tensor while ``jax.jit``/``grad``/``vmap`` traces it
+    (the values are not known yet; a tracer has its shape and dtype only)."""
+
+
 class InteropWarning(UserWarning):
     """Warnings issued by interop (tests turn them into errors)."""
 

@@ -3,6 +3,7 @@ array-api-compat's view of tensors, the one hook, and backends kept (numpy, dask
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import array_api_compat as aac
@@ -106,13 +107,49 @@ def test_array_api_compat_helpers(backend):
     assert isinstance(moved, interop.Tensor) and moved.backend == backend
 
 
-def test_is_lazy_array_follows_dask_compute():
-    """array-api-compat probes an unknown array with bool(): allowed computes say 'eager'."""
-    t = interop.tensor(np.arange(6.0), backend="dask", chunks=3)
-    assert not aac.is_lazy_array(interop.tensor([1.0]))
-    assert not aac.is_lazy_array(t)  # it computed one element to find out
-    with interop.config(dask_compute="raise"):
-        assert aac.is_lazy_array(t)
+@pytest.mark.parametrize("policy", ["allow", "warn", "raise"])
+def test_is_lazy_array_answers_without_computing(policy):
+    """array-api-compat says raw Dask arrays are lazy by their class and probes arrays it does
+    not know with bool(): interop's lazy tensors answer that probe as lazy at once, under
+    every dask_compute policy, computing nothing; eager ones are eager. Vendored copies of
+    array-api-compat (scikit-learn's) too."""
+    import dask.array as da
+    from tests.helpers.dask_counting import ComputeCounter
+    probes = [aac.is_lazy_array]
+    try:
+        from sklearn.externals import array_api_compat as vendored
+        probes.append(vendored.is_lazy_array)
+    except ImportError:
+        pass
+    lazy = [interop.tensor(np.arange(6.0), backend="dask", chunks=3),
+            interop.tensor(7.0, backend="dask"), interop.tensor(np.zeros((0, 2)), backend="dask")]
+    with interop.config(dask_compute=policy), ComputeCounter() as counter:
+        for probe in probes:
+            assert probe(da.arange(6, chunks=3))  # the reference: raw Dask, by class
+            assert all(probe(t) for t in lazy)
+            assert not probe(interop.tensor([1.0])) and not probe(interop.tensor(2.0))
+    assert counter.count == 0
+    assert bool(lazy[1])  # (outside the probe, bool() reads the value, as before)
+
+
+def test_size_is_an_operand_as_the_int_it_is(backend):
+    """scipy.signal's ``a - a.size``: every operator, both orders, in place and in functions,
+    gives what the same int gives NumPy (and torch, with ``t.numel()``)."""
+    import operator
+    torch = pytest.importorskip("torch")
+    a = _t([1.0, 2.0, 5.0], backend)
+    n = a.size
+    ref, tref = np.array([1.0, 2.0, 5.0]), torch.tensor([1.0, 2.0, 5.0], dtype=torch.float64)
+    for op in (operator.sub, operator.add, operator.mul, operator.truediv, operator.pow,
+               operator.lt, operator.floordiv):
+        for ours, theirs, torchs in ((op(a, n), op(ref, 3), op(tref, tref.numel())),
+                                     (op(n, a), op(3, ref), op(tref.numel(), tref))):
+            np.testing.assert_array_equal(to_numpy(ours), theirs)
+            np.testing.assert_allclose(to_numpy(ours), torchs.numpy(), rtol=1e-15)
+    np.testing.assert_array_equal(to_numpy(xp.subtract(a, n)), ref - 3)
+    b = _t([1, 2], backend)
+    b -= b.size
+    np.testing.assert_array_equal(to_numpy(b), [-1, 0])
 
 
 def test_size_is_an_int_and_torchs_method():
@@ -292,5 +329,113 @@ def test_repeat_on_dask_keeps_sizes_that_do_not_depend_on_values():
     assert tuple(xp.repeat(empty, counts, axis=1).shape) == (2, 0, 3)
     assert tuple(xp.repeat(empty, counts).shape) == (0,)
     out = xp.repeat(_t(np.arange(3), "dask"), _t(np.array([1, 0, 2]), "dask"))
-    assert np.isnan(out.shape[0])
+    assert out.shape == (None,)  # values-dependent: unknown until computed
     np.testing.assert_array_equal(out.compute().numpy(), [0, 2, 2])
+
+
+EXTRAS = {  # NumPy's functions beside the standard: call on (module, array) -> result
+    "pad": lambda m, a: m.pad(a, ((1, 0), (2, 1)), mode="constant", constant_values=-1.0),
+    "pad edge": lambda m, a: m.pad(a, 1, mode="edge"),
+    "diag": lambda m, a: m.diag(a, 1),
+    "diag of a vector": lambda m, a: m.diag(a[0], k=-1),
+    "logspace": lambda m, a: m.logspace(0.0, 2.0, num=4, base=2.0),
+    "quantile": lambda m, a: m.quantile(a, 0.25, axis=0, method="lower"),
+    "einsum": lambda m, a: m.einsum("ij,kj->ik", a, a),
+    "gradient": lambda m, a: m.gradient(a, axis=1),
+    "sliding_window_view": lambda m, a: m.lib.stride_tricks.sliding_window_view(a, 2, axis=1),
+    "float16": lambda m, a: m.asarray(a, dtype=m.float16),
+}
+
+
+@pytest.mark.parametrize("name", EXTRAS)
+def test_numpys_extras_beside_the_standard(name, default_backend):
+    """As array-api-compat's namespaces (and NumPy's, torch's) have them, for consumers that
+    call them where a namespace has them (SciPy's diag, logspace, float16; xarray's pad):
+    NumPy's function, its result, on the tensor's backend."""
+    a = np.arange(12.0).reshape(3, 4) / 3
+    ours = EXTRAS[name](xp, xp.asarray(a))
+    want = EXTRAS[name](np, a)
+    assert isinstance(ours, interop.Tensor) and ours.dtype == want.dtype
+    if name != "logspace":  # (no array operand: the default backend's)
+        assert ours.backend == default_backend
+    np.testing.assert_allclose(to_numpy(ours), want)
+    assert "float16" not in xp.__all__ and name.split()[0] not in xp.__all__  # the standard's
+
+
+def test_extras_have_numpys_signatures():
+    import inspect
+    assert inspect.signature(xp.pad) == inspect.signature(np.pad)
+    assert inspect.signature(xp.lib.stride_tricks.sliding_window_view) == \
+        inspect.signature(np.lib.stride_tricks.sliding_window_view)
+    assert xp.diag.__module__ == "interop.array_api" and "NumPy's" in xp.diag.__doc__
+
+
+@pytest.mark.parametrize("obj", [["yes", "no"], np.array(["a", "b"]), np.array([None, 1])],
+                         ids=["str list", "str array", "object array"])
+def test_asarray_refuses_what_is_not_numbers_as_strict(obj, default_backend):
+    """NumPy and Dask would make string arrays; the standard's namespaces refuse them, with a
+    TypeError (array-api-strict) that is also a ValueError (torch's, caught by consumers)."""
+    with pytest.raises(TypeError):
+        strict.asarray(obj)
+    for device in (None, interop.tensor([1.0], backend=default_backend).device):
+        with pytest.raises(interop.errors.NonNumericError, match="cannot become"):
+            xp.asarray(obj, device=device)
+
+
+_LABEL_BINARIZE = """
+import os; os.environ["SCIPY_ARRAY_API"] = "1"
+import array_api_strict, sklearn, interop
+from sklearn.preprocessing import label_binarize
+for y in (array_api_strict.asarray([0, 1, 1]), interop.tensor([0, 1, 1])):
+    with sklearn.config_context(array_api_dispatch=True):
+        try:
+            label_binarize(y, classes=["yes", "no"])
+        except ValueError as exc:
+            print(type(y).__name__, "unsupported dtype" in str(exc))
+"""
+
+
+def test_label_binarize_says_classes_are_unsupported_as_for_strict():
+    """scikit-learn's label_binarize tries xp.asarray(classes) and reports string classes as
+    an unsupported dtype for the namespace (it catches the ValueError/TypeError)."""
+    import subprocess
+    import sys
+    pytest.importorskip("sklearn")
+    pytest.importorskip("scipy")
+    out = subprocess.run([sys.executable, "-c", _LABEL_BINARIZE], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["Array", "True", "Tensor", "True"]
+
+
+def test_operators_are_torchs_and_functions_the_standards_outside_its_rules(default_backend):
+    """docs/errors.md: where the standard leaves a mix open (kinds it does not promote), a
+    tensor's operators follow torch on every tensor, whichever surface made it, and the
+    namespace's functions follow NumPy; inside the standard's rules both agree."""
+    torch = pytest.importorskip("torch")
+    mask, ints, floats = xp.asarray([True, False]), xp.asarray([[1]]), xp.asarray([[1.0]])
+    assert (mask * xp.pi).dtype == torch.tensor([True]).mul(math.pi).numpy().dtype  # float32
+    assert xp.multiply(mask, xp.pi).dtype == (np.array([True]) * np.pi).dtype  # float64
+    with pytest.raises(RuntimeError):
+        torch.tensor([[1]]) @ torch.tensor([[1.0]])
+    with pytest.raises(RuntimeError, match="same dtype"):
+        ints @ floats
+    assert xp.matmul(ints, floats).dtype == (np.array([[1]]) @ np.array([[1.0]])).dtype
+    inside = xp.astype(mask, xp.float64)  # the standard's way: one kind first
+    assert (inside * xp.pi).dtype == xp.multiply(inside, xp.pi).dtype == xp.float64
+    assert (xp.astype(ints, xp.float64) @ floats).dtype == xp.float64
+
+
+def test_a_named_tuple_of_tensors_is_a_sequence(backend):
+    """SciPy's bootstrap stacks a named tuple (its confidence interval): every surface reads it
+    as the sequence it is, as NumPy and torch do, on the tensors' backend."""
+    import collections
+    torch = pytest.importorskip("torch")
+    interval = collections.namedtuple("ConfidenceInterval", "low high")
+    parts = interval(_t([1.0, 2.0], backend), _t([3.0, 4.0], backend))
+    host = interval(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    for ours, theirs in ((xp.stack(parts), np.stack(host)), (xp.concat(parts), np.concat(host)),
+                         (np.stack(parts, axis=1), np.stack(host, axis=1)),
+                         (interop.stack(parts), torch.stack(interval(*map(torch.tensor, host)))),
+                         (torch.cat(parts), np.concat(host))):
+        assert isinstance(ours, interop.Tensor) and ours.backend == backend
+        np.testing.assert_array_equal(to_numpy(ours), np.asarray(theirs))

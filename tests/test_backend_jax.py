@@ -312,6 +312,27 @@ def test_value_reads_under_tracing_raise_a_clear_error() -> None:
             jax.jit(sized)(jx(HOST))
 
 
+def test_printing_under_tracing_reads_no_value_and_grad_says_its_own_error() -> None:
+    """A traced tensor prints its shape and dtype, as JAX's tracers do (printing never reads
+    values), so jax.grad's own error reaches the user under jit too, where it was a value
+    read; returning the loss's ``.raw`` is the form jax.grad takes (docs/errors.md)."""
+    printed = []
+    jax.jit(lambda t: printed.append((repr(t), t._repr_html_())) or t.sum())(jx(HOST))
+    body = f"<traced shape=(3, 4), dtype={jx(HOST).dtype}>"
+    assert printed[0][0] == f"tensor({body}, backend='jax')"
+    assert body.replace("<", "&lt;").replace(">", "&gt;") in printed[0][1]
+    loss = lambda t: (t * t).sum()  # noqa: E731
+    with pytest.raises(TypeError) as reference:
+        jax.jit(jax.grad(lambda a: interop.tensor(a, backend="jax")))(jnp.ones(()))
+    for transform in (jax.grad, lambda f: jax.jit(jax.grad(f))):
+        with pytest.raises(TypeError, match="Gradient only defined for scalar-output") as info:
+            transform(loss)(jx(HOST))
+        assert type(info.value) is type(reference.value)
+        grad = transform(lambda t: loss(t).raw)(jx(HOST))
+        assert isinstance(grad, interop.Tensor) and grad.backend == "jax"
+        np.testing.assert_allclose(to_numpy(grad), 2 * HOST)
+
+
 def test_mlp_gradients_match_torch_autograd() -> None:
     """A torch-style MLP (Linear-ReLU-Linear, MSE) on interop tensors, jit-compiled and
     differentiated by JAX, against torch.autograd on the same weights."""

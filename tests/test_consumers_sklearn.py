@@ -26,6 +26,8 @@ CASES = [
 ]
 
 UNKNOWN_SIZES = "data-dependent sizes (unique labels, boolean masks) are NaN in Dask"
+COUNT_OF_CLASSES = ("type_of_target compares the count of unique labels with 2: unknown, None "
+                    "raises (Dask's NaN says 'binary' whatever the count)")
 DASK_LIMITS = {
     "LinearDiscriminantAnalysis": UNKNOWN_SIZES,
     "RidgeClassifier(solver='svd')": UNKNOWN_SIZES,
@@ -36,6 +38,9 @@ DASK_LIMITS = {
     "recall_score(average='macro')": UNKNOWN_SIZES,
     "jaccard_score(average='macro')": UNKNOWN_SIZES,
     "multilabel_confusion_matrix": UNKNOWN_SIZES,
+    "accuracy_score": COUNT_OF_CLASSES,
+    "zero_one_loss": COUNT_OF_CLASSES,
+    "hamming_loss": COUNT_OF_CLASSES,
     "Ridge(solver='svd')": "x[mask] = y[mask]: Dask cannot assign values of unknown (NaN) size",
 }
 

@@ -100,6 +100,18 @@ def test_numpy_returns_an_ndarray_on_host_backends(backend):
         assert np.shares_memory(out, t.raw)  # torch's numpy(): the same memory
 
 
+def test_a_computed_0d_value_is_an_array_as_torchs(backend):
+    """Dask computes a 0-d result as a NumPy scalar; what a read hands out is a 0-d array,
+    as torch's ``numpy()`` and DLPack export give (``np.from_dlpack`` needs ``__dlpack__``)."""
+    torch = pytest.importorskip("torch")
+    t = interop.tensor(1.0, backend=backend) + 1
+    ref = torch.tensor(1.0) + 1
+    for read in (lambda x: x.numpy(), np.from_dlpack):
+        out, expected = read(t), read(ref)
+        assert type(out) is type(expected) is np.ndarray
+        assert (out.shape, out.dtype, out.item()) == (expected.shape, expected.dtype, 2.0)
+
+
 def test_warn_points_at_the_users_line(lazy_three):
     """The warning names this file and line, not an interop (or torch) frame."""
     torch = pytest.importorskip("torch")

@@ -74,3 +74,28 @@ def test_twenty_chained_calls_compute_nothing(surface):
         assert counter.count == 1
     np.testing.assert_allclose(value.raw, CHAINS[surface](interop.tensor(host)).raw,
                                rtol=1e-10, atol=1e-12)
+
+
+LINSPACE = [((0, "z", 3), {}), ((0, "z32", 5), {}), (("z", 0, 4), {"endpoint": False}),
+            ((0, "v", 3), {"axis": 1}), ((1, "z", 1), {}), ((0, "z", 0), {}),
+            ((0, "z", 4), {"dtype": int}), ((0, "z", 5), {"retstep": True})]
+
+
+@pytest.mark.parametrize("args, kwargs", LINSPACE)
+def test_linspace_with_lazy_endpoints_stays_lazy(args, kwargs):
+    """np.linspace with 0-d (or n-d) Dask tensors as endpoints: Dask's own reads them
+    (float(stop), even under dask_compute='raise'); interop's stays in the graph and gives
+    NumPy's values, dtype and step."""
+    host = {"z": np.array(2.0), "z32": np.float32(2.0), "v": np.array([1.0, 5.0])}
+    lazy = {k: interop.tensor(np.asarray(a), backend="dask") for k, a in host.items()}
+    with interop.config(dask_compute="raise"), ComputeCounter() as counter:
+        out = np.linspace(*(lazy.get(a, a) if isinstance(a, str) else a for a in args), **kwargs)
+    assert counter.count == 0
+    ref = np.linspace(*(host.get(a, a) if isinstance(a, str) else a for a in args), **kwargs)
+    if kwargs.get("retstep"):
+        (out, step), (ref, ref_step) = out, ref
+        assert float(step) == ref_step
+    assert out.backend == "dask"
+    got = out.compute().numpy()
+    assert (got.dtype, got.shape) == (ref.dtype, ref.shape)
+    np.testing.assert_array_equal(got, ref)

@@ -20,7 +20,7 @@ MASKED = HOST[HOST > 4]  # 12 values
 def masked() -> interop.Tensor:
     t = interop.tensor(HOST, backend="dask", chunks=(2, 3))
     m = t[t > 4]
-    assert np.isnan(m.shape[0])
+    assert m.shape == (None,) and np.isnan(m.raw.shape[0])  # the standard's None; Dask's NaN
     return m
 
 
@@ -71,6 +71,28 @@ def test_unknown_shape_error_is_torch_and_numpy_catchable(masked):
         masked.reshape(2, -1)
     assert isinstance(info.value, RuntimeError) and isinstance(info.value, ValueError)
     assert "reshape" in str(info.value)
+
+
+def test_unknown_sizes_are_none_as_the_standard_says(masked):
+    """The standard (and array-api-compat's ``size``) spell an unknown size None; Dask's NaN
+    stays inside. torch's ``t.size(d)`` and ``t.shape`` show the same None; ``numel()``
+    raises; after compute_chunk_sizes() every spelling matches NumPy's."""
+    import array_api_compat as aac
+    import interop.array_api as xp
+    values = xp.unique_values(interop.tensor([1, 1, 2], backend="dask"))
+    assert values.shape == (None,) and values.size is None and aac.size(values) is None
+    assert masked.shape == interop.Tensor.size(masked) == (None,)
+    assert interop.Tensor.size(masked, 0) is None and masked.ndim == 1
+    rows = interop.tensor(HOST, backend="dask", chunks=(2, 3))
+    rows = rows[rows[:, 0] > 0]
+    assert rows.shape == (None, 6) and rows.size is None and interop.Tensor.size(rows, 1) == 6
+    assert "shape=(None, 6)" in repr(rows) and "(None, 6)" in rows._repr_html_()
+    with pytest.raises(interop.UnknownShapeError, match=r"shape \(None,\)"):
+        masked.numel()
+    with pytest.raises(interop.UnknownShapeError, match="expand"):
+        masked.expand(2, *masked.shape)
+    values.compute_chunk_sizes()
+    assert values.shape == np.unique([1, 1, 2]).shape and values.size == 2
 
 
 def test_compute_chunk_sizes_needs_a_dask_tensor():
@@ -283,7 +305,7 @@ def test_unknown_sizes_proceed_or_say_compute_chunk_sizes(name, source):
     values = on_host(HOST)
     ref = _host(call(interop.tensor(values)))  # the same call on NumPy's known sizes
     m = make(interop.tensor(HOST, backend="dask", chunks=(2, 3)))
-    assert any(np.isnan(s) for s in m.shape)
+    assert None in m.shape and any(np.isnan(s) for s in m.raw.shape)
     counter = ComputeCounter()
     if source in needs:
         with counter, pytest.raises(interop.UnknownShapeError) as info:

@@ -322,3 +322,21 @@ def test_numpy_functions_run_by_name_in_the_namespace_of_a_library_without_nep18
 def test_numpy_functions_the_namespace_lacks_raise_naming_the_backend(call) -> None:
     with pytest.raises(TypeError, match="not implemented by the strict backend"):
         call(on("strict:1"))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("values_", [(1.0, 2.0), (3, -1), (True, False), ("tensor", 2.5)],
+                         ids=["floats", "ints", "bools", "tensor and float"])
+def test_where_of_numbers_stays_on_the_device_with_torchs_dtype(device, values_):
+    """interop.where with Python numbers for both branches (or one) on array-api-strict's
+    devices: torch's dtype (the default float for floats), on the condition's device."""
+    torch = pytest.importorskip("torch")
+    mask = np.array([[True, False], [False, True]])
+    ours = [on(device, np.array([[1.0, 5.0], [2.0, 0.5]], np.float32)) if v == "tensor" else v
+            for v in values_]
+    theirs = [torch.tensor([[1.0, 5.0], [2.0, 0.5]]) if v == "tensor" else v for v in values_]
+    got = interop.where(on(device, mask), *ours)
+    expected = torch.where(torch.from_numpy(mask), *theirs)
+    assert got.device == device and got.backend == "strict"
+    assert got.dtype == getattr(interop, str(expected.dtype).removeprefix("torch."))
+    np.testing.assert_array_equal(values(got), expected.numpy())

@@ -93,6 +93,21 @@ CASES: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "scatter_-index-one-bad": ("float64", lambda t, b: t.scatter_(1, np.array([[0, 9, 1]]), 7.0)),
     "np-add.at-index-one-bad": ("float64", lambda t, b: np.add.at(t, [0, 1, 5], 1.0)),
     "np-add.at-values-shape": ("float64", lambda t, b: np.add.at(t, ([0, 1],), np.ones(4))),
+    "renorm_-negative-p": ("float64", lambda t, b: t.renorm_(p=-1, dim=0, maxnorm=1)),
+    "renorm_-negative-maxnorm": ("float64", lambda t, b: t.renorm_(2, 0, -1.0)),
+    "masked_fill_-vector-value": ("float64", lambda t, b: t.masked_fill_(
+        ten(np.ones((2, 3), bool), b), ten([1.0], b))),
+    "masked_fill_-complex-into-float": ("float64", lambda t, b: t.masked_fill_(
+        ten(np.ones((2, 3), bool), b), 1j)),
+    "fill_-complex-into-float": ("float64", lambda t, b: t.fill_(2 + 1j)),
+    "index_add_-source-shape": ("float64", lambda t, b: t.index_add_(0, np.array([0, 1]),
+                                                                      ten(np.ones(2), b))),
+    "scatter_-src-dtype": ("float64", lambda t, b: t.scatter_(1, np.array([[0, 1, 2]]),
+                                                              ten(np.ones((1, 3)), b, "float32"))),
+    "np.put-index-one-bad": ("float64", lambda t, b: np.put(t, [0, 99], [1.0, 2.0])),
+    "np.put_along_axis-index-one-bad": ("float64", lambda t, b: np.put_along_axis(
+        t, np.array([[0, 9, 1]]), 7.0, axis=1)),
+    "np.place-too-few-values": ("float64", lambda t, b: np.place(t, np.ones((2, 3), bool), [])),
     "np-out=-another-backend": ("float64", lambda t, b: np.add(
         ten(np.ones((2, 3)), "dask" if b == "numpy" else "numpy"), 1.0, out=t)),
 }
@@ -128,6 +143,19 @@ def test_failed_inplace_leaves_target_unchanged(case: str, backend: str) -> None
 
 
 TORCH_WORDS = {  # case -> (torch's call, words its message and interop's share)
+    "renorm_-negative-p": (lambda r, torch: r.renorm_(p=-1, dim=0, maxnorm=1),
+                           ("renorm: non-positive-norm not supported",)),
+    "renorm_-negative-maxnorm": (lambda r, torch: r.renorm_(2, 0, -1.0),
+                                 ("renorm: expected maxnorm to be >= 0 but got -1",)),
+    "index_add_-source-shape": (
+        lambda r, torch: r.index_add_(0, torch.tensor([0, 1]), torch.ones(2, dtype=r.dtype)),
+        ("source tensor shape must match self tensor shape",)),
+    "scatter_-src-dtype": (lambda r, torch: r.scatter_(1, torch.tensor([[0, 1, 2]]),
+                                                       torch.ones(1, 3)),
+                           ("Expected self.dtype to be equal to src.dtype",)),
+    "masked_fill_-complex-into-float": (
+        lambda r, torch: r.masked_fill_(torch.ones(2, 3, dtype=torch.bool), 1j),
+        ("value cannot be converted to type", "without overflow")),
     "fill_-overflow-int8": (lambda r, torch: r.fill_(1000),
                             ("cannot be converted to type int8", "without overflow")),
     "scatter_reduce_-median": (
@@ -170,17 +198,75 @@ def test_lazy_index_out_of_range_never_gives_wrong_numbers(case: str) -> None:
         to_numpy(result if isinstance(result, interop.Tensor) else t)
 
 
-@pytest.mark.parametrize("case", ["add_", "iadd", "out=", "setitem", "np-add.at"])
+@pytest.mark.parametrize("case", ["add_", "iadd", "out=", "setitem", "np-add.at", "np.put",
+                                  "np.put_along_axis"])
 def test_successful_inplace_writes_through(case: str, backend: str) -> None:
     """The same forms succeed when the input is right (so the failures above are the mistake's)."""
-    if backend == "dask" and case == "np-add.at":
-        pytest.skip("Dask has no ufunc.at (tests/test_error_contract.py)")
+    if backend == "dask" and case.startswith("np"):
+        pytest.skip("Dask has no ufunc.at, np.put (tests/test_error_contract.py)")
     t = ten(np.zeros((2, 3)), backend)
     raw = t.raw
     {"add_": lambda: t.add_(1.0), "iadd": lambda: _iadd(t, 1.0),
      "out=": lambda: interop.add(ten(np.zeros((2, 3)), backend), 1.0, out=t),
      "setitem": lambda: _set(t, slice(None), 1.0),
-     "np-add.at": lambda: np.add.at(t, (slice(None),), 1.0)}[case]()
+     "np-add.at": lambda: np.add.at(t, (slice(None),), 1.0),
+     "np.put": lambda: np.put(t, range(6), 1.0),
+     "np.put_along_axis": lambda: np.put_along_axis(t, np.zeros((2, 3), int) + [0, 1, 2], 1.0,
+                                                    axis=1)}[case]()
     np.testing.assert_array_equal(to_numpy(t), np.ones((2, 3)))
     if backend != "dask":
         assert t.raw is raw
+
+
+def _opdb_inplace_refusals():
+    """torch's own refusals of its in-place variants (op_db's error inputs, float samples):
+    (label, in-place method name, sample, torch's exception type)."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("expecttest")
+    from torch.testing._internal.common_methods_invocations import op_db
+    found = []
+    for info in op_db:
+        method = getattr(info.inplace_variant, "__name__", "")
+        if info.error_inputs_func is None or not hasattr(interop.Tensor, method):
+            continue
+        for k, error in enumerate(info.error_inputs(torch.device("cpu"))):
+            sample = error.sample_input
+            if isinstance(sample.input, torch.Tensor) and sample.input.dtype in (
+                    torch.float32, torch.float64, torch.int64):
+                found.append((f"{info.name}-{k}", method, sample, error.error_type))
+    return found
+
+
+def _to_interop(x: Any) -> Any:
+    import torch
+    if isinstance(x, torch.Tensor):
+        return interop.tensor(x.numpy().copy())
+    return type(x)(_to_interop(y) for y in x) if isinstance(x, (list, tuple)) else x
+
+
+def test_torchs_refusals_of_inplace_variants_leave_the_target_unchanged() -> None:
+    """Every in-place variant of torch's op_db, given each error input torch itself refuses:
+    interop refuses it too, with torch's class, before writing anything."""
+    missed = []
+    for label, method, sample, error_type in _opdb_inplace_refusals():
+        reference = sample.input.clone()
+        try:
+            getattr(reference, method)(*sample.args, **sample.kwargs)
+            continue  # torch refuses this input out of place only
+        except Exception:  # noqa: BLE001 - torch's refusal, of whatever class it has
+            pass
+        t = _to_interop(sample.input)
+        before = to_numpy(t).copy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                getattr(t, method)(*_to_interop(sample.args),
+                                   **{k: _to_interop(v) for k, v in sample.kwargs.items()})
+            except error_type:
+                np.testing.assert_array_equal(to_numpy(t), before, err_msg=label)
+                continue
+            except Exception as exc:  # noqa: BLE001
+                missed.append(f"{label}: {type(exc).__name__}, torch {error_type.__name__}")
+                continue
+        missed.append(f"{label}: wrote, where torch raises {error_type.__name__}")
+    assert not missed, missed

@@ -111,17 +111,89 @@ def test_results_are_freed_by_reference_counting(kind: str) -> None:
         gc.enable()
 
 
-def test_no_garbage_cycles_after_a_run_of_operations() -> None:
+def _cycle_garbage(run: Callable[[], None], rounds: int) -> int:
+    """How many objects ``rounds`` calls of ``run`` leave that only the cycle collector frees."""
     gc.collect()
     gc.disable()
     try:
-        for kind in KINDS:
-            body = _loop_body(kind)
-            for _ in range(50):
-                body()
-        found = gc.collect()
+        for _ in range(rounds):
+            run()
+        return gc.collect()
     finally:
         gc.enable()
+
+
+def test_no_garbage_cycles_after_a_run_of_operations() -> None:
+    bodies = [_loop_body(kind) for kind in KINDS]
+
+    def every_kind() -> None:
+        for body in bodies:
+            body()
+    found = _cycle_garbage(every_kind, 50)
+    assert found == 0, f"{found} objects were only reachable through reference cycles"
+
+
+class _Hooked(interop.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return super().__torch_function__(func, types, args, kwargs)
+
+
+class _Looping(interop.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))  # calls itself: OverrideRecursionError
+
+
+class _Refusing(interop.Tensor):
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return NotImplemented
+
+
+class _PassMode(interop.TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+class _ReenteringMode(interop.TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        with self:
+            return func(*args, **(kwargs or {}))
+
+
+def _reentering(t: interop.Tensor) -> None:
+    with _ReenteringMode():
+        interop.add(t, 1)
+
+
+_MISTAKES = (
+    lambda t: t.as_subclass(_Looping) + 1, _reentering,           # the recursion errors
+    lambda t: t.as_subclass(_Refusing) + t.as_subclass(_Hooked),  # no implementation
+    lambda t: t.reshape(3, 5), lambda t: t + interop.ones(5), lambda t: t.sum(dim=7),
+    lambda t: t[9], lambda t: t["a"], lambda t: np.add(t, interop.ones(5)),
+    lambda t: interop.array_api.asarray(["a"]), lambda t: t.add_(1j),
+)
+
+
+def test_modes_subclasses_and_errors_leave_no_cycles() -> None:
+    """Rounds of modes, subclass handlers, mistakes and handler recursion: everything they
+    make is freed by reference counting (the recursion error keeps neither the deep
+    RecursionError nor a frame holding it), as torch keeps these paths."""
+    def one_round() -> None:
+        t = interop.tensor(np.arange(4.0))
+        with _PassMode():
+            (t + 1).sum()[()]
+        h = t.as_subclass(_Hooked)
+        (h * 2)[1:3].sum(dim=0)
+        np.add(h, 1)
+        for mistake in _MISTAKES:
+            try:
+                mistake(t)
+            except Exception:  # noqa: BLE001, S110 - each is a mistake on purpose
+                pass
+    one_round()
+    found = _cycle_garbage(one_round, 30)
     assert found == 0, f"{found} objects were only reachable through reference cycles"
 
 

@@ -182,7 +182,6 @@ VALUE_ANSWERS = {"allclose", "array_equal", "array_equiv"}
 _FFT_ND = ("fft2", "ifft2", "fftn", "ifftn", "rfft2", "irfft2", "rfftn", "irfftn")
 DASK_RAISES: dict[str, type] = {
     "reshape": NotImplementedError,         # only merges/splits dimensions along chunk edges
-    "linspace": TypeError,                  # array start/stop not supported
 }
 # (inv, solve and cholesky run per matrix with the core axes whole where Dask's blocked ones
 # cannot take the chunks; the FFTs rechunk their axes whole: both lazily, compared below)

@@ -61,6 +61,8 @@ SURFACES: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any], str]] = {
     "property": (lambda t: t.shape, lambda t: t.shape, "interop.Tensor.shape.__get__"),
     "numpy-ufunc": (lambda t: np.add(t, 1), None, "numpy.add"),
     "numpy-function": (lambda t: np.mean(t), None, "numpy.mean"),
+    "numpy-ufunc-method": (lambda t: np.add.reduce(t), None, "numpy.add.reduce"),
+    "numpy-ufunc-outer": (lambda t: np.multiply.outer(t, t), None, "numpy.multiply.outer"),
 }
 
 

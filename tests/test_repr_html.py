@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -100,7 +101,7 @@ def test_lazy_cards_dask_cannot_draw_run_nothing(make) -> None:
     assert counter.tasks == 0 and "<svg" not in card
     facts = _facts(card)
     if np.isnan(t.raw.size):
-        assert facts["bytes"] == "size unknown until computed" and "nan" in facts["shape"]
+        assert facts["bytes"] == "size unknown until computed" and "None" in facts["shape"]
     else:
         assert facts["bytes"].startswith("would take ")
 
@@ -111,30 +112,108 @@ def test_large_tensor_card_is_bounded() -> None:
     assert _facts(card)["bytes"] == "7.63 MiB"
 
 
-def test_cards_render_in_a_headless_browser(tmp_path) -> None:
-    """Chromium draws the NumPy, Dask and subclass cards: one box each, header text as built."""
-    sync_api = pytest.importorskip("playwright.sync_api")
+# ------------------------------------------------------------------ in a browser
+_NOTEBOOK = [  # the cells of a notebook whose outputs are the cards a person looks at
+    "import numpy as np\nimport interop\n\nclass Meters(interop.Tensor):\n    pass",
+    "interop.tensor([1.0, 2.0, 3.0])",
+    "interop.tensor(np.ones((3, 4)), backend='dask', chunks=(1, 4))",
+    "m = interop.tensor([1.0, 2.0, 3.0]).as_subclass(Meters)\nm.unit = 'm'\nm",
+]
+# Reads, after layout, what a browser shows of each card: its text as rendered (innerText),
+# its box, and where the chunk diagram is drawn; written into the page for --dump-dom.
+_REPORT = """<script>
+const cards = [...document.querySelectorAll('.interop-tensor')].map(card => {
+  const box = card.getBoundingClientRect(), svg = card.querySelector('svg');
+  const s = svg ? svg.getBoundingClientRect() : null;
+  return {text: card.innerText, height: box.height, width: box.width,
+          diagram: s && {left: s.left, top: s.top, width: s.width, height: s.height}};
+});
+document.body.insertAdjacentHTML('beforeend',
+  '<pre id="report" hidden>' + JSON.stringify(cards).replace(/</g, '&lt;') + '</pre>');
+</script>"""
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--force-device-scale-factor=1", "--hide-scrollbars")
+
+
+def _chromium() -> str:
+    """Debian's chromium (``apt-get install chromium``; CI's entry .ci/run installs it)."""
+    import shutil
+    found = next((p for p in map(shutil.which, ("chromium", "chromium-browser",
+                                                "google-chrome")) if p), None)
+    if found is None:
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    return found
+
+
+def _executed_notebook_html() -> str:
+    """The page a notebook shows once run: each cell's rich output, as Jupyter renders it
+    (the ``text/html`` of an execute_result, in an output area)."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in _NOTEBOOK])
+    nbclient.NotebookClient(nb, timeout=60, kernel_name="python3").execute()
+    outputs = [o["data"]["text/html"] for c in nb.cells for o in c.outputs
+               if o.get("output_type") == "execute_result"]
+    assert len(outputs) == 3, "every tensor cell shows a card"
+    areas = "".join(f"<div class='jp-OutputArea-output' style='margin:8px'>{o}</div>"
+                    for o in outputs)
+    return f"<!DOCTYPE html><html><body style='margin:0;background:#fff'>{areas}{_REPORT}</body></html>"
+
+
+def _render(browser: str, page, tmp_path) -> tuple[list[dict], Any]:
+    """``page`` in headless chromium: the report of what it laid out, and a screenshot."""
+    import json
+    import subprocess
+    from PIL import Image
+    url = page.as_uri()
+    common = [browser, *CHROMIUM_FLAGS, "--window-size=800,900"]
+    dom = subprocess.run([*common, f"--user-data-dir={tmp_path / 'profile-dom'}",
+                          "--dump-dom", url], capture_output=True, text=True, timeout=120)
+    shot = tmp_path / "cards.png"
+    subprocess.run([*common, f"--user-data-dir={tmp_path / 'profile-shot'}",
+                    f"--screenshot={shot}", url], capture_output=True, timeout=120)
+    found = re.findall(r"<pre id=\"report\" hidden=\"\">(\[.*?)</pre>", dom.stdout, re.S)
+    assert found and shot.exists(), f"chromium drew nothing: {dom.stderr[-2000:]}"
+    return json.loads(html_lib.unescape(found[-1])), Image.open(shot).convert("RGB")
+
+
+def _dark_runs(image, x: int, top: int, bottom: int) -> int:
+    """How many separate lines darker than the diagram's fill a vertical line at ``x``
+    crosses between the rows (a 1-pixel line is drawn half-toned over two rows)."""
+    runs, inside = 0, False
+    for y in range(top, bottom):
+        dark = sum(image.getpixel((x, y))) < 550
+        runs, inside = runs + (dark and not inside), dark
+    return runs
+
+
+def test_an_executed_notebook_shows_the_cards_in_chromium(tmp_path) -> None:
+    """What a person sees in a browser: the header line and the values of a NumPy card, a
+    Dask card's chunk diagram (three row chunks, drawn in Dask's colour), a subclass's
+    attribute line, each card a few short lines, not a table."""
+    browser = _chromium()
     pytest.importorskip("dask")
-    meters = interop.tensor([1.0, 2.0, 3.0]).as_subclass(Meters)
-    meters.unit = "m"
-    cards = [interop.tensor([1.0, 2.0, 3.0])._repr_html_(),
-             interop.tensor(np.ones((3, 4)), backend="dask", chunks=(1, 4))._repr_html_(),
-             meters._repr_html_()]
-    page_html = "<html><body>" + "<hr>".join(cards) + "</body></html>"
-    with sync_api.sync_playwright() as p:
-        try:
-            browser = p.chromium.launch()
-        except sync_api.Error as error:
-            pytest.skip(f"Playwright's Chromium is not installed: {str(error).splitlines()[0]}")
-        page = browser.new_page(viewport={"width": 600, "height": 400})
-        page.set_content(page_html)
-        boxes = page.locator(".interop-tensor")
-        assert boxes.count() == 3
-        texts = [boxes.nth(i).inner_text() for i in range(3)]
-        heights = [boxes.nth(i).bounding_box()["height"] for i in range(3)]
-        shot = page.screenshot(path=str(tmp_path / "cards.png"), full_page=True)
-        browser.close()
-    assert texts[0].splitlines() == ["Tensor · (3,) · float32 · numpy · cpu · 12 B", "[1., 2., 3.]"]
-    assert "would take 96 B" in texts[1] and "unit='m'" in texts[2]
-    assert heights[0] < 60 and heights[2] < 80  # a few short lines, not a table
-    assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 1000
+    pytest.importorskip("PIL")
+    page = tmp_path / "notebook.html"
+    page.write_text(_executed_notebook_html())
+    numpy_card, dask_card, meters_card = (cards := _render(browser, page, tmp_path))[0][:3]
+    image = cards[1]
+    assert numpy_card["text"].splitlines() == ["Tensor · (3,) · float32 · numpy · cpu · 12 B",
+                                               "[1., 2., 3.]"]
+    assert dask_card["text"].splitlines()[0] == (
+        "Tensor · (3, 4) · float64 · dask · cpu · would take 96 B · chunks (1, 4)")
+    assert meters_card["text"].splitlines() == [
+        "Meters · (3,) · float32 · numpy · cpu · 12 B", "unit='m'", "[1., 2., 3.]"]
+    assert numpy_card["height"] < 60 and meters_card["height"] < 80  # short lines
+    box = dask_card["diagram"]
+    assert box and box["width"] > 100 and box["height"] > 80
+    # the screenshot: Dask's orange fill inside the diagram, split by dark lines into the
+    # three chunks (four lines: the two edges and two boundaries), beside the size labels
+    left, top = int(box["left"]), int(box["top"])
+    fill = image.getpixel((left + 60, top + 15))
+    assert fill[0] > fill[1] > fill[2] and fill[0] - fill[2] > 50, f"no orange fill: {fill}"
+    assert _dark_runs(image, left + 60, top, top + 95) == 4
+    header = image.crop((0, 0, 800, int(numpy_card["height"]) + 8))
+    assert header.getextrema()[0][0] < 100  # text drawn (dark pixels), not a blank page

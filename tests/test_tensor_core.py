@@ -81,6 +81,22 @@ def test_import_loads_no_optional_backend():
     assert out.stdout.strip() == "[]"
 
 
+def test_import_defers_what_the_first_call_needs():
+    """``import interop`` loads neither array-api-compat's NumPy namespace (which imports
+    numpy.f2py and numpy.testing) nor numpy.random, and reads no signature; the first call
+    that needs each loads it."""
+    heavy = ("array_api_compat.numpy", "numpy.f2py", "numpy.testing", "numpy.random")
+    code = ("import sys, inspect, interop; import interop.array_api as xp; "
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules)); "
+            "print(inspect.signature(interop.sum).parameters['dim'].default, "
+            "list(inspect.signature(xp.sum).parameters)[0]); "
+            "print(float(xp.sum(xp.asarray([1.0, 2.0]))), interop.rand(2).shape, "
+            f"sorted(m for m in {heavy[:1] + heavy[3:]!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:3] == [
+        "[]", "None x", "3.0 (2,) ['array_api_compat.numpy', 'numpy.random']"]
+
+
 def test_dtype_objects_interchange():
     t = interop.ones(2, dtype=torch.float64)
     assert t.dtype == interop.float64 == np.float64 == interop.double

@@ -20,20 +20,25 @@ import math
 import sys
 
 from .. import dtypes as _dtypes
-from . import fft, linalg
+from . import _extras, fft, linalg
 from ._info import __array_namespace_info__
 from ._names import API_VERSION, API_VERSIONS, ARRAY, CONSTANTS, CREATION, DTYPES
-from ._signatures import attach
-from ._wrap import generate_all
+from ._signatures import attach, attach_numpys
+from ._wrap import generate, generate_all
 
 __array_api_version__ = API_VERSION
 
 e, inf, nan, pi, newaxis = math.e, math.inf, math.nan, math.pi, None
-globals().update({name: getattr(_dtypes, name) for name in DTYPES})
+globals().update({name: getattr(_dtypes, name) for name in DTYPES + _extras.DTYPES})
 globals().update(attach(generate_all(CREATION + ARRAY)))
+globals().update(_extras.namespace(attach_numpys({
+    qualname: generate(qualname.rpartition(".")[2], qualname.rpartition(".")[0], extra=True)
+    for qualname in _extras.NAMES})))
 
 __all__ = ["__array_api_version__", "__array_namespace_info__", "fft", "linalg",
            *CONSTANTS, *DTYPES, *CREATION, *ARRAY]
+"""The standard's names; beside them, as array-api-compat's namespaces have them, NumPy's
+``float16`` and functions consumers call where a namespace has them (``_extras``)."""
 
 
 def namespace(api_version: str | None = None) -> object:

@@ -15,6 +15,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
+from ..ops.signatures import LazySignature
+from ._extras import numpys
+
 # parameter list -> the functions (qualified by extension) that take it
 _SHARED = {
     "x, /": (
@@ -100,7 +103,19 @@ def signature(qualname: str) -> inspect.Signature:
 
 
 def attach(functions: dict[str, Callable], module: str = "") -> dict[str, Callable]:
-    """``functions`` (name -> generated function), each given its standard signature."""
+    """``functions`` (name -> generated function), each given its standard signature (made
+    when first read)."""
     for name, fn in functions.items():
-        fn.__signature__ = signature(f"{module}.{name}" if module else name)
+        qualname = f"{module}.{name}" if module else name
+        if qualname not in PARAMETERS:
+            raise KeyError(f"no standard parameter list for {qualname!r}")
+        fn.__signature__ = LazySignature(lambda q=qualname: signature(q))
+    return functions
+
+
+def attach_numpys(functions: dict[str, Callable]) -> dict[str, Callable]:
+    """``functions`` (name -> generated function), each given NumPy's signature of that name
+    (made when first read)."""
+    for name, fn in functions.items():
+        fn.__signature__ = LazySignature(lambda n=name: inspect.signature(numpys(n)))
     return functions

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..errors import NonNumericError
 
 _KIND = {"b": "bool", "i": "integral", "u": "integral", "f": "real", "c": "complex"}
 
@@ -147,6 +148,14 @@ def floor_divide(x1: Any, x2: Any, /) -> Any:
         return xp.where(xp.isfinite(x1) & xp.isfinite(x2), quotient, xp.floor(x1 / x2))
 
 
+def diff(x: Any, /, *, axis: int = -1, n: int = 1, prepend: Any = None,
+         append: Any = None) -> Any:
+    """NumPy's ``diff`` (CuPy's, Dask's) reads ``prepend=None`` as a value to prepend; the
+    standard's None (its default, which callers pass on by keyword) means none."""
+    extra = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return _namespace(x, *extra.values()).diff(x, axis=axis, n=n, **extra)
+
+
 def expm1(x: Any, /) -> Any:
     """NumPy's complex ``expm1`` gives NaN for infinite parts where ``exp(x) - 1`` gives the
     standard's values (``expm1(+inf + 0j)`` is ``+inf + 0j``), and a real part of -0 for
@@ -176,4 +185,29 @@ def tanh(x: Any, /) -> Any:
 RULES = {"can_cast": can_cast, "finfo": finfo, "iinfo": iinfo, "result_type": result_type,
          "repeat": repeat, "floor_divide": floor_divide, "expm1": expm1, "tanh": tanh,
          "broadcast_arrays": broadcast_arrays, "broadcast_to": broadcast_to, "where": where,
-         "broadcast_shapes": broadcast_shapes, "linalg.eig": eig, "linalg.eigvals": eigvals}
+         "broadcast_shapes": broadcast_shapes, "diff": diff, "linalg.eig": eig, "linalg.eigvals": eigvals}
+
+
+def numbers_only(make: Any) -> Any:
+    """``make`` (a backend's ``asarray``) refusing what is not numbers, as the standard's
+    namespaces do: NumPy and Dask would make string or object arrays, which no standard
+    function takes (scikit-learn's ``label_binarize`` relies on the refusal, a TypeError
+    and ValueError)."""
+    def asarray(obj: Any, /, **kwargs: Any) -> Any:
+        _check_numbers(getattr(obj, "dtype", None))  # an array's: before Dask tries to chunk it
+        out = make(obj, **kwargs)
+        _check_numbers(getattr(out, "dtype", None))
+        return out
+    return asarray
+
+
+def _check_numbers(dtype: Any) -> None:
+    if getattr(dtype, "kind", "b") not in "biufc":  # (torch's dtypes have no kind)
+        what = "strings" if dtype.kind in "US" else f"{dtype} data"
+        raise NonNumericError(f"interop.array_api.asarray: {what} cannot become an array "
+                              f"(dtype {dtype}); the standard's arrays hold bool, integer, "
+                              "floating or complex numbers")
+
+
+CHECKED = {"asarray": numbers_only}
+"""Functions whose backend implementation (or rule) is wrapped by a check of the standard's."""

@@ -17,8 +17,8 @@ from typing import Any
 from ..core import dispatch
 from ..backends import registry
 from ..backends.contract import Backend
-from ..core.tensor import Tensor, move
-from . import _device, _standard
+from ..core.tensor import Tensor, to_raw
+from . import _device, _extras, _standard
 
 MODULE = "interop.array_api"
 
@@ -38,7 +38,7 @@ def _function_of(be: Backend, module: str, name: str, public_name: str) -> Calla
 def _holds_tensor(args: tuple, kwargs: dict | None) -> bool:
     """Whether a Tensor is among the arguments (raw arrays alone are data, like lists)."""
     for a in (*args, *kwargs.values()) if kwargs else args:
-        if isinstance(a, Tensor) or (type(a) in (list, tuple) and _holds_tensor(a, None)):
+        if isinstance(a, Tensor) or (isinstance(a, (list, tuple)) and _holds_tensor(a, None)):
             return True
     return False
 
@@ -48,14 +48,34 @@ def _moved(rargs: list, source: Backend | None, target: Backend) -> list:
     following the default backend as ``interop.tensor`` makes them do."""
     if source is None or source is target:
         return rargs
-    return [move(a, source, target) if source.owns(a) else a for a in rargs]
+    return [to_raw(a, backend=target) if source.owns(a) else a for a in rargs]
 
 
-def generate(name: str, module: str = "") -> Callable[..., Any]:
-    """The public ``interop.array_api[.module].name``."""
+def _function_for(be: Backend, module: str, name: str, public_name: str) -> Callable:
+    """The standard's function for ``be``: its own rule, the standard's, else its namespace's."""
+    qualname = f"{module}.{name}" if module else name
+    fn = be.standard_fixes.get(qualname) or _standard.RULES.get(qualname) or \
+        _function_of(be, module, name, public_name)
+    check = _standard.CHECKED.get(qualname)
+    return fn if check is None else check(fn)
+
+
+def _extra_for(be: Backend, module: str, name: str, public_name: str) -> Callable:
+    """NumPy's function ``name`` for ``be`` (one of the extras beside the standard)."""
+    fn = _extras.function_for(be, f"{module}.{name}" if module else name)
+    if fn is None:
+        raise TypeError(f"{public_name} (NumPy's {name}, beside the standard) is not "
+                        f"implemented by the {be.name} backend: move the data explicitly, e.g. "
+                        "x.to(backend='numpy'), or use the standard's functions")
+    return fn
+
+
+def generate(name: str, module: str = "", extra: bool = False) -> Callable[..., Any]:
+    """The public ``interop.array_api[.module].name`` (``extra``: NumPy's function of that
+    name, beside the standard)."""
     qualname = f"{module}.{name}" if module else name
     public_name = f"{MODULE}.{qualname}"
-    rule = _standard.RULES.get(qualname)
+    lookup = _extra_for if extra else _function_for
     resolved: dict[Backend, Callable] = {}  # the backend function, looked up once per backend
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
@@ -70,9 +90,8 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
             rargs = _moved(rargs, be, target)
             be = target
         fn = resolved.get(be)
-        if fn is None:  # a backend's own rule first, then the standard's, then the backend's
-            fn = resolved[be] = be.standard_fixes.get(qualname) or rule or \
-                _function_of(be, module, name, public_name)
+        if fn is None:
+            fn = resolved[be] = lookup(be, module, name, public_name)
         try:
             ret = fn(*rargs, **rkwargs)
         except (ValueError, TypeError, NotImplementedError) as exc:
@@ -82,7 +101,9 @@ def generate(name: str, module: str = "") -> Callable[..., Any]:
             raise explained from exc
         return dispatch.wrap(ret, cls, args)
 
-    doc = (f"``{qualname}`` of the Array API standard (2025.12), computed by the backend's "
+    doc = (f"NumPy's ``{name}`` (beside the standard), computed by the backend's NumPy-shaped "
+           "module; takes and returns interop tensors." if extra else
+           f"``{qualname}`` of the Array API standard (2025.12), computed by the backend's "
            "array-api-compat namespace; takes and returns interop tensors.")
     public = dispatch.make_public(dispatch.Route(run), name, qualname, doc, module=MODULE)
     public.__module__ = f"{MODULE}.{module}" if module else MODULE

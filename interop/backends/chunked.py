@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import BackendLacksError, IndexOutOfRangeError
+from ..errors import BackendLacksError, IndexOutOfRangeError, shown_shape
 from . import views
 from .contract import Backend
 
@@ -30,6 +30,9 @@ class ChunkedBackend(Backend):
         if isinstance(raw, (bool, int, float, complex, np.generic)):
             return super().peek(raw)
         return None
+
+    def shape_of(self, raw: Any) -> tuple:
+        return shown_shape(raw.shape)
 
     def chunking(self, raw: Any) -> Any:
         return raw.chunks

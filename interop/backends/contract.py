@@ -87,6 +87,11 @@ class Backend(abc.ABC):
         """Whether ``raw`` is one of its arrays."""
         return isinstance(raw, self.array_type)
 
+    def shape_of(self, raw: Any) -> tuple:
+        """``raw``'s shape as users see it (``t.shape``): a tuple of ints, and None for a size
+        a lazy library does not know yet (Dask's NaN; the Array API standard's None)."""
+        return tuple(raw.shape)
+
     def dtype_of(self, raw: Any) -> np.dtype:
         """The NumPy dtype of ``raw`` (the one interop reasons with; torch: converted)."""
         return raw.dtype

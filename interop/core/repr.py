@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backends import registry
+from ..errors import TracedValueError, shown_shape
 
 _THRESHOLD, _EDGEITEMS, _LINEWIDTH = 1000, 3, 80
 
@@ -97,15 +98,20 @@ def _torch_float_format(shown: np.ndarray) -> tuple[dict, int]:
 
 
 def _host_values(be: Any, raw: Any, prefix: str) -> str:
-    """The printed values; a GPU array sends only the corners that are shown to the host."""
-    if be.device_of(raw).type == "cpu":
-        return _values(np.asarray(be.to_host(raw)), prefix)
-    return _values(np.asarray(be.to_host(_preview(be, raw))), prefix,
-                   summarize=math.prod(raw.shape) > _THRESHOLD)
+    """The printed values; a GPU array sends only the corners that are shown to the host.
+    Printing reads no value that is not there: an array JAX is tracing shows its shape and
+    dtype, as JAX's tracers print."""
+    try:
+        if be.device_of(raw).type == "cpu":
+            return _values(np.asarray(be.to_host(raw)), prefix)
+        return _values(np.asarray(be.to_host(_preview(be, raw))), prefix,
+                       summarize=math.prod(raw.shape) > _THRESHOLD)
+    except TracedValueError:
+        return f"<traced shape={tuple(raw.shape)}, dtype={raw.dtype}>"
 
 
 def _lazy_body(raw: Any) -> str:
-    return f"<lazy shape={tuple(raw.shape)}, chunks={raw.chunksize}, dtype={raw.dtype}>"
+    return f"<lazy shape={shown_shape(raw.shape)}, chunks={raw.chunksize}, dtype={raw.dtype}>"
 
 
 def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
@@ -166,7 +172,7 @@ def html_card(tensor: Any) -> str:
     """
     raw = tensor._raw
     be = registry.backend_of(raw)
-    facts = [("class", type(tensor).__name__), ("shape", tuple(raw.shape)), ("dtype", raw.dtype),
+    facts = [("class", type(tensor).__name__), ("shape", shown_shape(raw.shape)), ("dtype", raw.dtype),
              ("backend", be.name), ("device", be.device_of(raw)), ("bytes", _size_text(be, raw))]
     if be.lazy:
         facts.append(("chunks", f"chunks {raw.chunksize}"))

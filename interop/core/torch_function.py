@@ -143,6 +143,10 @@ def relevant_args(args: tuple, kwargs: dict | None) -> list[Any]:
 
 
 def _func_name(func: Callable) -> str:
+    owner = getattr(func, "__self__", None)
+    if owner is not None and not isinstance(owner, type(sys)) and \
+            getattr(func, "__module__", None) is None:  # a builtin's bound method: np.add.reduce
+        return f"{_func_name(owner)}.{func.__name__}"
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
     module = getattr(func, "__module__", None)
     return f"{module}.{name}" if module else name
@@ -184,26 +188,32 @@ def run_overrides(public_api: Callable, overloaded_args: list[Any], args: tuple,
     try:
         return _run_handlers(public_api, overloaded_args, types, args, kwargs)
     except RecursionError as exc:
-        loop = _loop_error(exc, depth, public_api, types)
+        loop = _loop_of(exc, depth, public_api, types)
         if loop is None:
             raise
-        raise loop from None
     finally:
         _depth.n = depth
+    raise _recursion_error(*loop)  # after the except block: not chained to the deep one
 
 
-def _loop_error(exc: RecursionError, depth: int, func: Callable,
-                types: tuple) -> OverrideRecursionError | None:
+def _loop_of(exc: RecursionError, depth: int, func: Callable,
+             types: tuple) -> tuple[Callable, tuple] | None:
     """``exc`` went through a handler call for ``func`` at nesting ``depth``: counted, it stays
     as it is (None), unless this is the outermost call and ``_RECURSING`` calls saw it: then
-    a handler calls ``func`` on its own arguments, and the short error replaces it."""
+    a handler calls a function on its own arguments: (that function, the types), for the
+    short error that replaces it.
+
+    The caller raises that error after its ``except`` block, holding it in no variable: so it
+    keeps neither the deep RecursionError as its context (a thousand frames) nor a cycle
+    through a frame of its own traceback, and reference counting frees it (no garbage for
+    the cycle collector, as torch keeps its error paths)."""
     if isinstance(exc, OverrideRecursionError):
         return None
     exc.__dict__.setdefault("interop_loop", (func, types))
     exc.interop_levels = exc.__dict__.get("interop_levels", 0) + 1
     if depth or exc.interop_levels < _RECURSING:
         return None
-    return _recursion_error(*exc.interop_loop)
+    return exc.interop_loop
 
 
 _public: dict[int, tuple[Any, str]] = {}
@@ -257,12 +267,12 @@ def loop_checked(handler: Callable) -> Callable:
         try:
             return handler(cls, func, types, args, kwargs)
         except RecursionError as exc:
-            loop = _loop_error(exc, depth, func, (cls,))
+            loop = _loop_of(exc, depth, func, (cls,))
             if loop is None:
                 raise
-            raise loop from None
         finally:
             _depth.n = depth
+        raise _recursion_error(*loop)
     _loop_checked[id(__torch_function__)] = (__torch_function__, handler)
     return __torch_function__
 

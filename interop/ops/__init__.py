@@ -16,7 +16,7 @@ from ..core.repr import display_name
 from . import attributes, dask_api, dtype_functions, interchange, operators, torch_checks  # noqa: F401
 from . import creation, elementwise, fft, indexing, linalg, nn, reductions, shape  # noqa: F401  (domains)
 from .registry import TABLE, Op, op
-from .signatures import public_signature
+from .signatures import lazy_public_signature
 
 TORCH_NAMES: dict[str, Route] = {}
 """torch name ('torch.add', 'torch.Tensor.__rsub__', ...) -> the route that runs it."""
@@ -43,8 +43,9 @@ def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> No
     route = make_route(entry, operators.SHORTCUTS.get(entry.name))  # interop.add(t, t) as t + t
     if entry.name in ("__repr__", "__format__"):
         route = _named(route)
-    function_sig = public_signature(entry.impl, out=entry.out)
-    method_sig = public_signature(entry.impl, method=True, out=entry.out)
+    also = tuple(entry.keywords)
+    function_sig = lazy_public_signature(entry.impl, out=entry.out, also=also)
+    method_sig = lazy_public_signature(entry.impl, method=True, out=entry.out, also=also)
     for name in (entry.name, *entry.aliases) if entry.function else ():
         namespace[name] = make_public(route, name, name, entry.doc, function_sig)
     if entry.method:
@@ -61,7 +62,7 @@ def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> No
         inplace_route = make_inplace_route(entry)
         setattr(tensor_cls, entry.inplace,
                 make_public(inplace_route, entry.inplace, f"Tensor.{entry.inplace}", entry.doc,
-                            public_signature(entry.impl, method=True)))
+                            lazy_public_signature(entry.impl, method=True, also=also)))
     for torch_name in entry.torch:
         is_inplace = entry.inplace and torch_name.rsplit(".", 1)[-1] == entry.inplace  # torch.zero_ too
         TORCH_NAMES[torch_name] = inplace_route if is_inplace else route

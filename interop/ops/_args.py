@@ -19,7 +19,15 @@ def size_arg(size: tuple) -> tuple:
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    return tuple(s if type(s) is int else python_int(s, "a size") for s in size)
+    return tuple(s if type(s) is int else _size(s) for s in size)
+
+
+def _size(s: Any) -> int:
+    if s is None:
+        raise TypeError("a size is None, the unknown size a lazy tensor's shape shows (after "
+                        "masking, unique or nonzero): learn it first (t.compute_chunk_sizes() "
+                        "on Dask), or pass an integer")
+    return python_int(s, "a size")
 
 
 def int_arg(name: str, what: str, x: Any) -> int:
@@ -40,8 +48,8 @@ def cast(x: Any, dtype: Any) -> Any:
     dt = getattr(x, "dtype", None)
     if dt is None and getattr(dtype, "name", None) == "bfloat16":
         return dtype.type(x)  # NumPy takes bfloat16 with a Python float to float32
-    if dt is None or dt == dtype:
-        return x
+    if dt is None or (dt if isinstance(dt, np.dtype) else dtypes.as_dtype(dt)) == dtype:
+        return x  # (a library's own dtype object, array-api-strict's, as NumPy's)
     return x.astype(dtype)
 
 
@@ -90,8 +98,13 @@ def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
     dtype = np.dtype(dtype)
     if isinstance(value, (bool, np.bool_)):
         return value
+    if isinstance(value, complex) and dtype.kind != "c" and value.imag:
+        raise _overflow(name, value, dtype, "complex (its imaginary part would be lost)")
     number = value.real if isinstance(value, complex) else value
     integral = isinstance(number, (int, np.integer))
+    if type(number) is int and not -2 ** 63 <= number < 2 ** 64:
+        raise _overflow(name, value, dtype, "beyond 64 bits (torch: Overflow when unpacking "
+                        "long long)")
     if dtype.kind == "f":
         if (integral or np.isfinite(number)) and abs(number) > np.finfo(dtype).max:
             raise _overflow(name, value, dtype, f"beyond +-{np.finfo(dtype).max}")
@@ -107,7 +120,8 @@ def fits_dtype(name: str, value: Any, dtype: np.dtype) -> Any:
 
 
 def _overflow(name: str, value: Any, dtype: np.dtype, where: str) -> NumberOverflowError:
-    return NumberOverflowError(f"{name}(): value cannot be converted to type {dtype} without "
+    label = f"{name}()" if name.isidentifier() else name  # (``t[index] = value`` as it is)
+    return NumberOverflowError(f"{label}: value cannot be converted to type {dtype} without "
                                f"overflow: {value!r} is {where}; pick a wider dtype or a value "
                                "in range (or convert the tensor with .to(dtype) first)")
 
@@ -115,7 +129,7 @@ def _overflow(name: str, value: Any, dtype: np.dtype, where: str) -> NumberOverf
 def kept_scalars(name: str, dtype: Any, *xs: Any) -> tuple[Any, ...]:
     """``xs`` with Python numbers checked against ``dtype``: a value put into a tensor (fill,
     where, clamp bounds) must fit its dtype, where arithmetic wraps (``promote``)."""
-    return tuple(fits_dtype(name, x, np.dtype(dtype)) if type(x) in (int, float) else x
+    return tuple(fits_dtype(name, x, np.dtype(dtype)) if type(x) in (int, float, complex) else x
                  for x in xs)
 
 

@@ -18,12 +18,12 @@ import numpy as np
 from .. import dtypes
 from ..backends import registry
 from ..devices import Device
-from ..errors import UnknownShapeError
+from ..errors import UnknownShapeError, shown_shape
 from ..errors import ShapeError
 from ..core.repr import format_tensor
 from ..core.tensor import to_raw
 from ._args import kept_scalars
-from .annotations import Dim
+from .annotations import VectorDim
 from .registry import op
 
 
@@ -34,8 +34,8 @@ def _prop(name: str, doc: str) -> Any:
 
 @_prop("shape", "The size of each dimension, as a tuple.")
 def shape(be: Any, input: Any) -> tuple:
-    """The size of each dimension, as a tuple of ints (NaN for unknown Dask sizes)."""
-    return tuple(input.shape)
+    """The size of each dimension, as a tuple of ints (None for unknown Dask sizes)."""
+    return be.shape_of(input)
 
 
 @_prop("dtype", "The element type.")
@@ -72,11 +72,10 @@ def device(be: Any, input: Any) -> Device:
 
 
 @op(function=False, family="attributes")
-def size(be: Any, input: Any, dim: Dim | None = None) -> Any:
-    """The shape (a tuple), or the size of dimension ``dim``."""
-    if dim is None:
-        return tuple(input.shape)
-    return input.shape[dim]
+def size(be: Any, input: Any, dim: VectorDim | None = None) -> Any:
+    """The shape (a tuple), or the size of dimension ``dim`` (None where unknown, as ``shape``)."""
+    shape = be.shape_of(input)
+    return shape if dim is None else shape[dim]
 
 
 @op(function=True, family="attributes", aliases=("nelement",))
@@ -85,8 +84,8 @@ def numel(be: Any, input: Any) -> int:
     n = math.prod(input.shape)
     if n != n:
         raise UnknownShapeError(
-            f"numel(): this lazy tensor does not know its size yet (shape {tuple(input.shape)}: "
-            "NaN sizes come from boolean masking, unique or nonzero); call "
+            f"numel(): this lazy tensor does not know its size yet (shape {shown_shape(input.shape)}: "
+            "unknown sizes come from boolean masking, unique or nonzero); call "
             "t.compute_chunk_sizes() first (it computes the chunk sizes, not the values)")
     return n
 

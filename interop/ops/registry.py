@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,7 @@ class Op:
     native: bool = True            # a backend may run its library's own function instead
     bare: Callable[..., Any] | None = None  # impl without its dimension normaliser
     fits: Callable[[tuple], bool] | None = None  # args the bare impl takes as they are
+    keywords: dict[str, str] = field(default_factory=dict)  # another spelling -> the parameter
 
     @builtins.property
     def native_names(self) -> tuple[str, ...]:
@@ -61,6 +63,13 @@ class Op:
 
 TABLE: dict[str, Op] = {}
 
+AXIS = {"axis": "dim", "keepdims": "keepdim"}
+"""NumPy's spelling of a reduction's ``dim`` and ``keepdim`` (``op(keywords=AXIS)``)."""
+SIZE = {"size": "size"}
+"""torch's keyword for a ``*size`` parameter (``zeros(size=(2, 3))``)."""
+SHAPE = {**SIZE, "shape": "size"}
+"""... and NumPy's spelling of it (``zeros(shape=(2, 3))``)."""
+
 
 def op(name: str | None = None, *, function: bool = True, method: bool | str = True,
        inplace: bool | str = False, torch: tuple[str, ...] | None = None,
@@ -68,7 +77,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        property: bool = False, family: str = "", wrap: bool = True,
        targets: bool = False, all_dims_if_empty: bool = False,
        tensor_dim_is_other: bool = False, writes: bool = False, rebinds: bool = False,
-       lacks: dict[str, str] | None = None, native: bool = True) -> Callable[[Callable], Callable]:
+       lacks: dict[str, str] | None = None, native: bool = True,
+       keywords: dict[str, str] | None = None) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
     ``wrap=False``: the result is returned as the implementation made it (``numpy()``
@@ -89,6 +99,10 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
     ``native=False``: the operation speaks of interop's own objects (backends, its repr), so a
     backend whose library is torch itself never runs torch's function in its place
     (``Backend.native``).
+    ``keywords={"axes": "dims"}``: other keyword names taken for a parameter: NumPy's, where
+    its function of the same name spells one differently (``tensordot(a, b, axes=1)``, as
+    ``opt_einsum`` calls it; the meaning stays torch's), and torch's keyword for a parameter
+    the implementation takes as ``*args`` (``{"size": "shape"}``: ``view(size=(2, 3))``).
     """
     def register(impl: Callable) -> Callable:
         key = name or impl.__name__.rstrip("_")
@@ -106,7 +120,10 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
         checked = normalizing(refusing(impl, names[0] if names else key, lacks or {}), key,
                               all_dims_if_empty=all_dims_if_empty,
                               tensor_dim_is_other=tensor_dim_is_other)
-        TABLE[key] = Op(key, checked.call, bare=checked.bare, fits=checked.fits,
+        spellings = dict(keywords or {})
+        call = spelled(checked.call, key, spellings, _star_parameter(impl)) if spellings \
+            else checked.call
+        TABLE[key] = Op(key, call, bare=checked.bare, fits=checked.fits, keywords=spellings,
                         function=function, method=meth, inplace=inpl, torch=names,
                         aliases=aliases, creation=creation, out=out, property=property,
                         family=family or domain_of(impl),
@@ -142,6 +159,44 @@ def refusing(impl: Callable, label: str, lacks: dict[str, str]) -> Callable:
                 f"that has it (not {', '.join(sorted(lacks))})")
         return impl(be, *args, **kwargs)
     return checked
+
+
+def _star_parameter(impl: Callable) -> tuple[str, int] | None:
+    """The name of ``impl``'s ``*args`` parameter and how many positional ones precede it
+    (``be`` aside), read from its code (``inspect.signature`` costs import time); None if it
+    has none."""
+    code = getattr(inspect.unwrap(impl), "__code__", None)
+    if code is None or not code.co_flags & inspect.CO_VARARGS:
+        return None
+    return code.co_varnames[code.co_argcount + code.co_kwonlyargcount], code.co_argcount - 1
+
+
+def spelled(call: Callable, label: str, spellings: dict[str, str],
+            star: tuple[str, int] | None) -> Callable:
+    """``call`` taking the keywords ``spellings`` names (another name -> the parameter's);
+    a keyword for the ``*args`` parameter ``star`` (its name, and the count of positional
+    parameters before it) passes its value as that one positional argument (``size_arg``
+    reads ``f((2, 3))`` as ``f(2, 3)``).  Only calls with keywords come here: the fast path
+    calls the bare implementation."""
+    star_name, before = star or (None, 0)
+
+    @functools.wraps(call)
+    def renamed(be: Any, *args: Any, **kwargs: Any) -> Any:
+        for theirs, ours in spellings.items():
+            if theirs not in kwargs:
+                continue
+            if ours == star_name:
+                if len(args) != before:
+                    raise TypeError(f"{label}(): got '{theirs}' both by keyword and by "
+                                    "position: pass one")
+                args = (*args, kwargs.pop(theirs))
+            elif ours in kwargs:
+                raise TypeError(f"{label}(): got both '{ours}' and its other spelling "
+                                f"'{theirs}': pass one")
+            else:
+                kwargs[ours] = kwargs.pop(theirs)
+        return call(be, *args, **kwargs)
+    return renamed
 
 
 def torch_names(name: str, module: str = "torch", *, function: bool = False,

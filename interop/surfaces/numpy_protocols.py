@@ -188,9 +188,27 @@ def _check_out_cast(ufunc: np.ufunc, rargs: list, rkwargs: dict) -> None:
                          casting=rkwargs.get("casting", "same_kind"))
 
 
+_WRITE_INTO_FIRST = frozenset({np.put, np.place, np.putmask, np.copyto, np.fill_diagonal,
+                               np.put_along_axis})
+"""NumPy's functions that write into their first argument, element by element: an error
+part-way (``np.put(t, [0, 99], v)``: index 99) would leave the first elements written."""
+
+
+def _written_whole(func: Callable, be: Backend, rargs: list, rkwargs: dict) -> None:
+    """``func`` writing into a copy of its target, then the copy into the target: a write that
+    fails leaves the target unchanged (docs/errors.md, rule 5), as interop's own writes."""
+    target = rargs[0]
+    work = be.copy(target)
+    _call_backend(func, "__call__", be, [work, *rargs[1:]], rkwargs)
+    be.write_at(target, Ellipsis, work)
+
+
 def run_function(func: Callable, cls: type, args: tuple, kwargs: dict) -> Any:
     """The default for a NumPy function: the backend's implementation, results as ``cls``."""
     be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
+    if func in _WRITE_INTO_FIRST and be is not None and be.mutable and not be.lazy \
+            and isinstance(args[0], Tensor) and rargs[0] is args[0]._raw:
+        return _written_whole(func, be, rargs, rkwargs)
     if be is not None and be.lazy and func in numpy_dask.lazy_functions():
         ret = _call_backend(_lazy_function(func), "__call__", be, rargs, rkwargs)
         if func in numpy_dask.VALUE_ANSWERS:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ...config import check_value_read
 from ...devices import Device
-from ...errors import LinAlgError, UnknownShapeError
+from ...errors import LinAlgError, UnknownShapeError, shown_shape
 from .. import registry, views
 from ..chunked import ChunkedBackend
 from ..contract import Backend
@@ -168,10 +168,9 @@ class DaskBackend(ChunkedBackend):
         return da.from_array(raw, chunks=chunks, asarray=False)
 
     def compute(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
-        # 0-d results come back as NumPy scalars: keep them arrays, as every backend's are.
         with graph_errors("compute()"):
             values = _run(dask.compute, raws, progress, kwargs)
-        return tuple(np.asarray(r) if isinstance(r, np.generic) else r for r in values)
+        return tuple(_array(r) for r in values)
 
     def persist(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
         return _run(dask.persist, raws, progress, kwargs)
@@ -229,12 +228,12 @@ class DaskBackend(ChunkedBackend):
         Only errors about sizes: a dtype mistake or a function Dask lacks stays
         what it is, since computing the sizes would not help.
         """
-        unknown = [tuple(a.shape) for a in _arrays(args) if has_unknown_sizes(a)]
+        unknown = [shown_shape(a.shape) for a in _arrays(args) if has_unknown_sizes(a)]
         if not unknown or not _about_sizes(exc):
             return None
         return UnknownShapeError(
             f"{name}: needs sizes that this lazy tensor does not know yet (shape "
-            f"{unknown[0]}: NaN sizes come from boolean masking, unique or nonzero); call "
+            f"{unknown[0]}: unknown sizes come from boolean masking, unique or nonzero); call "
             f"t.compute_chunk_sizes() first (it computes the chunk sizes, not the values). "
             f"Dask said: {str(exc).strip().splitlines()[0]}")
 
@@ -243,8 +242,14 @@ class DaskBackend(ChunkedBackend):
         check_value_read(why, f"a lazy Dask tensor (shape {tuple(raw.shape)}, "
                               f"{raw.npartitions} chunks)")
         with graph_errors(why):
-            local = raw.compute()
+            local = _array(raw.compute())
         return self.chunk_backend(raw).to_host(local, why)
+
+
+def _array(value: Any) -> Any:
+    """A computed value as an array: Dask gives 0-d results as NumPy scalars, which are no
+    backend's arrays (no ``__dlpack__``, and ``t.numpy()`` of a 0-d tensor is a 0-d array)."""
+    return np.asarray(value) if isinstance(value, np.generic) else value
 
 
 @contextlib.contextmanager
@@ -315,7 +320,7 @@ def _arrays(args: Any) -> list:
 # What Dask, NumPy and interop's own checks say when a size is NaN (messages seen in
 # tests/test_dask_unknown.py's audit): "chunk sizes are unknown", "unknown chunks",
 # "cannot convert float NaN to integer", "'float' object cannot be interpreted ...".
-_SIZE_WORDS = re.compile(r"unknown (chunk|shape)|(is|are) unknown|\bnan\b|'float' object", re.I)
+_SIZE_WORDS = re.compile(r"unknown (chunk|shape|size)|(is|are) unknown|\bnan\b|'float' object", re.I)
 
 
 def _about_sizes(exc: BaseException | None) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,30 @@ from .ufunc_methods import as_dask, axes_of, finish, numpy_checked, probe_array
 
 
 # ------------------------------------------------------------------ NumPy functions Dask lacks
+def _linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,
+              dtype: Any = None, axis: int = 0, *, device: Any = None) -> Any:
+    """NumPy's linspace (its formula and dtype) with endpoints that are lazy arrays: Dask's
+    own reads them (``float(stop)``, a compute outside the value-read gate); here they
+    stay in the graph."""
+    import dask.array as da
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    dt = np.result_type(*(getattr(v, "dtype", v) for v in (start, stop)))
+    dt = dt if np.issubdtype(dt, np.inexact) else np.result_type(dt, float)
+    start, stop = as_dask(start).astype(dt), as_dask(stop).astype(dt)
+    delta, div = stop - start, num - 1 if endpoint else num
+    y = da.arange(num, dtype=dt).reshape((-1,) + (1,) * delta.ndim)
+    step = delta / div if div > 0 else np.nan
+    y = (da.where(step == 0, y / div * delta, y * step) if div > 0 else y * delta) + start
+    if endpoint and num > 1:
+        y = da.concatenate([y[:-1], da.broadcast_to(stop, y[-1:].shape)])  # exactly stop
+    y = da.moveaxis(y, 0, axis) if axis != 0 else y
+    if dtype is not None:
+        y = (da.floor(y) if np.issubdtype(dtype, np.integer) else y).astype(dtype)
+    return (y, step) if retstep else y
+
+
 def _along_axis(func: Callable, x: Any, *args: Any, axis: Any = -1, **kwargs: Any) -> Any:
     """``func`` applied to blocks that hold the whole ``axis`` (None: the flattened array),
     as sort, argsort, partition and unwrap need; NumPy checks the call on a probe first."""
@@ -351,7 +376,7 @@ def lazy_functions() -> dict[Callable, Callable]:
     """NumPy function -> its lazy Dask implementation (or value read, taking ``read=``)."""
     la = np.linalg
     table: dict[Callable, Callable] = {
-        np.sort: _sort, np.argsort: _argsort,
+        np.sort: _sort, np.argsort: _argsort, np.linspace: _linspace,
         np.partition: functools.partial(_partition, np.partition),
         np.argpartition: functools.partial(_partition, np.argpartition),
         np.unwrap: _unwrap, np.interp: _interp, np.digitize: _digitize, np.take_along_axis: _take_along_axis,

@@ -87,6 +87,15 @@ def _searchsorted(x1: Any, x2: Any, /, *, side: str = "left", sorter: Any = None
     return compat.searchsorted(x1, x2, side=side, sorter=sorter)
 
 
+def _take(x: Any, indices: Any, /, *, axis: int | None = None) -> Any:
+    """Dask's take refuses ``axis=None``, the standard's default (passed on by keyword by
+    consumers): the only axis of a 1-d array, the flattened array otherwise, as NumPy's."""
+    import array_api_compat.dask.array as compat
+    if axis is None:
+        x, axis = (x if x.ndim == 1 else x.reshape(-1)), 0
+    return compat.take(x, indices, axis=axis)
+
+
 def _result_dtype(qualname: str) -> Any:
     """Dask computes int8-int32 products and float32 inverses in 64 bits: cast back to the
     standard's result dtype (integer wrap-around is the same either way)."""
@@ -192,6 +201,7 @@ RULES = {
     "linalg.eig": _eig,
     "linalg.eigvals": _eigvals,
     "searchsorted": _searchsorted,
+    "take": _take,
     "linalg.svdvals": _svdvals,
     "linalg.matrix_rank": _matrix_rank,
     **{f"fft.{name}": _fft(name) for name in _ONE_AXIS + _N_AXES},

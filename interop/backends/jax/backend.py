@@ -25,6 +25,7 @@ import numpy as np
 from .. import registry, views
 from ..contract import Backend
 from ...devices import Device
+from ...errors import TracedValueError
 from ...errors import DeviceMismatchError
 
 jax.config.update("jax_enable_x64", True)
@@ -39,10 +40,6 @@ _AT = {None: "set", "add": "add", "multiply": "multiply", "minimum": "min", "max
 _TRACED = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
            jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError,
            jax.errors.NonConcreteBooleanIndexError)
-
-
-class TracedValueError(TypeError, RuntimeError):
-    """A value was read from a JAX-backed tensor while ``jax.jit``/``grad``/``vmap`` traces it."""
 
 
 def _at(base: Any, index: Any, value: Any) -> Any:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-import array_api_compat.numpy as compat_numpy
 import numpy as np
 
 from ...devices import CPU, Device
@@ -15,8 +15,14 @@ from ...errors import DeviceMismatchError
 class NumpyBackend(Backend):
     name = "numpy"
     array_type = np.ndarray
-    xp = compat_numpy
     np = np
+
+    @functools.cached_property
+    def xp(self) -> Any:
+        """array-api-compat's NumPy namespace, imported by the first call that needs it (it
+        imports ``numpy.f2py`` and ``numpy.testing``: most of ``import interop``'s time)."""
+        import array_api_compat.numpy as compat_numpy
+        return compat_numpy
 
     def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, **options: Any) -> np.ndarray:

@@ -207,7 +207,7 @@ def make_getitem(route: Route) -> Callable:
                     out = self._raw[index, ...]
                 else:
                     out = None
-            except (IndexError, ValueError):
+            except (IndexError, ValueError, OverflowError):
                 out = None  # the table entry below says it in torch's words (Dask: unknown sizes)
             if out is not None:
                 if type(out) in without_views:  # Dask: writes into out must reach self

@@ -46,6 +46,8 @@ def make_operator(route: Route, passed: Callable | None, dunder: str,
     def slow(self: Any, other: Any, hooked: bool = False) -> Any:
         if numpy is not None and (type(other) is np.ndarray or isinstance(other, np.generic)):
             return numpy(self, other)  # as `ndarray <op> t` would: NumPy's
+        if isinstance(other, _NUMBERS) and type(other) not in _SCALARS:
+            other = plain_number(other)  # an int subclass (``t.size``, an IntEnum): its value
         if not operand_ok(other):
             if type(other) is not list:
                 return NotImplemented
@@ -104,4 +106,11 @@ def operand_ok(x: Any) -> bool:
 
 
 _SCALARS = frozenset({int, float, bool, complex})
+_NUMBERS = (int, float, complex)
+
+
+def plain_number(x: Any) -> int | float | complex:
+    """The Python number an instance of a subclass of ``int``, ``float`` or ``complex`` is (the
+    standard's ``t.size`` is an ``int`` that is also callable): operands take its value."""
+    return next(base(x) for base in _NUMBERS if isinstance(x, base))
 _UNARY_DUNDERS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})

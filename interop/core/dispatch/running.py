@@ -100,15 +100,16 @@ def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) ->
     if type(exc).__module__ == errors.__name__ or hasattr(exc, "interop_graph_error"):
         return exc  # already stated by interop, or raised by a task of an earlier Dask graph
     name = getattr(impl, "__name__", "operation")
-    misplaced = _not_an_operand(name, rargs)
-    if misplaced is not None and isinstance(exc, (TypeError, AttributeError)):
+    if isinstance(exc, (OverflowError, MemoryError)):
+        new = backend_error(name, exc)
+    elif not isinstance(exc, AttributeError) and be is not None and \
+            (explained := be.explain_error(name, rargs, exc)) is not None:
+        new = explained  # (before a None among the arguments: an unknown size, on Dask)
+    elif isinstance(exc, (TypeError, AttributeError)) and \
+            (misplaced := _not_an_operand(name, rargs)) is not None:
         new = misplaced
     elif isinstance(exc, AttributeError):
         return exc
-    elif isinstance(exc, (OverflowError, MemoryError)):
-        new = backend_error(name, exc)
-    elif (explained := be.explain_error(name, rargs, exc) if be is not None else None) is not None:
-        new = explained
     elif isinstance(exc, (ValueError, dtypes.OperandError)) or type(exc).__module__.startswith(
             ("numpy", "cupy", "dask")) or type(exc) is IndexError and _raised_by_backend(exc):
         new = backend_error(name, exc)

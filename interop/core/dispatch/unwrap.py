@@ -72,6 +72,8 @@ class Unwrapper:
             return raw
         if t is list or t is tuple:
             return t([self.one(x) for x in a])
+        if isinstance(a, tuple):  # a named tuple of tensors (SciPy's): a sequence, as torch's
+            return tuple(self.one(x) for x in a)
         if isinstance(a, (np.generic, np.dtype, dtypes.PY_SCALARS)):
             return a
         if t is dtypes.DType:

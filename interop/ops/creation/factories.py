@@ -7,6 +7,7 @@ backend (``interop.set_default_backend`` / ``INTEROP_BACKEND``).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from ...devices import Device
 from ...errors import ShapeError
 from .._args import fits_dtype, int_arg, kept_scalars, size_arg
 from ..attributes import to
-from ..registry import op
+from ..registry import SHAPE, SIZE, op
 
 
 def target(backend: Any, device: Any, like: Backend | None = None) -> Backend:
@@ -60,7 +61,7 @@ def _filled(fn: str, doc: str) -> Any:
     return impl
 
 
-op("zeros", creation=True, method=False)(_filled("zeros", """A tensor of 0s.
+op("zeros", creation=True, method=False, keywords=SHAPE)(_filled("zeros", """A tensor of 0s.
 
     >>> interop.zeros(2, 3)
     tensor([[0., 0., 0.],
@@ -68,18 +69,18 @@ op("zeros", creation=True, method=False)(_filled("zeros", """A tensor of 0s.
     >>> interop.zeros((2,), dtype=interop.int32)
     tensor([0, 0], dtype=int32, backend='numpy')
     """))
-op("ones", creation=True, method=False)(_filled("ones", """A tensor of 1s.
+op("ones", creation=True, method=False, keywords=SHAPE)(_filled("ones", """A tensor of 1s.
 
     >>> interop.ones(3)
     tensor([1., 1., 1.], backend='numpy')
     >>> interop.ones(2, 2, backend='dask').sum().compute()
     tensor(4., backend='numpy')
     """))
-op("empty", creation=True, method=False)(
+op("empty", creation=True, method=False, keywords=SHAPE)(
     _filled("empty", "An uninitialised tensor (Dask: zeros)."))
 
 
-@op(creation=True, method=False)
+@op(creation=True, method=False, keywords={"shape": "size"})
 def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
     """A tensor of ``fill_value`` (dtype inferred from it, as torch).
@@ -99,29 +100,41 @@ def full(be: Any, size: Any, fill_value: Any, *, dtype: Any = None, device: Any 
                     device=device, chunks=chunks)
 
 
+def _made_like(fn: str, be: Any, input: Any, fill: tuple, dtype: Any, device: Any,
+               backend: Any, chunks: Any) -> Any:
+    b = target(backend, device, be)
+    dev = device if device is not None else (be.device_of(input) if b is be else None)
+    dt = dtypes.as_dtype(dtype) or be.dtype_of(input)
+    if chunks is None:
+        chunks = be.chunking(input)  # None where input has no chunks
+    fill = kept_scalars(fn, dt, *fill)
+    return b.create(fn.removesuffix("_like"), tuple(input.shape), *fill, dtype=dt, device=dev,
+                    chunks=chunks)
+
+
 def _like(fn: str, doc: str) -> Any:
-    def impl(be: Any, input: Any, *fill: Any, dtype: Any = None, device: Any = None,
+    def impl(be: Any, input: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
              backend: Any = None, chunks: Any = None, requires_grad: bool = False,
              memory_format: Any = None) -> Any:
-        b = target(backend, device, be)
-        dev = device if device is not None else (be.device_of(input) if b is be else None)
-        dt = dtypes.as_dtype(dtype) or be.dtype_of(input)
-        if chunks is None:
-            chunks = be.chunking(input)  # None where input has no chunks
-        base = fn.removesuffix("_like")
-        fill = kept_scalars(fn, dt, *fill)
-        return b.create(base, tuple(input.shape), *fill, dtype=dt, device=dev, chunks=chunks)
+        return _made_like(fn, be, input, (), dtype, device, backend, chunks)
     impl.__name__, impl.__doc__ = fn, doc
     return impl
 
 
 for _fn, _doc in (("zeros_like", "0s shaped like ``input``."), ("ones_like", "1s shaped like "
-                  "``input``."), ("empty_like", "Uninitialised, shaped like ``input``."),
-                  ("full_like", "``fill_value`` shaped like ``input``.")):
+                  "``input``."), ("empty_like", "Uninitialised, shaped like ``input``.")):
     op(_fn, method=False, creation=True)(_like(_fn, _doc))
 
 
-@op(creation=True, method=False)
+@op(method=False, creation=True)
+def full_like(be: Any, input: Any, fill_value: Any, *, dtype: Any = None, layout: Any = None,
+              device: Any = None, backend: Any = None, chunks: Any = None,
+              requires_grad: bool = False, memory_format: Any = None) -> Any:
+    """``fill_value`` shaped like ``input``."""
+    return _made_like("full_like", be, input, (fill_value,), dtype, device, backend, chunks)
+
+
+@op(creation=True, method=False, keywords={"stop": "end"})
 def arange(be: Any, start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None,
            device: Any = None, backend: Any = None, chunks: Any = None,
            requires_grad: bool = False) -> Any:
@@ -144,7 +157,7 @@ def arange(be: Any, start: Any, end: Any = None, step: Any = 1, *, dtype: Any = 
     return b.create("arange", start, end, step, dtype=dt, device=device, chunks=chunks)
 
 
-@op(creation=True, method=False)
+@op(creation=True, method=False, keywords={"stop": "end", "num": "steps"})
 def linspace(be: Any, start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
              backend: Any = None, chunks: Any = None, requires_grad: bool = False) -> Any:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
@@ -159,7 +172,7 @@ def linspace(be: Any, start: Any, end: Any, steps: int, *, dtype: Any = None, de
     return b.astype(out, _float_or(dtype))
 
 
-@op(creation=True, method=False)
+@op(creation=True, method=False, keywords={"stop": "end", "num": "steps"})
 def logspace(be: Any, start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
              device: Any = None, backend: Any = None, chunks: Any = None,
              requires_grad: bool = False) -> Any:
@@ -193,11 +206,17 @@ def eye(be: Any, n: int, m: int | None = None, *, dtype: Any = None, device: Any
     return b.create("eye", n, M=m, dtype=_float_or(dtype), device=device, chunks=chunks)
 
 
+def _fresh_seed() -> int:
+    """A seed from the system's entropy, as NumPy's ``SeedSequence()`` draws one (without
+    importing ``numpy.random`` before the first random call)."""
+    return int.from_bytes(os.urandom(8), "little") >> 1
+
+
 class Generator:
     """A seedable source of random tensors for every backend (``torch.Generator``'s role)."""
 
     def __init__(self, device: Any = "cpu") -> None:
-        self._seed: int = int(np.random.SeedSequence().entropy % (2 ** 63))
+        self._seed: int = _fresh_seed()
         self._per_backend: dict[str, Any] = {}
 
     def manual_seed(self, seed: int) -> Generator:
@@ -205,7 +224,7 @@ class Generator:
         return self
 
     def seed(self) -> int:
-        self.manual_seed(int(np.random.SeedSequence().entropy % (2 ** 63)))
+        self.manual_seed(_fresh_seed())
         return self._seed
 
     def initial_seed(self) -> int:
@@ -241,9 +260,9 @@ def _random(kind: str, doc: str) -> Any:
     return impl
 
 
-op("rand", creation=True, method=False)(
+op("rand", creation=True, method=False, keywords=SIZE)(
     _random("rand", "Uniform samples in [0, 1), from a seedable generator."))
-op("randn", creation=True, method=False)(
+op("randn", creation=True, method=False, keywords=SIZE)(
     _random("randn", """Standard normal samples, from a seedable generator.
 
     >>> _ = interop.manual_seed(0)

@@ -157,7 +157,7 @@ def _put(be: Any, input: Any, index: Any, source: Any, accumulate: bool) -> Any:
                          input.shape)
 
 
-@op(inplace=True)
+@op(inplace=True, keywords={"ind": "index", "v": "source"})
 def put(be: Any, input: Any, index: Any, source: Any, accumulate: bool = False) -> Any:
     """``source`` written (or added) at flat positions ``index`` of a copy of ``input``."""
     return _written(be, lambda b, *a: _put(b, *a, accumulate), input, index, source)

@@ -6,13 +6,14 @@ view, not a copied scalar, so ``t[0].add_(1)`` writes through as in torch).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from ... import dtypes
 from ...backends import registry, views
-from ...errors import IndexOutOfRangeError, InvalidIndexError
+from ...errors import IndexOutOfRangeError, InvalidIndexError, NumberOverflowError, ShapeError
 from .._args import cast, int_arg, kept_scalars, promote, whole_arrays
 from ..annotations import Dim, DimOrDims
 from ..registry import op
@@ -31,6 +32,10 @@ def _check_index(input: Any, index: Any, name: str) -> None:
                 f"boolean tensors are valid indices (got {type(item).__name__}); convert the "
                 "index with int(...) or interop.tensor(..., dtype=interop.int64)")
         if isinstance(item, int):
+            if not -2 ** 63 <= item < 2 ** 63:  # NumPy: OverflowError; torch: ValueError
+                raise NumberOverflowError(f"{name}: index {item} is beyond 64 bits (torch: "
+                                          "Overflow when unpacking long long); pass an index "
+                                          "within the tensor's sizes")
             if dim >= input.ndim:
                 raise IndexError(f"{name}: too many indices for tensor of dimension {input.ndim}; "
                                  f"pass at most {input.ndim} indices")
@@ -77,6 +82,8 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
     _check_index(input, index, "t[index] = value")
     if getattr(value, "dtype", None) is not None and value.dtype != input.dtype:
         value = value.astype(input.dtype)
+    elif type(value) in (int, float, complex):  # checked as torch does: it must fit the dtype
+        (value,) = kept_scalars("t[index] = value", input.dtype, value)
     elif isinstance(value, (list, tuple)):  # converted whole first: NumPy would write the
         value = be.np.asarray(value, dtype=input.dtype)  # leading entries, then fail on a bad one
     split = _advanced_split(be, index)
@@ -256,7 +263,7 @@ def take_along_dim(be: Any, input: Any, indices: Any, dim: DimOrDims | None = No
     return _take_along(be, input, indices, d)
 
 
-@op()
+@op(keywords={"indices": "index"})
 def take(be: Any, input: Any, index: Any) -> Any:
     """Entries of the flattened tensor at ``index``."""
     return be.np.take(be.np.reshape(input, (-1,)), index)
@@ -272,9 +279,12 @@ def where(be: Any, condition: Any, input: Any = None, other: Any = None) -> Any:
     """
     if input is None and other is None:
         return tuple(x.astype(dtypes.int64) for x in be.np.nonzero(condition))
-    a, b = promote(*kept_scalars("where", dtypes.result_type(input, other), input, other))
-    if getattr(condition, "dtype", dtypes.bool) != dtypes.bool:
-        condition = condition.astype(dtypes.bool)
+    dt = dtypes.result_type(input, other)
+    a, b = promote(*kept_scalars("where", dt, input, other))
+    if not hasattr(a, "dtype") and not hasattr(b, "dtype"):  # two numbers: torch's dtype for
+        a = be.asarray(a, dtype=dt, device=be.device_of(condition))  # them (the default float)
+    if be.dtype_of(condition) != dtypes.bool:
+        condition = be.astype(condition, dtypes.bool)
     return be.np.where(condition, a, b)
 
 
@@ -323,6 +333,11 @@ def masked_fill(be: Any, input: Any, mask: Any, value: Any) -> Any:
     if getattr(mask, "dtype", None) != dtypes.bool:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{getattr(mask, 'dtype', type(mask).__name__)}")
+    if getattr(value, "ndim", 0) != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s); pass a number or a 0-d tensor")
+    if getattr(value, "dtype", input.dtype).kind == "c" and input.dtype.kind != "c":
+        value = registry.python_value(value, "masked_fill(): a complex value into a real tensor")
     (value,) = kept_scalars("masked_fill", input.dtype, value)
     return be.np.where(mask, cast(value, input.dtype), input).astype(input.dtype)
 
@@ -338,6 +353,7 @@ def masked_select(be: Any, input: Any, mask: Any) -> Any:
 def index_add(be: Any, input: Any, dim: Dim, index: Any, source: Any, alpha: Any = 1) -> Any:
     """Add ``alpha * source`` into ``input`` at ``index`` along ``dim`` (duplicates accumulate)."""
     d = dim
+    _check_index_source(input, d, index, source)
     if input.ndim == 0:  # torch: a 0-d input is one element along dim 0
         return index_add(be, input[None], 0, be.np.reshape(index, (-1,)),
                          be.np.reshape(source, (-1,)), alpha)[0]
@@ -351,11 +367,29 @@ def _index_added(be: Any, input: Any, d: int, index: Any, source: Any, alpha: An
     return be.np.moveaxis(be.updated(moved, index, src, "add"), 0, d)
 
 
+def _check_index_source(input: Any, d: int, index: Any, source: Any) -> None:
+    """torch's checks of ``index_add``'s source shape, made before anything is written
+    (sizes a lazy array does not know yet, NaN, are left to the graph)."""
+    if source.ndim != input.ndim or any(s != n and s == s and n == n for i, (s, n) in
+                                        enumerate(zip(source.shape, input.shape)) if i != d):
+        raise ShapeError(f"source tensor shape must match self tensor shape, excluding the "
+                         f"specified dimension. Got self.shape = {list(input.shape)} "
+                         f"source.shape = {list(source.shape)}")
+    count = math.prod(index.shape)
+    if input.ndim and count == count and source.shape[d] == source.shape[d] \
+            and source.shape[d] != count:
+        raise ShapeError(f"index_add_(): Number of indices ({count}) should be equal to "
+                         f"source.size(dim): ({source.shape[d]}), for dim: {d}")
+
+
 @op(inplace=True, method=True)
 def scatter(be: Any, input: Any, dim: Dim, index: Any, src: Any = None, value: Any = None, *,
             reduce: str | None = None) -> Any:
     """Write ``src`` (or ``value``) into a copy of ``input`` at ``index`` along ``dim``."""
     d = dim
+    if getattr(src, "dtype", input.dtype) != input.dtype:
+        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype, got "
+                           f"{input.dtype} and {src.dtype}; convert src with .to(self.dtype)")
     if input.ndim == 0:  # torch: a 0-d input is one element along dim 0
         src = be.np.reshape(src, (-1,)) if getattr(src, "ndim", None) is not None else src
         return scatter(be, input[None], 0, be.np.reshape(index, (-1,)), src, value,
@@ -376,7 +410,11 @@ def _scattered(be: Any, input: Any, d: int, index: Any, src: Any, value: Any,
     grids = list(be.np.indices(tuple(index.shape), sparse=True))
     grids[d] = index
     if reduce in (None, "add", "multiply"):
-        out = be.updated(out, tuple(grids), values, reduce)
+        try:
+            out = be.updated(out, tuple(grids), values, reduce)
+        except IndexError as exc:  # (a copy: nothing written) NumPy's words, torch's class too
+            raise IndexOutOfRangeError(f"scatter(): {exc}; indices along dim {d} must be in "
+                                       f"[0, {input.shape[d]})") from None
     else:
         raise RuntimeError(f"scatter: reduce argument must be either 'add' or 'multiply', got "
                            f"{reduce!r}")

@@ -95,7 +95,7 @@ def outer(be: Any, input: Any, vec2: Any) -> Any:
     return be.np.multiply(a[:, None], b[None, :])
 
 
-@op(method=False)
+@op(method=False, keywords={"axes": "dims"})
 def tensordot(be: Any, a: Any, b: Any, dims: Any = 2) -> Any:
     """Sum of products over the given dimensions."""
     a, b = promote(a, b)

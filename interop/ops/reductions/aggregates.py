@@ -107,7 +107,7 @@ def _correction(unbiased: bool | None, correction: Any) -> float:
     return 0.0 if unbiased is False else 1.0
 
 
-@op(out=True, all_dims_if_empty=True)
+@op(out=True, all_dims_if_empty=True, keywords={"ddof": "correction"})
 def var(be: Any, input: Any, dim: DimOrDims | None = None, unbiased: bool | None = None,
         keepdim: KeepDim = False, *, correction: Any = None, axis: Any = None,
         keepdims: bool | None = None) -> Any:
@@ -123,7 +123,7 @@ def var(be: Any, input: Any, dim: DimOrDims | None = None, unbiased: bool | None
                      ddof=_correction(unbiased, correction))
 
 
-@op(out=True, all_dims_if_empty=True)
+@op(out=True, all_dims_if_empty=True, keywords={"ddof": "correction"})
 def std(be: Any, input: Any, dim: DimOrDims | None = None, unbiased: bool | None = None,
         keepdim: KeepDim = False, *, correction: Any = None, axis: Any = None,
         keepdims: bool | None = None) -> Any:
@@ -345,7 +345,7 @@ op("cumprod", inplace=True, out=True,
    aliases=("cumulative_prod",))(_scan("cumprod", "cumprod"))
 
 
-@op()
+@op(keywords={"axis": "dim"})
 def diff(be: Any, input: Any, n: int = 1, dim: Dim = -1, prepend: Any = None,
          append: Any = None) -> Any:
     """n-th forward difference along ``dim``."""

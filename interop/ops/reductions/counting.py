@@ -99,7 +99,7 @@ def _counts(be: Any, flat_index: Any, weight: Any, size: int, dtype: Any) -> Any
     return counts[:size].astype(dtype)
 
 
-@op(method=True)
+@op(method=True, keywords={"weights": "weight"})
 def histogram(be: Any, input: Any, bins: Any, *, range: Any = None, weight: Any = None,  # noqa: A002
               density: bool = False) -> Any:
     """(hist, bin_edges) of the flattened ``input``; ``density`` normalises the area to 1."""
@@ -108,7 +108,7 @@ def histogram(be: Any, input: Any, bins: Any, *, range: Any = None, weight: Any 
     return _HISTOGRAM(hist, edges[0])
 
 
-@op(method=False)
+@op(method=False, keywords={"weights": "weight"})
 def histogramdd(be: Any, input: Any, bins: Any, *, range: Any = None, weight: Any = None,  # noqa: A002
                 density: bool = False) -> Any:
     """(hist, bin_edges) of the points in ``input``'s last dimension (one coordinate each)."""
@@ -165,6 +165,13 @@ def renorm(be: Any, input: Any, p: float, dim: Dim, maxnorm: float) -> Any:
     if input.dtype.kind not in "fc":
         raise RuntimeError(f"renorm: expected a floating point or complex tensor, got "
                            f"{input.dtype}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+    if not p > 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported (p={p}); pass p > 0")
+    if not maxnorm >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = dim
     others = tuple(i for i in builtins.range(input.ndim) if i != d)
     a = be.np.abs(input)
@@ -176,7 +183,7 @@ def renorm(be: Any, input: Any, p: float, dim: Dim, maxnorm: float) -> Any:
     return input * scale
 
 
-@op(method=False)
+@op(method=False, keywords={"axis": "dim"})
 def gradient(be: Any, input: Any, *, spacing: Any = 1, dim: Any = None,
              edge_order: int = 1) -> Any:
     """Central differences (one-sided at the edges) along each of ``dim``: a tuple."""

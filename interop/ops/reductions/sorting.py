@@ -18,7 +18,7 @@ from .aggregates import values_indices
 from ..registry import op
 
 
-@op()
+@op(keywords={"axis": "dim"})
 def sort(be: Any, input: Any, dim: Dim = -1, descending: bool = False,
          stable: bool = False) -> Any:
     """Sorted values and their indices along ``dim`` (a (values, indices) named tuple).
@@ -40,7 +40,7 @@ def _along(be: Any, input: Any, indices: Any, d: int) -> Any:
     return _take_along(be, input, indices, d)
 
 
-@op()
+@op(keywords={"axis": "dim"})
 def argsort(be: Any, input: Any, dim: Dim = -1, descending: bool = False, *,
             stable: bool = False) -> Any:
     """Indices that sort ``input`` along ``dim`` (int64)."""
@@ -113,7 +113,7 @@ def _before(be: Any, seq: Any, value: Any, side: str) -> Any:
 unique_all_result = namedtuple("unique_all", ["values", "indices", "inverse_indices", "counts"])
 
 
-@op()
+@op(keywords={"axis": "dim"})
 def unique(be: Any, input: Any, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim: DimOrDims | None = None) -> Any:
     """Sorted unique values, optionally with inverse indices and counts."""
@@ -156,7 +156,7 @@ def bincount(be: Any, input: Any, weights: Any = None, minlength: int = 0) -> An
     return be.np.bincount(input, weights=weights, minlength=minlength)
 
 
-@op(method=False, out=True)
+@op(method=False, out=True, keywords={"element": "elements"})
 def isin(be: Any, elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Any:
     """True where an element of ``elements`` occurs in ``test_elements``."""

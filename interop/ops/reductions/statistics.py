@@ -15,7 +15,7 @@ from ...backends.registry import host_values, python_value
 from .._args import float_input, ordered, promote
 from ..annotations import Dim, DimOrDims, DType, KeepDim, VectorDim
 from .aggregates import values_indices
-from ..registry import op, torch_alias
+from ..registry import AXIS, op, torch_alias
 
 
 _MINMAX = namedtuple("aminmax", ["min", "max"])
@@ -54,7 +54,7 @@ def logcumsumexp(be: Any, input: Any, dim: Dim) -> Any:
     return be.ufunc("logaddexp").accumulate(x, axis=dim)
 
 
-@op(all_dims_if_empty=True)
+@op(all_dims_if_empty=True, keywords=AXIS)
 def nansum(be: Any, input: Any, dim: DimOrDims | None = None, keepdim: bool = False, *,
            dtype: Any = None) -> Any:
     """Sum ignoring nan (integers accumulate in int64)."""
@@ -63,7 +63,7 @@ def nansum(be: Any, input: Any, dim: DimOrDims | None = None, keepdim: bool = Fa
     return be.np.nansum(input, axis=d, keepdims=keepdim, dtype=dt)
 
 
-@op(all_dims_if_empty=True)
+@op(all_dims_if_empty=True, keywords=AXIS)
 def nanmean(be: Any, input: Any, dim: DimOrDims | None = None, keepdim: KeepDim = False, *,
             dtype: DType = None) -> Any:
     """Mean ignoring nan (floating tensors only)."""
@@ -139,7 +139,7 @@ def _median(name: str, skip_nan: bool) -> None:
         return values_indices["median"](values, indices.astype(dtypes.int64))
     impl.__name__ = name
     impl.__doc__ = "The lower median (torch's), with indices when ``dim`` is given."
-    op(name)(impl)
+    op(name, keywords=AXIS)(impl)
 
 
 _median("median", False)
@@ -161,7 +161,7 @@ def _quantile(name: str, skip_nan: bool) -> None:
             out = be.np.where(has_nan, input.dtype.type(np.nan), out)
         return out.astype(input.dtype)
     impl.__name__, impl.__doc__ = name, "Quantiles (q in [0, 1]) along ``dim`` or overall."
-    op(name)(impl)
+    op(name, keywords={**AXIS, "method": "interpolation"})(impl)
 
 
 _quantile("quantile", False)
@@ -181,7 +181,7 @@ def dist(be: Any, input: Any, other: Any, p: Any = 2) -> Any:
     return be.np.sum(diff ** p) ** (1 / p)
 
 
-@op()
+@op(keywords={"ddof": "correction"})
 def cov(be: Any, input: Any, *, correction: int = 1, fweights: Any = None,
         aweights: Any = None) -> Any:
     """Covariance of the rows (variables) over the columns (observations)."""
@@ -209,7 +209,7 @@ def histc(be: Any, input: Any, bins: int = 100, min: Any = 0, max: Any = 0) -> A
     return counts.astype(input.dtype)
 
 
-@op(method=False)
+@op(method=False, keywords={"axis": "dim"})
 def trapezoid(be: Any, y: Any, x: Any = None, *, dx: Any = None, dim: int = -1) -> Any:
     """The trapezoid rule along ``dim`` (spacing ``dx``, or sample points ``x``)."""
     y = be.np.moveaxis(float_input(be, y), dim, -1)

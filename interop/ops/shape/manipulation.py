@@ -34,7 +34,7 @@ def _reshape(be: Any, input: Any, shape: tuple) -> Any:
     return be.reshape(input, shape)
 
 
-@op()
+@op(keywords={"shape": "shape"})
 def reshape(be: Any, input: Any, *shape: Any) -> Any:
     """A tensor with the same data and a new shape (a view when possible).
 
@@ -47,7 +47,7 @@ def reshape(be: Any, input: Any, *shape: Any) -> Any:
     return views.reshaped(_reshape(be, input, size_arg(shape)), input)
 
 
-@op(function=False)
+@op(function=False, keywords={"size": "shape", "dtype": "shape"})
 def view(be: Any, input: Any, *shape: Any) -> Any:
     """A view with a new shape, or with another dtype of the same itemsize.
 
@@ -67,7 +67,7 @@ def view(be: Any, input: Any, *shape: Any) -> Any:
     return views.reshaped(out, input)
 
 
-@op(aliases=("permute_dims",))
+@op(aliases=("permute_dims",), keywords={"dims": "dims"})
 def permute(be: Any, input: Any, *dims: Any) -> Any:
     """Reorder dimensions (a view).
 
@@ -83,7 +83,7 @@ def permute(be: Any, input: Any, *dims: Any) -> Any:
     return views.permuted(be.np.transpose(input, dims), input, dims)
 
 
-@op(aliases=("swapaxes", "swapdims"), inplace=False)
+@op(aliases=("swapaxes", "swapdims"), inplace=False, keywords={"axes": "dim0"})
 def transpose(be: Any, input: Any, dim0: DimOrDims, dim1: Dim | None = None) -> Any:
     """Swap two dimensions (a view); one sequence of dims permutes, as Dask's ``transpose(axes)``
     (what xarray calls on Dask collections).
@@ -193,7 +193,7 @@ def ravel(be: Any, input: Any) -> Any:
     return views.reshaped(_reshape(be, input, (-1,)), input)
 
 
-@op(function=False)
+@op(function=False, keywords={"size": "sizes"})
 def expand(be: Any, input: Any, *sizes: Any) -> Any:
     """Broadcast to ``sizes`` (-1 keeps a dimension) without copying.
 
@@ -268,7 +268,7 @@ def flip(be: Any, input: Any, dims: DimOrDims | None = None, *, axis: Any = None
     return be.np.flip(input, axis=dims)
 
 
-@op()
+@op(keywords={"shift": "shifts"})
 def roll(be: Any, input: Any, shifts: Any, dims: DimOrDims | None = None, *,
          axis: Any = None) -> Any:
     """Rotate elements along ``dims`` (the flattened tensor when None)."""
@@ -278,7 +278,7 @@ def roll(be: Any, input: Any, shifts: Any, dims: DimOrDims | None = None, *,
     return be.np.roll(input, shifts, axis=d)
 
 
-@op(method="repeat", function=False)
+@op(method="repeat", function=False, keywords={"repeats": "sizes"})
 def repeat(be: Any, input: Any, *sizes: Any) -> Any:
     """Tile the tensor ``sizes`` times along each dimension (torch's Tensor.repeat).
 
@@ -294,7 +294,7 @@ def repeat(be: Any, input: Any, *sizes: Any) -> Any:
     return be.np.tile(input, sizes)
 
 
-@op()
+@op(keywords={"reps": "dims"})
 def tile(be: Any, input: Any, dims: Any) -> Any:
     """Repeat along each dimension (torch.tile)."""
     return be.np.tile(input, tuple(dims))
@@ -378,19 +378,19 @@ def atleast_1d(be: Any, *tensors: Any) -> Any:
     return out[0] if len(out) == 1 else tuple(out)
 
 
-@op()
+@op(keywords={"k": "diagonal"})
 def tril(be: Any, input: Any, diagonal: int = 0) -> Any:
     """Lower triangle (the rest zeroed)."""
     return be.np.tril(input, k=diagonal)
 
 
-@op()
+@op(keywords={"k": "diagonal"})
 def triu(be: Any, input: Any, diagonal: int = 0) -> Any:
     """Upper triangle (the rest zeroed)."""
     return be.np.triu(input, k=diagonal)
 
 
-@op()
+@op(keywords={"axis1": "dim1", "axis2": "dim2"})
 def diagonal(be: Any, input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
     """The diagonal of each matrix (dimensions dim1, dim2), as a writable view."""
     out = be.np.diagonal(input, offset=offset, axis1=dim1, axis2=dim2)
@@ -414,7 +414,7 @@ def _with_diagonal(be: Any, base: Any, values: Any, offset: int, dim1: int, dim2
     return be.np.moveaxis(be.np.where(on, placed, moved), (-2, -1), (d1, d2))
 
 
-@op()
+@op(keywords={"k": "diagonal"})
 def diag(be: Any, input: Any, diagonal: int = 0) -> Any:
     """A diagonal matrix from a vector, or the diagonal of a matrix."""
     return be.np.diag(input, k=diagonal)

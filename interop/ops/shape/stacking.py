@@ -29,7 +29,7 @@ def diag_embed(be: Any, input: Any, offset: int = 0, dim1: int = -2, dim2: int =
     return be.np.moveaxis(out, (-2, -1), (d1, d2))
 
 
-@op()
+@op(keywords={"k": "offset"})
 def diagflat(be: Any, input: Any, offset: int = 0) -> Any:
     """A matrix with the flattened input on its ``offset`` diagonal."""
     return be.np.diag(be.np.reshape(input, (-1,)), k=offset)
@@ -62,7 +62,7 @@ def flipud(be: Any, input: Any) -> Any:
     return be.np.flip(input, axis=0)
 
 
-@op()
+@op(keywords={"axes": "dims"})
 def rot90(be: Any, input: Any, k: int = 1, dims: Any = (0, 1)) -> Any:
     """Rotate by 90 degrees k times in the plane of ``dims``."""
     return be.np.rot90(input, k, axes=tuple(dims))

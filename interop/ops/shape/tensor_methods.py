@@ -16,7 +16,7 @@ from ...errors import ShapeError
 from .._args import size_arg
 from ..attributes import to
 from ..reductions.aggregates import _acc_dtype
-from ..registry import op
+from ..registry import SIZE, op
 from .manipulation import _reshape as reshape_any
 
 
@@ -68,7 +68,7 @@ def _new_filled(fn: str, doc: str) -> Any:
 for _fn, _doc in (("zeros", "0s of ``size``, ``self``'s dtype and backend."),
                   ("ones", "1s of ``size``, ``self``'s dtype and backend."),
                   ("empty", "Uninitialised, of ``size``, ``self``'s dtype and backend.")):
-    op(f"new_{_fn}", function=False)(_new_filled(_fn, _doc))
+    op(f"new_{_fn}", function=False, keywords=SIZE)(_new_filled(_fn, _doc))
 
 
 @op(function=False)
@@ -87,7 +87,7 @@ def new_empty_strided(be: Any, input: Any, size: Any, stride: Any, *, dtype: Any
     return _new(be, input, "empty", size, dtype=dtype, device=device)
 
 
-@op(function=False)
+@op(function=False, keywords=SIZE)
 def sum_to_size(be: Any, input: Any, *size: Any) -> Any:
     """Sum ``input`` down to ``size``, a shape it broadcasts from (gradient reduction)."""
     shape = size_arg(size)
@@ -140,7 +140,7 @@ def _resized(be: Any, input: Any, shape: tuple, name: str) -> Any:
     return reshape_any(be, flat, tuple(shape))
 
 
-@op("resize_", function=False, rebinds=True, torch=("torch.Tensor.resize_",))
+@op("resize_", function=False, rebinds=True, torch=("torch.Tensor.resize_",), keywords=SIZE)
 def resize_(be: Any, input: Any, *size: Any, memory_format: Any = None) -> Any:
     """Give the tensor itself the shape ``size``: shrinking keeps its leading elements in
     row-major order, growing adds elements whose values are unspecified (zeros)."""
