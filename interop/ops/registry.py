@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BackendLacksError
+from .blockwise import Blockwise, lowered
 from .normalize import normalizing
 
 
@@ -68,7 +69,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        property: bool = False, family: str = "", wrap: bool = True,
        targets: bool = False, all_dims_if_empty: bool = False,
        tensor_dim_is_other: bool = False, writes: bool = False, rebinds: bool = False,
-       lacks: dict[str, str] | None = None, native: bool = True) -> Callable[[Callable], Callable]:
+       lacks: dict[str, str] | None = None, native: bool = True,
+       blockwise: Blockwise | None = None) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
     ``wrap=False``: the result is returned as the implementation made it (``numpy()``
@@ -89,6 +91,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
     ``native=False``: the operation speaks of interop's own objects (backends, its repr), so a
     backend whose library is torch itself never runs torch's function in its place
     (``Backend.native``).
+    ``blockwise=Blockwise(axes=...)``: the axes along which it is independent, so a chunked
+    backend runs it one task per chunk (``ops.blockwise``).
     """
     def register(impl: Callable) -> Callable:
         key = name or impl.__name__.rstrip("_")
@@ -103,7 +107,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
         if key in TABLE:
             raise ValueError(f"operation {key!r} is declared twice")
         # The refusal sits inside the normaliser: the fast path's ``bare`` call keeps it.
-        checked = normalizing(refusing(impl, names[0] if names else key, lacks or {}), key,
+        run = lowered(impl, blockwise) if blockwise is not None else impl
+        checked = normalizing(refusing(run, names[0] if names else key, lacks or {}), key,
                               all_dims_if_empty=all_dims_if_empty,
                               tensor_dim_is_other=tensor_dim_is_other)
         TABLE[key] = Op(key, checked.call, bare=checked.bare, fits=checked.fits,

@@ -15,6 +15,7 @@ import numpy as np
 from ...backends import views
 from .common import NN
 from .functional import _affine, _channel
+from ..blockwise import Blockwise
 from ..registry import op, torch_names
 
 
@@ -63,7 +64,8 @@ def _normalise(be: Any, input: Any, running_mean: Any, running_var: Any, weight:
     return _affine(out, _channel(weight, ndim), _channel(bias, ndim)), mean, invstd
 
 
-@op(method=False, torch=torch_names("batch_norm", NN, function=True))
+@op(method=False, torch=torch_names("batch_norm", NN, function=True),
+    blockwise=Blockwise(min_ndim=2, unless=("training",)))  # inference: each sample
 def batch_norm(be: Any, input: Any, running_mean: Any, running_var: Any, weight: Any = None,
                bias: Any = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Any:

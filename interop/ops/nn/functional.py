@@ -21,6 +21,7 @@ from ...backends.registry import python_value
 from .._args import float_input, int_arg
 from ..annotations import Dim
 from ..reductions.aggregates import norm as vector_norm
+from ..blockwise import Blockwise
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
 from .activations import softmax
@@ -68,7 +69,8 @@ def _channel(v: Any, ndim: int) -> Any:
     return None if v is None else v.reshape((-1,) + (1,) * (ndim - 2))
 
 
-@op(method=False, torch=torch_names("group_norm", NN, function=True))
+@op(method=False, torch=torch_names("group_norm", NN, function=True),
+    blockwise=Blockwise(min_ndim=2))  # each sample
 def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Any:
     """Normalise each group of channels per sample, then a per-channel affine."""
@@ -112,7 +114,8 @@ def normalize(be: Any, input: Any, p: float = 2.0, dim: Dim = 1, eps: float = 1e
 
 
 # ------------------------------------------------------------------ layers
-@op(method=False, torch=torch_names("linear", NN))
+@op(method=False, torch=torch_names("linear", NN),
+    blockwise=Blockwise(axes=lambda ndim: tuple(range(ndim - 1)), min_ndim=2))  # each row
 def linear(be: Any, input: Any, weight: Any, bias: Any = None) -> Any:
     """x @ weight.T + bias (weight is (out_features, in_features), as nn.Linear stores it).
 
@@ -322,7 +325,8 @@ def _adaptive(n: int) -> None:
         return x.astype(input.dtype)
     name = f"adaptive_avg_pool{n}d"
     impl.__name__, impl.__doc__ = name, f"Average over {n}-d windows giving ``output_size``."
-    op(name, method=False, torch=torch_names(name, NN, function=n == 1))(impl)
+    op(name, method=False, torch=torch_names(name, NN, function=n == 1),
+       blockwise=Blockwise(axes=(0, 1), min_ndim=n + 2))(impl)  # each image and channel
 
 
 for _n in (1, 2, 3):
