@@ -25,7 +25,7 @@ from ..blockwise import Blockwise
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
 from .activations import softmax
-from .common import NN
+from .common import NN, running_update
 
 
 # ------------------------------------------------------------------ normalisation
@@ -92,6 +92,11 @@ def instance_norm(be: Any, input: Any, running_mean: Any = None, running_var: An
     if use_input_stats or running_mean is None:
         mean = be.np.mean(input, axis=axes, keepdims=True)
         var = be.np.mean(be.np.square(input - mean), axis=axes, keepdims=True)
+        if running_mean is not None:  # torch: the instances' statistics, averaged over the batch
+            count = math.prod(input.shape[2:])
+            unbiased = var * (count / (count - 1) if count > 1 else math.inf)
+            running_update(running_mean, be.np.mean(mean, axis=(0, *axes)), momentum)
+            running_update(running_var, be.np.mean(unbiased, axis=(0, *axes)), momentum)
     else:
         mean, var = _channel(running_mean, input.ndim), _channel(running_var, input.ndim)
     out = (input - mean) / be.np.sqrt(var + input.dtype.type(eps))
