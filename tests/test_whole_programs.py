@@ -98,3 +98,15 @@ def test_jax_primitives_answer_as_torch_and_decline_what_they_lack(call):
     expected = call(f, torch.from_numpy(IMAGES[:2])).numpy()
     got = call(f, interop.tensor(IMAGES[:2], backend="jax"))
     np.testing.assert_allclose(np.asarray(got.raw), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_network_on_cubed_stays_planned_with_nothing_computed():
+    cubed = pytest.importorskip("cubed")
+    model = _cnn()
+    x = interop.tensor(IMAGES, backend="cubed", chunks=(8, 3, 16, 16))
+    with cubed.raise_if_computes(), torch.no_grad():  # (numpy scalars once computed it)
+        y = model(x)
+    assert isinstance(y.raw, cubed.Array)
+    with torch.no_grad():
+        expected = model(torch.from_numpy(IMAGES)).numpy()
+    np.testing.assert_allclose(np.asarray(y.compute()), expected, rtol=1e-5, atol=1e-6)
