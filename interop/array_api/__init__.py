@@ -20,7 +20,7 @@ import math
 import sys
 
 from .. import dtypes as _dtypes
-from . import _extras, fft, linalg
+from . import _extras, fft, linalg, special
 from ._info import __array_namespace_info__
 from ._names import API_VERSION, API_VERSIONS, ARRAY, CONSTANTS, CREATION, DTYPES
 from ._signatures import attach, attach_numpys

@@ -9,6 +9,7 @@ no views (a slice remembers its base, for the write replay of ``views``).
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -101,11 +102,85 @@ class ChunkedBackend(Backend):
         except NotImplementedError:  # Dask cannot split chunks unevenly: one chunk, then reshape
             return self.np.reshape(raw.rechunk(-1), shape)
 
+    def blockwise(self, impl: Callable, spec: Any, args: tuple, kwargs: dict) -> Any:
+        x = args[0] if args else None
+        axes = spec.axes_of(args, kwargs) if isinstance(x, self.array_type) else None
+        if axes is None:
+            return NotImplemented
+        x = self._whole_except(x, axes)
+        wholes = [(k, a) for k, a in (*enumerate(args[1:], 1), *kwargs.items())
+                  if isinstance(a, self.array_type)]
+        if x is None or any(not _known(a.shape) or a.nbytes > WHOLE_BYTES for _, a in wholes):
+            return NotImplemented
+        host = self.chunk_backend(x)
+        probe = _probe(impl, host, x, axes, args, kwargs, wholes)
+        if probe is None or probe.ndim <= max(axes) or any(probe.shape[a] != 1 for a in axes):
+            return NotImplemented  # a result whose axes are not the operand's
+
+        def run(block: Any, *whole: Any) -> Any:
+            a, k = _placed(args, kwargs, block, dict(zip((key for key, _ in wholes), whole)))
+            return impl(host, *a, **k)
+        run.__name__ = impl.__name__
+        chunks = tuple(x.chunks[i] if i in axes else (probe.shape[i],) for i in range(probe.ndim))
+        return self.per_block_layer(run, x, axes, [a for _, a in wholes], chunks, probe)
+
+    def per_block_layer(self, fn: Callable, x: Any, axes: tuple[int, ...], wholes: list,
+                        chunks: tuple, meta: Any) -> Any:
+        """One layer of tasks ``fn(block, *wholes)``, a task per block of ``x`` (whose other
+        axes are whole), the ``wholes`` passed whole to each, giving ``chunks``."""
+        return NotImplemented
+
+    def _whole_except(self, x: Any, axes: tuple[int, ...]) -> Any:
+        """``x`` with every axis but ``axes`` in one chunk (rechunked where affordable), or
+        None where those axes' sizes are unknown or one chunk would be too large."""
+        others = [i for i in range(x.ndim) if i not in axes]
+        if not _known(tuple(x.shape[i] for i in others)):
+            return None
+        if all(len(x.chunks[i]) == 1 for i in others):
+            return x
+        largest = max((max(x.chunks[i]) for i in axes), default=1)
+        per_block = largest * np.prod([x.shape[i] for i in others]) * x.dtype.itemsize
+        return self.whole_along(x, *others) if per_block <= WHOLE_BYTES else None
+
     def unique_slices(self, raw: Any, axis: int) -> tuple[Any, Any, Any]:
         raise BackendLacksError(
             f"torch.unique(dim=...) is not implemented by the {self.name} backend (its unique "
             "has no axis, and the count of distinct slices depends on the values); compute "
             "first: t.compute(), or call it without dim")
+
+
+WHOLE_BYTES = 512 * 2 ** 20
+"""The largest block (or whole operand) a blockwise layer makes or passes to each task."""
+
+
+def _known(shape: tuple) -> bool:
+    return all(s == s for s in shape)  # NaN: a size not known yet
+
+
+def _probe(impl: Callable, host: Backend, x: Any, axes: tuple, args: tuple, kwargs: dict,
+           wholes: list) -> Any:
+    """``impl``'s result on small stand-ins (one element along ``axes``, the whole operands
+    zeros of their shape): its dtype and the sizes of its other axes, and its checks of the
+    arguments, made without computing anything of the graph; None where it raises (the
+    general path then says why, in its own words) or gives no single array of ``host``'s."""
+    one = host.np.zeros(tuple(1 if i in axes else n for i, n in enumerate(x.shape)),
+                        dtype=x.dtype)
+    stand_ins = {k: host.np.zeros(a.shape, dtype=a.dtype) for k, a in wholes}
+    a, k = _placed(args, kwargs, one, stand_ins)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            out = impl(host, *a, **k)
+    except Exception:  # noqa: BLE001 - the general graph says what is wrong, in its words
+        return None
+    return out if isinstance(out, host.array_type) else None
+
+
+def _placed(args: tuple, kwargs: dict, first: Any, at: dict) -> tuple[list, dict]:
+    """``args`` and ``kwargs`` with ``first`` in first place and ``at``'s values at their
+    positions (ints) and keywords (strs)."""
+    a = [first, *(at.get(i, v) for i, v in enumerate(args[1:], 1))]
+    return a, {key: at.get(key, v) for key, v in kwargs.items()}
 
 
 def _dims_indexed(items: tuple, ndim: int) -> list:

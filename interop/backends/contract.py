@@ -198,6 +198,14 @@ class Backend(abc.ABC):
         chunks' backend.  Dask: ``dask.delayed`` + ``da.from_delayed``."""
         return impl(self, *args)
 
+    def blockwise(self, impl: Callable, spec: Any, args: tuple, kwargs: dict) -> Any:
+        """``impl(backend, *args, **kwargs)`` run block by block, where ``spec``
+        (``ops.blockwise.Blockwise``) says along which axes of ``args[0]`` it is independent:
+        one task per chunk, calling ``impl`` on the chunks' backend.  NotImplemented where
+        this library has no blocks (eager ones) or the call does not fit: ``impl`` then
+        runs as it is.  Dask: ``da.blockwise``."""
+        return NotImplemented
+
     def per_block(self, fn: Callable, raw: Any) -> Any:
         """``fn`` (elementwise, same shape and dtype) on ``raw``: lazy libraries per chunk,
         for functions that do not take their arrays (SciPy's ufuncs).  Dask: ``map_blocks``."""

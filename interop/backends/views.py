@@ -272,6 +272,16 @@ def _setitem(base: Any, index: Any, value: Any) -> None:
         setitem(base, index, value)
 
 
+def lands_in(copy: Any, target: Any, read: Callable[[Any], Any]) -> Any:
+    """``copy`` is ``target``'s values brought into a library without views (a torch buffer or
+    a NumPy array taken into a Dask graph as an operand): a write into ``copy`` lands in
+    ``target`` whole, as ``read(copy)`` (a value read, through the ``dask_compute`` gate, so
+    under ``"raise"`` nothing is written)."""
+    if type(copy) not in WITHOUT_VIEWS:
+        return copy
+    return _link(copy, target, Ellipsis, read, False)
+
+
 def merged(view: Any, base: Any, merge: Callable[[Any, Any], Any]) -> Any:
     """``view`` is part of ``base`` that no index selects (``real``, ``diagonal``): a write
     into it replaces ``base`` by ``merge(base, view)``."""
@@ -345,7 +355,7 @@ def written(raw: Any) -> None:
         base, index, undo, _ = link
         if index is not _SHARED:  # (a view sharing base's memory wrote into base already)
             value = undo(latest(raw))
-            if index is Ellipsis:
+            if index is Ellipsis and type(base) in WITHOUT_VIEWS:
                 WITHOUT_VIEWS[type(base)](base, value)
             elif type(base) in IMMUTABLE:
                 forward(base, IMMUTABLE[type(base)](latest(base), index, value))

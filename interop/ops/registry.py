@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BackendLacksError
+from .blockwise import Blockwise, lowered
 from .normalize import normalizing
 
 
@@ -78,7 +79,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        targets: bool = False, all_dims_if_empty: bool = False,
        tensor_dim_is_other: bool = False, writes: bool = False, rebinds: bool = False,
        lacks: dict[str, str] | None = None, native: bool = True,
-       keywords: dict[str, str] | None = None) -> Callable[[Callable], Callable]:
+       keywords: dict[str, str] | None = None,
+       blockwise: Blockwise | None = None) -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
     ``wrap=False``: the result is returned as the implementation made it (``numpy()``
@@ -103,6 +105,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
     its function of the same name spells one differently (``tensordot(a, b, axes=1)``, as
     ``opt_einsum`` calls it; the meaning stays torch's), and torch's keyword for a parameter
     the implementation takes as ``*args`` (``{"size": "shape"}``: ``view(size=(2, 3))``).
+    ``blockwise=Blockwise(axes=...)``: the axes along which it is independent, so a chunked
+    backend runs it one task per chunk (``ops.blockwise``).
     """
     def register(impl: Callable) -> Callable:
         key = name or impl.__name__.rstrip("_")
@@ -117,7 +121,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
         if key in TABLE:
             raise ValueError(f"operation {key!r} is declared twice")
         # The refusal sits inside the normaliser: the fast path's ``bare`` call keeps it.
-        checked = normalizing(refusing(impl, names[0] if names else key, lacks or {}), key,
+        run = lowered(impl, blockwise) if blockwise is not None else impl
+        checked = normalizing(refusing(run, names[0] if names else key, lacks or {}), key,
                               all_dims_if_empty=all_dims_if_empty,
                               tensor_dim_is_other=tensor_dim_is_other)
         spellings = dict(keywords or {})

@@ -355,6 +355,22 @@ def _viewed(dtype: np.dtype, x: Any) -> Any:
     return x.view(dtype)
 
 
+_OPERATORS = tuple(f"__{r}{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod",
+                                              "pow", "and", "or", "xor", "lshift", "rshift")
+                   for r in ("", "r")) + ("__lt__", "__le__", "__gt__", "__ge__", "__eq__",
+                                          "__ne__")
+
+
+def _taking_numpy_scalars(operator: Any) -> Any:
+    """Cubed's operator, taking a NumPy scalar as the Python number it holds (Cubed declines
+    NumPy scalars, and NumPy then computes the array into its own): a weak scalar keeps the
+    array's dtype, as the scalars operations make (``x.dtype.type(eps)``) intend."""
+    @functools.wraps(operator)
+    def taking(self: Array, other: Any) -> Any:
+        return operator(self, other.item() if isinstance(other, np.generic) else other)
+    return taking
+
+
 def _shape_args(shape: tuple) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
 
@@ -381,6 +397,8 @@ def _add_numpy_methods(cls: type) -> None:
     for name, value in added.items():
         if not hasattr(cls, name):
             setattr(cls, name, value)
+    for name in _OPERATORS:  # NumPy scalars (x.dtype.type(0)) as the Python numbers they hold
+        setattr(cls, name, _taking_numpy_scalars(getattr(cls, name)))
     cls.__getitem__ = getitem  # NumPy's indexing where Cubed 0.27 refuses or errs (getitem)
     cls.T = property(lambda self: backend.np.transpose(self))  # NumPy's: any number of dims
     cls.rechunk = lambda self, *args, **kwargs: _CUBEDS_RECHUNK(source(self), *args, **kwargs)

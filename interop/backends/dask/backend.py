@@ -13,6 +13,7 @@ import contextlib
 import math
 import re
 import sys
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -139,6 +140,20 @@ class DaskBackend(ChunkedBackend):
             raw[items] = value
         else:
             replace_in_place(raw, dask_indexing.put(raw, items, value))
+
+    def per_block_layer(self, fn: Any, x: da.Array, axes: tuple[int, ...], wholes: list,
+                        chunks: tuple, meta: Any) -> da.Array:
+        """One ``da.blockwise`` layer: ``x``'s axes in ``axes`` keep their index (and chunks),
+        its other axes are contracted whole, the result's other axes are new, and the whole
+        operands have no index (each task gets them entire); layers like it fuse."""
+        letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        x_ind = "".join(next(letters) for _ in range(x.ndim))
+        out_ind = "".join(x_ind[i] if i in axes else next(letters) for i in range(len(chunks)))
+        new_axes = {c: chunks[i][0] for i, c in enumerate(out_ind) if i not in axes}
+        operands = [x, x_ind, *(p for w in wholes for p in (w, None))]
+        return da.blockwise(fn, out_ind, *operands, new_axes=new_axes, concatenate=True,
+                            dtype=meta.dtype, meta=meta,
+                            name=f"{fn.__name__}-{uuid.uuid4().hex}")
 
     def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> da.Array:
         first = next(a for a in args if isinstance(a, da.Array))

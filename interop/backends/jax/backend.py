@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import registry, views
 from ..contract import Backend
+from .native import PRIMITIVES
 from ...devices import Device
 from ...errors import TracedValueError
 from ...errors import DeviceMismatchError
@@ -143,9 +144,19 @@ class JaxBackend(Backend):
     name = "jax"
     array_type = ArrayImpl
     numpy_protocols = False
+    native_ops = True  # JAX's convolution and pools (``native``)
     mutable = False
     xp = jnp
     np = _NumPy()
+
+    def native(self, names: tuple[str, ...]) -> Any:
+        """XLA's own primitive where JAX has one for the operation (``native.PRIMITIVES``:
+        convolutions, pools): one op under ``jax.jit`` instead of interop's generic form."""
+        for name in names:
+            found = PRIMITIVES.get(name)
+            if found is not None:
+                return found
+        return None
 
     def numpy_function(self, func: Any, method: str = "__call__") -> Any:
         """NumPy's function of the same name in ``jax.numpy``; ufunc methods too (``reduce``,

@@ -82,12 +82,15 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict,
     """``impl`` on raw arguments; a backend's exception is restated as torch would raise it.
 
     A backend whose library has the operation itself (``Backend.native``: torch's functions
-    on torch tensors) runs that instead, under the operation's torch names
+    on torch tensors, JAX's convolution and pools) runs that instead, under the operation's
+    torch names
     (``Route.native_names``), with that library's semantics and errors."""
     if be is not None and be.native_ops:
         native = be.native(native_names)
         if native is not None:
-            return native(*rargs, **rkwargs)
+            out = native(*rargs, **rkwargs)
+            if out is not NotImplemented:  # (a primitive declining an argument it lacks)
+                return out
     try:
         return impl(be, *rargs, **rkwargs)
     except _RESTATED as exc:

@@ -9,6 +9,7 @@ moves what the policy allows.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -105,7 +106,11 @@ class Unwrapper:
 
 
 def _bring_in(x: Any, be: Backend, device: Any, moved: dict[int, Any]) -> Any:
-    """``x`` on backend ``be`` and ``device`` (implicit moves, already allowed and guarded)."""
+    """``x`` on backend ``be`` and ``device`` (implicit moves, already allowed and guarded).
+
+    An eager operand taken into a lazy graph (a torch buffer, a NumPy array beside a Dask
+    tensor) stays the place its values live: an implementation that writes into the copy
+    (``batch_norm``'s running statistics in training) writes into it, a value read."""
     t = type(x)
     if t is list or t is tuple:
         return t([_bring_in(y, be, device, moved) for y in x])
@@ -118,8 +123,31 @@ def _bring_in(x: Any, be: Backend, device: Any, moved: dict[int, Any]) -> Any:
         elif src is be:
             moved[id(x)] = be.to_device(x, device)
         else:
-            moved[id(x)] = be.from_foreign(x, src, device=device)
+            copy = be.from_foreign(x, src, device=device)
+            moved[id(x)] = views.lands_in(copy, x, functools.partial(onto_target, x, name=_LANDING)) \
+                if be.lazy and not src.lazy and src.mutable else copy
     return moved[id(x)]
+
+
+_LANDING = "a write into one of the call's eager operands (a torch buffer, a NumPy array)"
+
+
+def onto_target(dest: Any, raw: Any, name: str) -> Any:
+    """``raw`` (a result, a value or an index) on the backend and device of ``dest``, which
+    is about to be written: a lazy array going into an eager target is a value read, through
+    the ``dask_compute`` gate; host arrays stay as they are for a lazy target (Dask takes them)."""
+    src = raw_backends.get(type(raw)) or registry.backend_of(raw)
+    target = raw_backends.get(type(dest)) or registry.backend_of(dest)
+    if src is None or src is target and (not target.multi_device
+                                         or src.device_of(raw) == target.device_of(dest)):
+        return raw
+    if src.lazy and not target.lazy:
+        host = src.to_host(raw, f"{name}: writing a lazy Dask value into a {target.name} tensor")
+        return target.asarray(host, device=target.device_of(dest))
+    if target.lazy and src.name == "numpy":
+        return raw
+    return target.from_foreign(raw, src, device=target.device_of(dest))
+
 
 
 def _unwrap_simple(args: tuple) -> tuple[Backend | None, list] | None:

@@ -15,7 +15,7 @@ from ...backends import registry, views
 from ...backends.contract import Backend
 from ..tensor import Tensor
 from .running import backend_error
-from .unwrap import Unwrapper
+from .unwrap import Unwrapper, onto_target
 from .wrapping import raw_backends
 
 
@@ -54,23 +54,6 @@ def write_into(target: Tensor, result: Any, name: str) -> None:
 def _same_shape(a: tuple, b: tuple) -> bool:
     """Equal shapes; an unknown (NaN) size matches an unknown size at the same place."""
     return len(a) == len(b) and all(x == y or x != x and y != y for x, y in zip(a, b))
-
-
-def onto_target(dest: Any, raw: Any, name: str) -> Any:
-    """``raw`` (a result, a value or an index) on the backend and device of ``dest``, which
-    is about to be written: a lazy array going into an eager target is a value read, through
-    the ``dask_compute`` gate; host arrays stay as they are for a lazy target (Dask takes them)."""
-    src = raw_backends.get(type(raw)) or registry.backend_of(raw)
-    target = raw_backends.get(type(dest)) or registry.backend_of(dest)
-    if src is None or src is target and (not target.multi_device
-                                         or src.device_of(raw) == target.device_of(dest)):
-        return raw
-    if src.lazy and not target.lazy:
-        host = src.to_host(raw, f"{name}: writing a lazy Dask value into a {target.name} tensor")
-        return target.asarray(host, device=target.device_of(dest))
-    if target.lazy and src.name == "numpy":
-        return raw
-    return target.from_foreign(raw, src, device=target.device_of(dest))
 
 
 def _onto_all(dest: Any, x: Any, name: str) -> Any:

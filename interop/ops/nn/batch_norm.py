@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ...backends import views
-from .common import NN
+from .common import NN, running_update
 from .functional import _affine, _channel
+from ..blockwise import Blockwise
 from ..registry import op, torch_names
 
 
@@ -36,11 +36,6 @@ def _check(name: str, input: Any, running_mean: Any, running_var: Any, weight: A
             raise RuntimeError(f"{name}: {what} should contain {c} elements not {v.size}")
 
 
-def _update(be: Any, running: Any, stat: Any, momentum: float) -> None:
-    """running = (1 - momentum) * running + momentum * stat, written into the buffer."""
-    views.assign(running, ((1 - momentum) * running + momentum * stat).astype(running.dtype))
-
-
 def _normalise(be: Any, input: Any, running_mean: Any, running_var: Any, weight: Any,
                bias: Any, training: bool, momentum: float, eps: float) -> tuple[Any, Any, Any]:
     """(output, mean, 1/sqrt(var + eps)) of the statistics used; in training the biased
@@ -52,10 +47,10 @@ def _normalise(be: Any, input: Any, running_mean: Any, running_var: Any, weight:
         var = be.np.mean(be.np.square(input - _channel(mean, ndim)), axis=axes)
         if running_mean is not None:
             count = input.size // input.shape[1]
-            _update(be, running_mean, mean, momentum)
+            running_update(running_mean, mean, momentum)
             # one value per channel: 0 / 0, nan as in torch
-            _update(be, running_var, var * (count / (count - 1) if count > 1 else math.inf),
-                    momentum)
+            running_update(running_var, var * (count / (count - 1) if count > 1 else math.inf),
+                           momentum)
     else:
         mean, var = running_mean, running_var
     invstd = 1 / be.np.sqrt(var + input.dtype.type(eps))
@@ -63,7 +58,8 @@ def _normalise(be: Any, input: Any, running_mean: Any, running_var: Any, weight:
     return _affine(out, _channel(weight, ndim), _channel(bias, ndim)), mean, invstd
 
 
-@op(method=False, torch=torch_names("batch_norm", NN, function=True))
+@op(method=False, torch=torch_names("batch_norm", NN, function=True),
+    blockwise=Blockwise(min_ndim=2, unless=("training",)))  # inference: each sample
 def batch_norm(be: Any, input: Any, running_mean: Any, running_var: Any, weight: Any = None,
                bias: Any = None, training: bool = False, momentum: float = 0.1,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Any:

@@ -16,3 +16,10 @@ def in_place(be: Any, input: Any, result: Any, inplace: bool) -> Any:
     views.check_writable(input, "inplace=True")
     views.assign(input, result)
     return input
+
+
+def running_update(running: Any, stat: Any, momentum: float) -> None:
+    """A running statistic's update, written into its buffer as torch writes it:
+    ``(1 - momentum) * running + momentum * stat`` (a module's ``momentum=None``, the
+    cumulative average, reaches the functional form as a number)."""
+    views.assign(running, ((1 - momentum) * running + momentum * stat).astype(running.dtype))

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .common import NN
+from ..blockwise import Blockwise
 from ..registry import op, torch_names
 
 
@@ -94,7 +95,8 @@ def _conv(n: int) -> None:
         return convolution(be, input, weight, bias, stride, padding, dilation, groups, n)
     impl.__name__ = f"conv{n}d"
     impl.__doc__ = f"{n}-d convolution (cross-correlation), as torch.nn.functional.conv{n}d."
-    op(f"conv{n}d", method=False, torch=torch_names(f"conv{n}d", NN, function=True))(impl)
+    op(f"conv{n}d", method=False, torch=torch_names(f"conv{n}d", NN, function=True),
+       blockwise=Blockwise(min_ndim=n + 2))(impl)  # each image on its own
 
 
 for _n in (1, 2, 3):
@@ -209,7 +211,8 @@ def _pools(n: int) -> None:
     for kind, impl in (("max", max_impl), ("avg", avg_impl)):
         name = f"{kind}_pool{n}d"
         impl.__name__, impl.__doc__ = name, f"{kind} pooling over {n}-d windows."
-        op(name, method=False, torch=torch_names(name, NN, function=kind == "max" or n == 1))(impl)
+        op(name, method=False, torch=torch_names(name, NN, function=kind == "max" or n == 1),
+           blockwise=Blockwise(axes=(0, 1), min_ndim=n + 2))(impl)  # each image and channel
     name = f"max_pool{n}d_with_indices"
     max_indices_impl.__name__ = name
     max_indices_impl.__doc__ = f"(max pooling over {n}-d windows, flat spatial argmax indices)."

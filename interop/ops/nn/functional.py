@@ -21,10 +21,11 @@ from ...backends.registry import python_value
 from .._args import float_input, int_arg
 from ..annotations import Dim
 from ..reductions.aggregates import norm as vector_norm
+from ..blockwise import Blockwise
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
 from .activations import softmax
-from .common import NN
+from .common import NN, running_update
 
 
 # ------------------------------------------------------------------ normalisation
@@ -68,7 +69,8 @@ def _channel(v: Any, ndim: int) -> Any:
     return None if v is None else v.reshape((-1,) + (1,) * (ndim - 2))
 
 
-@op(method=False, torch=torch_names("group_norm", NN, function=True))
+@op(method=False, torch=torch_names("group_norm", NN, function=True),
+    blockwise=Blockwise(min_ndim=2))  # each sample
 def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Any:
     """Normalise each group of channels per sample, then a per-channel affine."""
@@ -90,6 +92,11 @@ def instance_norm(be: Any, input: Any, running_mean: Any = None, running_var: An
     if use_input_stats or running_mean is None:
         mean = be.np.mean(input, axis=axes, keepdims=True)
         var = be.np.mean(be.np.square(input - mean), axis=axes, keepdims=True)
+        if running_mean is not None:  # torch: the instances' statistics, averaged over the batch
+            count = math.prod(input.shape[2:])
+            unbiased = var * (count / (count - 1) if count > 1 else math.inf)
+            running_update(running_mean, be.np.mean(mean, axis=(0, *axes)), momentum)
+            running_update(running_var, be.np.mean(unbiased, axis=(0, *axes)), momentum)
     else:
         mean, var = _channel(running_mean, input.ndim), _channel(running_var, input.ndim)
     out = (input - mean) / be.np.sqrt(var + input.dtype.type(eps))
@@ -112,7 +119,8 @@ def normalize(be: Any, input: Any, p: float = 2.0, dim: Dim = 1, eps: float = 1e
 
 
 # ------------------------------------------------------------------ layers
-@op(method=False, torch=torch_names("linear", NN))
+@op(method=False, torch=torch_names("linear", NN),
+    blockwise=Blockwise(axes=lambda ndim: tuple(range(ndim - 1)), min_ndim=2))  # each row
 def linear(be: Any, input: Any, weight: Any, bias: Any = None) -> Any:
     """x @ weight.T + bias (weight is (out_features, in_features), as nn.Linear stores it).
 
@@ -322,7 +330,8 @@ def _adaptive(n: int) -> None:
         return x.astype(input.dtype)
     name = f"adaptive_avg_pool{n}d"
     impl.__name__, impl.__doc__ = name, f"Average over {n}-d windows giving ``output_size``."
-    op(name, method=False, torch=torch_names(name, NN, function=n == 1))(impl)
+    op(name, method=False, torch=torch_names(name, NN, function=n == 1),
+       blockwise=Blockwise(axes=(0, 1), min_ndim=n + 2))(impl)  # each image and channel
 
 
 for _n in (1, 2, 3):
