@@ -18,11 +18,7 @@ CASES = [
 NUMPY_FALLBACK = ("SciPy runs its NumPy implementation on np.asarray(x) for array namespaces it "
                   "does not know (raw Dask: map_blocks), so the result is NumPy")
 DASK_LIMITS = {
-    "special.erf": NUMPY_FALLBACK,
-    "special.expit": NUMPY_FALLBACK,
     "fft.dct": NUMPY_FALLBACK,
-    "stats.ttest_1samp": f"the p-value's special function: {NUMPY_FALLBACK}",
-    "stats.pearsonr": f"the p-value's special function: {NUMPY_FALLBACK}",
 }
 
 
