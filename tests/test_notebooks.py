@@ -18,7 +18,9 @@ pytest.importorskip("ipykernel")
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 EXPECTED = ["01-quickstart", "02-numpy-on-tensors", "03-torch-code-on-any-backend",
-            "04-subclasses-and-hooks", "05-scale-out-with-dask", "06-gpu-with-cupy"]
+            "04-subclasses-and-hooks", "05-scale-out-with-dask", "06-gpu-with-cupy",
+            "07-whole-programs-at-scale"]
+SCALE = {"INTEROP_NOTEBOOK_SCALE": "0.05"}  # 07 at 5% of its images (at 1.0: minutes, 3 GiB)
 BUDGET_S = 60  # each is written to run in well under 30 s; this allows for a loaded CI machine
 
 
@@ -36,7 +38,9 @@ def test_notebook_is_committed_without_outputs(path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_runs_top_to_bottom(path):
+def test_notebook_runs_top_to_bottom(path, monkeypatch):
+    for name, value in SCALE.items():  # the kernel inherits the environment
+        monkeypatch.setenv(name, value)
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     nbclient.NotebookClient(nb, timeout=BUDGET_S, kernel_name="python3",

@@ -24,6 +24,8 @@ from typing import Any
 
 import cubed
 import numpy as np
+from cubed.core.ops import general_blockwise
+from cubed.primitive.blockwise import ChunkKey, FunctionArgs
 
 from ...config import check_value_read
 from ...devices import CPU, Device
@@ -262,6 +264,28 @@ class CubedBackend(ChunkedBackend):
 
     def advanced_assign(self, raw: Array, items: tuple, value: Any) -> None:
         advanced_assign(raw, items, value)
+
+    def per_block_layer(self, fn: Any, x: Array, axes: tuple[int, ...], wholes: list,
+                        chunks: tuple, meta: Any) -> Array:
+        """One ``general_blockwise`` operation: the task for an output block reads the block
+        of ``x`` at the same place along ``axes`` (``x``'s other axes are one chunk) and the
+        whole operands, each in one chunk; planned against ``allowed_mem`` as every Cubed
+        operation is."""
+        wholes = [cubed_numpy.whole(w, fn) for w in wholes]
+        x = source(x)
+
+        def keys(out_key: Any) -> Any:
+            at = tuple(out_key.coords[i] if i in axes else 0 for i in range(x.ndim))
+            return FunctionArgs(ChunkKey(x.name, at),
+                                *(ChunkKey(w.name, (0,) * w.ndim) for w in wholes),
+                                output_name=out_key.name)
+        block = max(np.prod([max(c) for c in x.chunks]) * x.dtype.itemsize, 0)
+        out_block = np.prod([max(c) if c else 0 for c in chunks]) * meta.dtype.itemsize
+        return general_blockwise(fn, keys, x, *wholes, shapes=[tuple(map(sum, chunks))],
+                                 dtypes=[meta.dtype], chunkss=[chunks],
+                                 num_input_blocks=(1,) * (1 + len(wholes)),
+                                 extra_projected_mem=int(sum(w.nbytes for w in wholes)
+                                                         + 4 * (block + out_block)))
 
     def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Array:
         return cubed_numpy.on_whole(functools.partial(impl, registry.get_backend("numpy")),

@@ -126,7 +126,7 @@ def _stand_in(a: Array, fill: int = 0) -> np.ndarray:
     return values.astype(a.dtype)
 
 
-def _whole(a: Array, func: Callable) -> Array:
+def whole(a: Array, func: Callable) -> Array:
     """``a`` in one chunk; refused, naming ``func``, where one chunk exceeds ``allowed_mem``."""
     if all(len(c) <= 1 for c in a.chunks):
         return source(a)
@@ -149,7 +149,7 @@ def on_whole(func: Callable, *args: Any, result: tuple | None = None, **kwargs: 
     if not arrays:
         out = func(*args, **kwargs)
         return DETACHED.asarray(out) if isinstance(out, np.ndarray) else out
-    unique = list({id(a): _whole(a, func) for a in arrays}.items())
+    unique = list({id(a): whole(a, func) for a in arrays}.items())
     sample = np.empty(result[0], result[1]) if result is not None else \
         _learnt(func, args, kwargs, unique)
     many = isinstance(sample, tuple) or type(sample).__name__.endswith("Result")
