@@ -264,7 +264,7 @@ def normalizing(impl: Callable, name: str, *, all_dims_if_empty: bool = False,
     typed = [e.index for e in plan if isinstance(e.spec, DTypeSpec) and e.index is not None]
     sizes = [e.index for e in plan if isinstance(e.spec, SizeSpec)]
 
-    def fits(args: tuple) -> bool:
+    def fits_each(args: tuple) -> bool:
         """True where the positional arguments need nothing (no keywords: the fast path's
         calls): dims absent (None) or ints already in range, dtypes NumPy's, sizes ints."""
         n = len(args)
@@ -281,7 +281,16 @@ def normalizing(impl: Callable, name: str, *, all_dims_if_empty: bool = False,
         for index in typed:
             if index < n and args[index] is not None and not isinstance(args[index], np.dtype):
                 return False
-        return all(type(s) is int for index in sizes for s in args[index:])
+        return not sizes or all(type(s) is int for index in sizes for s in args[index:])
+
+    # The commonest call passes none of the normalised arguments by position (``t.sum()``):
+    # where their defaults need nothing, the length of ``args`` is answer enough.
+    first = min((e.index for e in plan if e.index is not None), default=None)
+    if first is None or not fits_each(()):
+        fits = fits_each
+    else:
+        def fits(args: tuple) -> bool:
+            return len(args) <= first or fits_each(args)
 
     @functools.wraps(impl)
     def normalized(be: Any, *args: Any, **kwargs: Any) -> Any:
