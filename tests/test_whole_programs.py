@@ -4,6 +4,8 @@ convolution or a pool is XLA's one primitive; each result equals torch's."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -110,3 +112,42 @@ def test_a_network_on_cubed_stays_planned_with_nothing_computed():
     with torch.no_grad():
         expected = model(torch.from_numpy(IMAGES)).numpy()
     np.testing.assert_allclose(np.asarray(y.compute()), expected, rtol=1e-5, atol=1e-6)
+
+
+def _arrays_carried(task: object, array_type: type) -> int:
+    """How many ``array_type`` arrays pickling ``task`` would send with it."""
+    cloudpickle = pytest.importorskip("cloudpickle")
+    found = []
+
+    class Finder(cloudpickle.CloudPickler):
+        def persistent_id(self, obj):
+            if isinstance(obj, array_type):
+                found.append(obj)
+                return len(found)
+            return None
+
+    Finder(io.BytesIO()).dump(task)
+    return len(found)
+
+
+def test_tasks_carry_their_blocks_not_the_graph_before_them():
+    """A task that pickled the lazy array it was built from would carry every layer before
+    it: sizes grew with chunk count and an out-of-core run filled its workers' memory."""
+    raw = da.random.default_rng(0).standard_normal((32, 3, 16, 16), chunks=(4, 3, 16, 16),
+                                                   dtype=np.float32)
+    with torch.no_grad():
+        y = _cnn()(interop.tensor(raw))
+    graph = dict(dask.optimize(y.raw)[0].__dask_graph__())
+    assert sum(_arrays_carried(task, da.Array) for task in graph.values()) == 0
+
+
+def test_cubed_tasks_carry_their_blocks_not_the_plan_before_them():
+    cubed = pytest.importorskip("cubed")
+    from cubed.core.plan import arrays_to_plan
+    with torch.no_grad():
+        y = _cnn()(interop.tensor(IMAGES, backend="cubed", chunks=(8, 3, 16, 16)))
+    functions = [node["primitive_op"].pipeline.config.function
+                 for _, node in arrays_to_plan(y.raw)._finalize().dag.nodes(data=True)
+                 if "primitive_op" in node and hasattr(node["primitive_op"].pipeline.config,
+                                                       "function")]
+    assert functions and sum(_arrays_carried(f, cubed.Array) for f in functions) == 0

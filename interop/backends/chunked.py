@@ -117,8 +117,15 @@ class ChunkedBackend(Backend):
         if probe is None or probe.ndim <= max(axes) or any(probe.shape[a] != 1 for a in axes):
             return NotImplemented  # a result whose axes are not the operand's
 
+        # Each task carries its arguments: the graphs' own arrays stay out of them (a Dask
+        # array pickles its whole graph, so every task would carry the layers before it)
+        keys = [key for key, _ in wholes]
+        plain_args = [None, *(None if isinstance(a, self.array_type) else a for a in args[1:])]
+        plain_kwargs = {key: None if isinstance(v, self.array_type) else v
+                        for key, v in kwargs.items()}
+
         def run(block: Any, *whole: Any) -> Any:
-            a, k = _placed(args, kwargs, block, dict(zip((key for key, _ in wholes), whole)))
+            a, k = _placed(plain_args, plain_kwargs, block, dict(zip(keys, whole)))
             return impl(host, *a, **k)
         run.__name__ = impl.__name__
         chunks = tuple(x.chunks[i] if i in axes else (probe.shape[i],) for i in range(probe.ndim))

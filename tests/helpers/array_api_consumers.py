@@ -184,7 +184,7 @@ CONSUMERS = {"sklearn": sklearn_cases, "scipy": scipy_cases, "extra": extra_case
 def run_cases(consumer: str, backend: str) -> dict[str, dict[str, Any]]:
     """The results of ``consumer``'s cases on ``backend``, from a fresh interpreter."""
     import subprocess
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     proc = subprocess.run([sys.executable, "-m", "tests.helpers.array_api_consumers", consumer, backend],
                           cwd=root, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "SCIPY_ARRAY_API": "1"})

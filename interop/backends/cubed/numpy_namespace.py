@@ -103,9 +103,14 @@ def _arrays_in(args: Any) -> list:
     return found
 
 
+class _Slot:
+    """Where a block goes among a task's arguments: the task carries these, not the Cubed
+    arrays (an array pickles its whole plan, so each task would carry the operations before)."""
+
+
 def _replace(args: Any, values: dict[int, Any]) -> Any:
-    """``args`` with each Cubed array replaced by ``values[id(array)]``."""
-    if isinstance(args, Array):
+    """``args`` with each Cubed array (or ``_Slot``) replaced by ``values[id(array)]``."""
+    if isinstance(args, (Array, _Slot)):
         return values[id(args)]
     if type(args) in (list, tuple):
         return type(args)(_replace(a, values) for a in args)
@@ -158,9 +163,12 @@ def on_whole(func: Callable, *args: Any, result: tuple | None = None, **kwargs: 
     ids = [i for i, _ in unique]
     inputs = [a for _, a in unique]
 
+    slots = [_Slot() for _ in ids]
+    in_task = _replace((args, kwargs), dict(zip(ids, slots)))
+
     def run(*blocks: Any) -> Any:
-        values = dict(zip(ids, blocks))
-        result = func(*_replace(args, values), **_replace(kwargs, values))
+        task_args, task_kwargs = _replace(in_task, {id(s): b for s, b in zip(slots, blocks)})
+        result = func(*task_args, **task_kwargs)
         results = tuple(result) if many else (result,)
         out = tuple(np.asarray(r, dtype=o.dtype) for r, o in zip(results, outs))
         return out if many else out[0]
