@@ -15,9 +15,12 @@ from .errors import unknown_name
 # Device types, the backend that holds data there, and the index a bare type means.
 # "strict:N" is array-api-strict's Device("deviceN"): a second device without a GPU,
 # so the device logic below is exercised on every CI run (tests/test_devices_strict.py).
-BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch", "jax", "cubed")
+# "gpulike:0" is the gpulike test backend's device: NumPy under a GPU's rules, so the tests
+# parametrised over backends meet those rules in CI (backends/gpulike/).
+BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch", "jax", "cubed", "gpulike")
 DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
-    "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1)}
+    "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1),
+    "gpulike": ("gpulike", 0)}
 
 
 class Device(str):

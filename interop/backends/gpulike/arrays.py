@@ -1,0 +1,235 @@
+"""NumPy arrays on a device of their own, under a GPU's rules: the arrays of the ``gpulike``
+test backend.
+
+A ``DeviceArray`` holds a NumPy array but meets host data as CuPy's arrays do:
+
+- ``np.asarray(a)`` (``__array__``) is refused with CuPy's message: values reach the host
+  only by ``a.get()`` (the backend's ``to_host``);
+- NumPy's ufuncs and functions on it (NEP 13/18) run on its data and refuse host arrays
+  among their operands, as CuPy's kernels do; Python and NumPy scalars join;
+- index arrays may come from the host (CuPy copies them over), written values may not;
+- reductions give 0-d arrays, not NumPy scalars; ``flags`` has no ``writeable``.
+
+``DeviceNamespace(numpy)`` stands for the ``cupy`` module: creation functions make device
+arrays, the conversions (``asarray``, ``array``) take host data, every other function
+unwraps its device arrays, runs NumPy and wraps what comes back.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
+
+from ...devices import Device
+
+DEVICE = Device("gpulike", 0)
+HOST_REFUSED = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
+                "construct a NumPy array explicitly.")  # CuPy's own words
+CONVERSIONS = frozenset({"array", "asarray", "asanyarray", "ascontiguousarray",
+                         "asfortranarray"})
+"""The functions that take host data, as ``cupy.asarray`` does: an explicit move."""
+_HIDDEN = frozenset({"ctypes", "data", "device"})  # host pointers; the device is ours
+
+
+def host_operand(x: Any) -> TypeError:
+    return TypeError(f"Unsupported type {type(x)}: a host array beside arrays on {DEVICE} (a "
+                     "GPU-like test device). Move it first (the backend's asarray, as "
+                     "cupy.asarray does), or keep the test's host data on the host")
+
+
+def unwrap(x: Any, host_ok: bool = False) -> Any:
+    """``x`` with each device array replaced by its NumPy data (in lists, tuples and dicts);
+    a host array or other array-like refused unless ``host_ok``."""
+    kind = type(x)
+    if kind is DeviceArray:
+        return x._a
+    if kind in (list, tuple):
+        return kind(unwrap(v, host_ok) for v in x)
+    if kind is dict:
+        return {k: unwrap(v, host_ok) for k, v in x.items()}
+    if not host_ok and not isinstance(x, (np.generic, type)) and \
+            (isinstance(x, np.ndarray) or hasattr(type(x), "__array__")):
+        raise host_operand(x)
+    return x
+
+
+def wrap(x: Any) -> Any:
+    """NumPy's results on the device: arrays and NumPy scalars as device arrays (CuPy's
+    reductions give 0-d arrays), in tuples, named tuples and lists too."""
+    if isinstance(x, np.ndarray):
+        return DeviceArray(x)
+    if isinstance(x, np.generic):
+        return DeviceArray(np.asarray(x))
+    if isinstance(x, tuple):
+        items = [wrap(v) for v in x]
+        return type(x)(*items) if hasattr(x, "_fields") else tuple(items)
+    if type(x) is list:
+        return [wrap(v) for v in x]
+    return x
+
+
+def _native_kwargs(kwargs: dict) -> dict:
+    """``device=`` is this device (dropped: NumPy knows only its CPU); ``like=`` too."""
+    kwargs = dict(kwargs)
+    kwargs.pop("like", None)
+    device = kwargs.pop("device", None)
+    if device is not None and Device(device) != DEVICE:
+        raise ValueError(f"the gpulike backend holds data on {DEVICE} only, not {device}")
+    return kwargs
+
+
+def run(fn: Callable, args: tuple, kwargs: dict, host_ok: bool = False) -> Any:
+    """``fn`` on the device arrays' data, its results back on the device."""
+    return wrap(fn(*unwrap(args, host_ok), **unwrap(_native_kwargs(kwargs), host_ok)))
+
+
+class Flags:
+    """CuPy's ``flags``: contiguity and ownership, no ``writeable`` (device memory is)."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+
+    def __init__(self, flags: Any) -> None:
+        self.c_contiguous, self.f_contiguous = flags.c_contiguous, flags.f_contiguous
+        self.owndata = flags.owndata
+
+    def __getitem__(self, name: str) -> bool:
+        return getattr(self, {"C_CONTIGUOUS": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
+                              "OWNDATA": "owndata"}[name])
+
+
+class DeviceArray(NDArrayOperatorsMixin):
+    """An array on the ``gpulike`` device (see the module's docstring for its rules)."""
+
+    __slots__ = ("_a",)
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, data: np.ndarray) -> None:
+        self._a = data
+
+    # ---------------------------------------------------------------- host data stays out
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TypeError(HOST_REFUSED)
+
+    def get(self) -> np.ndarray:
+        """A host copy of the values (CuPy's ``get``)."""
+        return self._a.copy()
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        result = run(getattr(ufunc, method), inputs, kwargs)
+        if out is None:
+            return result
+        return out[0] if len(out) == 1 else out
+
+    def __array_function__(self, func: Callable, types_: tuple, args: tuple,
+                           kwargs: dict) -> Any:
+        if not all(issubclass(t, (DeviceArray, np.ndarray)) for t in types_):
+            return NotImplemented
+        out = kwargs.get("out")
+        result = run(func, args, kwargs)
+        return result if out is None else out
+
+    # ---------------------------------------------------------------- NumPy's array API
+    @property
+    def device(self) -> Device:
+        return DEVICE
+
+    @property
+    def flags(self) -> Flags:
+        return Flags(self._a.flags)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in _HIDDEN:  # __array_interface__, __dlpack__, ...
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        value = getattr(self._a, name)
+        if callable(value) and not isinstance(value, np.ndarray):
+            return _method(value)
+        return wrap(value)
+
+    def __getitem__(self, index: Any) -> Any:
+        return wrap(self._a[unwrap(index, host_ok=True)])
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._a[unwrap(index, host_ok=True)] = unwrap(value)
+
+    def __len__(self) -> int:
+        return len(self._a)
+
+    def __iter__(self) -> Any:
+        return (self[i] for i in range(len(self)))
+
+    def __contains__(self, value: Any) -> bool:
+        return unwrap(value) in self._a
+
+    def __bool__(self) -> bool:
+        return bool(self._a)
+
+    def __int__(self) -> int:
+        return int(self._a)
+
+    def __float__(self) -> float:
+        return float(self._a)
+
+    def __complex__(self) -> complex:
+        return complex(self._a)
+
+    def __index__(self) -> int:
+        return self._a.__index__()
+
+    def __copy__(self) -> DeviceArray:
+        return DeviceArray(self._a.copy())
+
+    def __deepcopy__(self, memo: dict) -> DeviceArray:
+        return DeviceArray(self._a.copy())
+
+    def __reduce__(self) -> tuple:
+        return DeviceArray, (self._a,)
+
+    def __repr__(self) -> str:
+        return repr(self._a).replace("array(", "device_array(", 1)
+
+    def __str__(self) -> str:
+        return str(self._a)
+
+
+def _method(bound: Callable) -> Callable:
+    """A method of the NumPy data, taking and giving device arrays."""
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return run(bound, args, kwargs)
+    return method
+
+
+class DeviceNamespace:
+    """A module (or object) of NumPy's API whose functions take and give device arrays:
+    ``DeviceNamespace(numpy)`` stands for ``cupy``, ``(numpy.linalg)`` for ``cupy.linalg``.
+
+    Ufuncs are NumPy's own (they reach the arrays' ``__array_ufunc__``); types and constants
+    pass through; ``ndarray`` is ``DeviceArray``."""
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if isinstance(value, types.ModuleType):
+            value = DeviceNamespace(value)
+        elif name == "ndarray":
+            value = DeviceArray
+        elif callable(value) and not isinstance(value, (type, np.ufunc)):
+            value = functools.wraps(value)(functools.partial(run_named, value,
+                                                             name in CONVERSIONS))
+        if not name.startswith("_"):
+            setattr(self, name, value)  # found once
+        return value
+
+    def __repr__(self) -> str:
+        return f"<{getattr(self._target, '__name__', type(self._target).__name__)} on {DEVICE}>"
+
+
+def run_named(fn: Callable, host_ok: bool, *args: Any, **kwargs: Any) -> Any:
+    return run(fn, args, kwargs, host_ok)

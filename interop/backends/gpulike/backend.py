@@ -1,0 +1,79 @@
+"""The gpulike backend: a test device, not a device for work.
+
+NumPy computes, but the arrays sit on ``gpulike:0``, a device of their own with CuPy's rules
+(``arrays.py``): no implicit conversion to NumPy, host arrays refused beside device arrays,
+and interop's device checks apply (mixing with host tensors raises ``DeviceMismatchError``,
+``t.numpy()`` asks for ``t.cpu()`` first).  Every test parametrised over backends runs on it
+in CI, so a test that mixes host and device data fails there, not first on a GPU.  It does
+not reproduce CuPy's API (tests/test_cupy_api.py checks the CuPy backend's calls against
+CuPy's) nor its numerics, and torch has no tensors on it (no DLPack with torch).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from ...devices import Device
+from ...errors import DeviceMismatchError
+from ..contract import Backend
+from .arrays import DEVICE, DeviceArray, DeviceNamespace, unwrap, wrap
+
+
+class GpulikeBackend(Backend):
+    name = "gpulike"
+    array_type = DeviceArray
+    device_types = ("gpulike",)
+    multi_device = True  # as CuPy: calls compare the operands' devices
+    np = DeviceNamespace(np)
+
+    @functools.cached_property
+    def xp(self) -> Any:
+        import array_api_compat.numpy as compat_numpy
+        return DeviceNamespace(compat_numpy)
+
+    def device_of(self, raw: DeviceArray) -> Device:
+        return DEVICE
+
+    def native_device(self, device: Any) -> Device:
+        return self._checked(device)
+
+    def _checked(self, device: Any) -> Device:
+        if Device(device) != DEVICE:
+            raise DeviceMismatchError(f"the gpulike backend holds data on {DEVICE} only (a test "
+                                      f"device), not on {device}")
+        return DEVICE
+
+    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+                copy: bool | None = None, **options: Any) -> DeviceArray:
+        if device is not None:
+            self._checked(device)
+        if isinstance(data, DeviceArray) and not copy and (dtype is None or data.dtype == dtype):
+            return data
+        return DeviceArray(np.array(unwrap(data, host_ok=True), dtype=dtype))  # a copy, as CuPy's
+
+    def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
+               **kwargs: Any) -> DeviceArray:
+        if device is not None:
+            self._checked(device)
+        return wrap(getattr(np, fn)(*args, **kwargs))
+
+    def to_device(self, raw: DeviceArray, device: Any) -> DeviceArray:
+        self._checked(device)
+        return raw
+
+    def to_host(self, raw: DeviceArray, why: str = "") -> np.ndarray:
+        return raw.get()
+
+    def random(self, seed: Any) -> Any:
+        return DeviceNamespace(np.random.default_rng(seed))
+
+    @property
+    def special(self) -> Any:
+        import scipy.special
+        return DeviceNamespace(scipy.special)
+
+
+backend = GpulikeBackend()
