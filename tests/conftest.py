@@ -72,6 +72,13 @@ def default_backend(backend):
     interop.set_default_backend(old)
 
 
+def off_host(backend: str) -> bool:
+    """``backend`` keeps its data off the host (CuPy on a GPU, gpulike on its test device):
+    host arrays beside its tensors raise ``DeviceMismatchError``."""
+    import interop
+    return "cpu" not in interop.get_backend(backend).device_types
+
+
 def to_numpy(x):
     """Host values of an interop tensor, raw array or scalar (the test's view of a result)."""
     import interop

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import HAS_GPU, to_numpy
+from tests.conftest import HAS_GPU, off_host, to_numpy
 
 HOST = np.arange(12.0).reshape(3, 4)
 
@@ -38,7 +38,7 @@ def test_device_inequalities_and_repr():
 
 def test_device_of_host_tensors(backend):
     t = interop.tensor(HOST, backend=backend)
-    expected = "cuda:0" if backend == "cupy" else "cpu"
+    expected = {"cupy": "cuda:0", "gpulike": "gpulike:0"}.get(backend, "cpu")
     assert t.device == expected and t.is_cuda == (backend == "cupy")
 
 
@@ -47,7 +47,7 @@ def test_to_cpu_keeps_backend_and_values(backend):
     t = interop.tensor(HOST, backend=backend)
     for moved in (t.to("cpu"), t.cpu(), t.to(interop.device("cpu")), t.to_device("cpu")):
         assert moved.device == "cpu"
-        assert moved.backend == ("numpy" if backend == "cupy" else backend)
+        assert moved.backend == ("numpy" if off_host(backend) else backend)
         np.testing.assert_array_equal(to_numpy(moved), HOST)
 
 
@@ -96,7 +96,7 @@ def test_transfer_guard_is_a_setting_and_a_context():
 
 def test_host_mixes_are_not_transfers(backend):
     """NumPy with Dask (both host memory) is no transfer: the guard does not fire."""
-    if backend == "cupy":
+    if off_host(backend):
         pytest.skip("host-only mix")
     with interop.transfer_guard("disallow"):
         out = interop.tensor(HOST) + interop.tensor(HOST, backend=backend)

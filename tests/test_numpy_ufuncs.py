@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import off_host, to_numpy
 from tests.helpers.numpy_compare import as_tensors, assert_matches
 from tests.test_numpy_functions import count_computes
 
@@ -77,8 +77,12 @@ def test_ufunc_call_matches_numpy(name, backend):
     expected = ufunc(*arrays)
     assert_matches(ufunc(*as_tensors(arrays, backend)), expected, backend, name)
     # A tensor in the second position only, an ndarray in the first (Dask's gufuncs need
-    # equal chunks along loop dimensions, and the ndarray comes in as one chunk).
-    if len(arrays) == 2 and not (backend == "dask" and ufunc.signature):
+    # equal chunks along loop dimensions, and the ndarray comes in as one chunk); a device
+    # tensor refuses the host array.
+    if len(arrays) == 2 and off_host(backend):
+        with pytest.raises(interop.DeviceMismatchError):
+            ufunc(arrays[0], as_tensors(arrays[1], backend))
+    elif len(arrays) == 2 and not (backend == "dask" and ufunc.signature):
         assert_matches(ufunc(arrays[0], as_tensors(arrays[1], backend)), expected, backend,
                        f"{name}(ndarray, tensor)")
 
@@ -89,9 +93,11 @@ def test_string_ufunc_fails_as_numpy_does(name, backend):
     arrays = [sample(np.dtype("float64"), seed=i) for i in range(ufunc.nin)]
     with pytest.raises(TypeError) as expected:
         ufunc(*arrays)
-    # NumPy raises its own no-loop error; Dask declines the ufunc, so interop's TypeError
-    with pytest.raises(type(expected.value) if backend == "numpy" else TypeError,
-                       match=None if backend == "numpy" else f"numpy.{name} .*dask backend"):
+    # NumPy raises its own no-loop error (also on gpulike, where NumPy computes); Dask and
+    # CuPy decline the ufunc, so interop's TypeError
+    numpy_runs = backend in ("numpy", "gpulike")
+    with pytest.raises(type(expected.value) if numpy_runs else TypeError,
+                       match=None if numpy_runs else f"numpy.{name} .*{backend} backend"):
         ufunc(*as_tensors(arrays, backend))
 
 
@@ -115,6 +121,7 @@ def method_cases(x: np.ndarray) -> dict:
 def _run_method(ufunc, method, args, kwargs, backend):
     """(result, the target after the call, the exception) of one method call on tensors."""
     tensors = as_tensors(list(args), backend)
+    kwargs = {k: as_tensors(v, backend) for k, v in kwargs.items()}  # where= on the device too
     try:
         got = getattr(ufunc, method)(*tensors, **kwargs)
     except Exception as exc:  # noqa: BLE001 - compared with NumPy's exception
@@ -278,7 +285,8 @@ def test_ufunc_results_are_the_lowest_subclass_with_attributes(backend):
     x = np.arange(4.0)
     m = as_tensors(x, backend).as_subclass(Meters)
     m.label = "distance"
-    for got in (np.add(m, 1.0), np.add(x, m), np.add.outer(m, m),
+    plain = as_tensors(x, backend) if off_host(backend) else x  # an ndarray, where it may join
+    for got in (np.add(m, 1.0), np.add(plain, m), np.add.outer(m, m),
                 np.sqrt(m), np.divmod(m, 3.0)[1]):
         assert type(got) is Meters and got.label == "distance"
     assert type(np.add.reduce(m)) is Meters

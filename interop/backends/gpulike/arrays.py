@@ -6,7 +6,8 @@ A ``DeviceArray`` holds a NumPy array but meets host data as CuPy's arrays do:
 - ``np.asarray(a)`` (``__array__``) is refused with CuPy's message: values reach the host
   only by ``a.get()`` (the backend's ``to_host``);
 - NumPy's ufuncs and functions on it (NEP 13/18) run on its data and refuse host arrays
-  among their operands, as CuPy's kernels do; Python and NumPy scalars join;
+  among their operands (and lists, in a ufunc), as CuPy's kernels do; Python and NumPy
+  scalars join;
 - index arrays may come from the host (CuPy copies them over), written values may not;
 - reductions give 0-d arrays, not NumPy scalars; ``flags`` has no ``writeable``.
 
@@ -120,11 +121,17 @@ class DeviceArray(NDArrayOperatorsMixin):
         return self._a.copy()
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method in ("__call__", "outer"):
+            for x in inputs:
+                if type(x) in (list, tuple):  # CuPy's kernels take arrays and scalars only
+                    raise host_operand(x)
         out = kwargs.get("out")
         result = run(getattr(ufunc, method), inputs, kwargs)
         if out is None:
             return result
-        return out[0] if len(out) == 1 else out
+        results = result if isinstance(result, tuple) else (result,)
+        given = tuple(o if o is not None else r for o, r in zip(out, results))  # out=(None, r)
+        return given[0] if len(given) == 1 else given
 
     def __array_function__(self, func: Callable, types_: tuple, args: tuple,
                            kwargs: dict) -> Any:
@@ -135,6 +142,9 @@ class DeviceArray(NDArrayOperatorsMixin):
         return result if out is None else out
 
     # ---------------------------------------------------------------- NumPy's array API
+    def __array_namespace__(self, api_version: str | None = None) -> DeviceNamespace:
+        return standard_namespace()
+
     @property
     def device(self) -> Device:
         return DEVICE
@@ -229,6 +239,13 @@ class DeviceNamespace:
 
     def __repr__(self) -> str:
         return f"<{getattr(self._target, '__name__', type(self._target).__name__)} on {DEVICE}>"
+
+
+@functools.cache
+def standard_namespace() -> DeviceNamespace:
+    """The Array API namespace of device arrays: array-api-compat's NumPy one, on the device."""
+    import array_api_compat.numpy as compat_numpy  # it imports numpy.testing: on first use
+    return DeviceNamespace(compat_numpy)
 
 
 def run_named(fn: Callable, host_ok: bool, *args: Any, **kwargs: Any) -> Any:

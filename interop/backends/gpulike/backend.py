@@ -11,7 +11,6 @@ CuPy's) nor its numerics, and torch has no tensors on it (no DLPack with torch).
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,7 @@ import numpy as np
 from ...devices import Device
 from ...errors import DeviceMismatchError
 from ..contract import Backend
-from .arrays import DEVICE, DeviceArray, DeviceNamespace, unwrap, wrap
+from .arrays import DEVICE, DeviceArray, DeviceNamespace, standard_namespace, unwrap, wrap
 
 
 class GpulikeBackend(Backend):
@@ -29,10 +28,9 @@ class GpulikeBackend(Backend):
     multi_device = True  # as CuPy: calls compare the operands' devices
     np = DeviceNamespace(np)
 
-    @functools.cached_property
+    @property
     def xp(self) -> Any:
-        import array_api_compat.numpy as compat_numpy
-        return DeviceNamespace(compat_numpy)
+        return standard_namespace()
 
     def device_of(self, raw: DeviceArray) -> Device:
         return DEVICE
