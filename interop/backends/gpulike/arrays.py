@@ -63,6 +63,8 @@ def wrap(x: Any) -> Any:
     """NumPy's results on the device: arrays and NumPy scalars as device arrays (CuPy's
     reductions give 0-d arrays), in tuples, named tuples and lists too."""
     if isinstance(x, np.ndarray):
+        if not x.flags.writeable and _view_of_writable(x):
+            x.flags.writeable = True  # NumPy's diagonal is read-only, CuPy's arrays never are
         return DeviceArray(x)
     if isinstance(x, np.generic):
         return DeviceArray(np.asarray(x))
@@ -72,6 +74,14 @@ def wrap(x: Any) -> Any:
     if type(x) is list:
         return [wrap(v) for v in x]
     return x
+
+
+def _view_of_writable(x: np.ndarray) -> bool:
+    """A view into writable memory, each element once (not a broadcast, which stays read-only
+    for interop's checks)."""
+    base = x.base
+    return isinstance(base, np.ndarray) and base.flags.writeable and \
+        all(stride != 0 for stride, n in zip(x.strides, x.shape) if n > 1)
 
 
 def _native_kwargs(kwargs: dict) -> dict:
