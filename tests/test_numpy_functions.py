@@ -420,7 +420,8 @@ def test_logging_tensor_sees_every_surface(backend):
         assert type(got) is LoggingTensor, name
         np.testing.assert_allclose(to_numpy(got), expected, err_msg=name)
     logged = set(LoggingTensor.log)
-    assert {np.add, np.mean, np.subtract, interop.sum, LoggingTensor.mul} <= logged
+    assert {np.add, np.mean, interop.sum, LoggingTensor.mul} <= logged
+    assert np.subtract in logged or off_host(backend)  # ndarray - t is NumPy's subtract
     if backend == "numpy":
         assert any(getattr(f, "__self__", None) is np.maximum and f.__name__ == "reduce"
                    for f in LoggingTensor.log)
