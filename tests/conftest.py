@@ -79,6 +79,16 @@ def off_host(backend: str) -> bool:
     return "cpu" not in interop.get_backend(backend).device_types
 
 
+def torch_device(backend: str) -> str:
+    """Where the torch modules and tensors that meet ``backend``'s tensors go: CUDA beside
+    CuPy, the CPU beside the host backends.  torch has no tensors on the gpulike test device,
+    so a test that needs them is skipped there (on a GPU its cupy run covers the device)."""
+    if backend == "gpulike":
+        pytest.skip("torch has no tensors on the gpulike test device (the cupy run, on a GPU, "
+                    "moves the torch side to CUDA)")
+    return "cuda" if backend == "cupy" else "cpu"
+
+
 def to_numpy(x):
     """Host values of an interop tensor, raw array or scalar (the test's view of a result)."""
     import interop

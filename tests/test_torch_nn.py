@@ -25,7 +25,7 @@ PROBS = np.abs(X) / np.abs(X).sum(1, keepdims=True)
 
 
 def tensor(x, backend):
-    if not isinstance(x, np.ndarray):
+    if not isinstance(x, (np.ndarray, np.generic)):  # a NumPy scalar too (a 0-d tensor)
         return x
     chunks = {"chunks": tuple(max(1, s // 2) for s in x.shape)} if backend == "dask" else {}
     return interop.tensor(x, backend=backend, **chunks)

@@ -34,6 +34,13 @@ HOST_REFUSED = ("Implicit conversion to a NumPy array is not allowed. Please use
 CONVERSIONS = frozenset({"array", "asarray", "asanyarray", "ascontiguousarray",
                          "asfortranarray"})
 """The functions that take host data, as ``cupy.asarray`` does: an explicit move."""
+HOST_INDICES = {"take": 1, ".take": 0}
+"""Functions (``.name``: methods) whose index argument (at this position, or ``indices=``)
+may be a host array: CuPy's ``take`` copies it over, as its indexing does."""
+COMPARISONS = frozenset({"greater", "greater_equal", "less", "less_equal", "equal",
+                         "not_equal"})
+"""CuPy reads 0-d host arrays as scalars in these (``np.float32(1) < a`` hands NumPy's ufunc
+a 0-d array: numpy/numpy#12142)."""
 _HIDDEN = frozenset({"ctypes", "data", "device"})  # host pointers; the device is ours
 
 
@@ -84,6 +91,10 @@ def _view_of_writable(x: np.ndarray) -> bool:
         all(stride != 0 for stride, n in zip(x.strides, x.shape) if n > 1)
 
 
+def _on_device(x: Any) -> DeviceArray:
+    return DeviceArray(np.asarray(unwrap(x, host_ok=True)))
+
+
 def _native_kwargs(kwargs: dict) -> dict:
     """``device=`` is this device (dropped: NumPy knows only its CPU); ``like=`` too."""
     kwargs = dict(kwargs)
@@ -94,8 +105,15 @@ def _native_kwargs(kwargs: dict) -> dict:
     return kwargs
 
 
-def run(fn: Callable, args: tuple, kwargs: dict, host_ok: bool = False) -> Any:
-    """``fn`` on the device arrays' data, its results back on the device."""
+def run(fn: Callable, args: tuple, kwargs: dict, host_ok: bool = False, name: str = "") -> Any:
+    """``fn`` (called ``name``) on the device arrays' data, its results back on the device."""
+    index = HOST_INDICES.get(name)
+    if index is not None:  # the index may come from the host: copied over, as CuPy does
+        args, kwargs = list(args), dict(kwargs)
+        if len(args) > index:
+            args[index] = _on_device(args[index])
+        elif "indices" in kwargs:
+            kwargs["indices"] = _on_device(kwargs["indices"])
     return wrap(fn(*unwrap(args, host_ok), **unwrap(_native_kwargs(kwargs), host_ok)))
 
 
@@ -135,6 +153,9 @@ class DeviceArray(NDArrayOperatorsMixin):
             for x in inputs:
                 if type(x) in (list, tuple):  # CuPy's kernels take arrays and scalars only
                     raise host_operand(x)
+        if ufunc.__name__ in COMPARISONS:
+            inputs = tuple(x.item() if type(x) is np.ndarray and x.ndim == 0 else x
+                           for x in inputs)
         out = kwargs.get("out")
         result = run(getattr(ufunc, method), inputs, kwargs)
         if out is None:
@@ -168,7 +189,7 @@ class DeviceArray(NDArrayOperatorsMixin):
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         value = getattr(self._a, name)
         if callable(value) and not isinstance(value, np.ndarray):
-            return _method(value)
+            return _method(value, name)
         return wrap(value)
 
     def __getitem__(self, index: Any) -> Any:
@@ -217,10 +238,10 @@ class DeviceArray(NDArrayOperatorsMixin):
         return str(self._a)
 
 
-def _method(bound: Callable) -> Callable:
+def _method(bound: Callable, name: str) -> Callable:
     """A method of the NumPy data, taking and giving device arrays."""
     def method(*args: Any, **kwargs: Any) -> Any:
-        return run(bound, args, kwargs)
+        return run(bound, args, kwargs, name=f".{name}")
     return method
 
 
@@ -241,8 +262,7 @@ class DeviceNamespace:
         elif name == "ndarray":
             value = DeviceArray
         elif callable(value) and not isinstance(value, (type, np.ufunc)):
-            value = functools.wraps(value)(functools.partial(run_named, value,
-                                                             name in CONVERSIONS))
+            value = functools.wraps(value)(functools.partial(run_named, value, name))
         if not name.startswith("_"):
             setattr(self, name, value)  # found once
         return value
@@ -258,5 +278,5 @@ def standard_namespace() -> DeviceNamespace:
     return DeviceNamespace(compat_numpy)
 
 
-def run_named(fn: Callable, host_ok: bool, *args: Any, **kwargs: Any) -> Any:
-    return run(fn, args, kwargs, host_ok)
+def run_named(fn: Callable, name: str, *args: Any, **kwargs: Any) -> Any:
+    return run(fn, args, kwargs, name in CONVERSIONS, name)
