@@ -182,6 +182,8 @@ def tanh(x: Any, /) -> Any:
     return xp.where(limit, xp.ones_like(out), out)
 
 
+DTYPES_ONLY = frozenset({"can_cast", "finfo", "iinfo", "isdtype", "result_type"})
+"""Functions that read their arrays' dtypes only: a GPU tensor beside a host one is no mix."""
 RULES = {"can_cast": can_cast, "finfo": finfo, "iinfo": iinfo, "result_type": result_type,
          "repeat": repeat, "floor_divide": floor_divide, "expm1": expm1, "tanh": tanh,
          "broadcast_arrays": broadcast_arrays, "broadcast_to": broadcast_to, "where": where,

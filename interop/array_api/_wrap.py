@@ -85,6 +85,8 @@ def generate(name: str, module: str = "", extra: bool = False) -> Callable[..., 
     resolved: dict[Backend, Callable] = {}  # the backend function, looked up once per backend
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
+        if qualname in _standard.DTYPES_ONLY:  # dtypes, not data: no devices to reconcile
+            args = tuple(a.dtype if isinstance(a, Tensor) else a for a in args)
         be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
         device = rkwargs.get("device") if rkwargs else None
         tensors = be if be is not None and (_holds_tensor(args, kwargs) or not all(

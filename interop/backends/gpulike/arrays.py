@@ -148,6 +148,19 @@ class DeviceArray(NDArrayOperatorsMixin):
         """A host copy of the values (CuPy's ``get``)."""
         return self._a.copy()
 
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: bool | None = None) -> Any:
+        """Exported only as a copy to the host (``dl_device=(kDLCPU, 0)``, as CuPy copies out
+        when asked): no other library has this device."""
+        if dl_device is None or tuple(dl_device) != (1, 0) or copy is False:
+            raise BufferError(f"an array on {DEVICE} (a test device) leaves by DLPack only as a "
+                              "copy to the host: pass dl_device=(1, 0) (NumPy's "
+                              "from_dlpack(x, device='cpu')), or move it with t.cpu()")
+        return self._a.copy().__dlpack__(max_version=max_version)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return 12, 0  # DLPack's kDLExtDev: "reserved for testing extension devices"
+
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method in ("__call__", "outer"):
             for x in inputs:
@@ -261,6 +274,8 @@ class DeviceNamespace:
             value = DeviceNamespace(value)
         elif name == "ndarray":
             value = DeviceArray
+        elif name == "__array_namespace_info__":
+            return lambda: DeviceInfo(self._target.__array_namespace_info__())
         elif callable(value) and not isinstance(value, (type, np.ufunc)):
             value = functools.wraps(value)(functools.partial(run_named, value, name))
         if not name.startswith("_"):
@@ -269,6 +284,28 @@ class DeviceNamespace:
 
     def __repr__(self) -> str:
         return f"<{getattr(self._target, '__name__', type(self._target).__name__)} on {DEVICE}>"
+
+
+class DeviceInfo:
+    """array-api-compat's NumPy inspection namespace, answering for the device."""
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+
+    def capabilities(self) -> dict:
+        return self._native.capabilities()
+
+    def default_device(self) -> Device:
+        return DEVICE
+
+    def devices(self) -> list[Device]:
+        return [DEVICE]
+
+    def default_dtypes(self, *, device: Any = None) -> dict:
+        return self._native.default_dtypes(**_native_kwargs({"device": device}))
+
+    def dtypes(self, *, device: Any = None, kind: Any = None) -> dict:
+        return self._native.dtypes(kind=kind, **_native_kwargs({"device": device}))
 
 
 @functools.cache
