@@ -79,6 +79,11 @@ def off_host(backend: str) -> bool:
     return "cpu" not in interop.get_backend(backend).device_types
 
 
+def home_device(backend: str) -> str:
+    """Where ``backend`` puts a tensor made without ``device=``."""
+    return {"cupy": "cuda:0", "gpulike": "gpulike:0"}.get(backend, "cpu")
+
+
 def torch_device(backend: str) -> str:
     """Where the torch modules and tensors that meet ``backend``'s tensors go: CUDA beside
     CuPy, the CPU beside the host backends.  torch has no tensors on the gpulike test device,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import HAS_GPU, off_host, to_numpy
+from tests.conftest import HAS_GPU, home_device, off_host, to_numpy
 
 HOST = np.arange(12.0).reshape(3, 4)
 
@@ -38,8 +38,7 @@ def test_device_inequalities_and_repr():
 
 def test_device_of_host_tensors(backend):
     t = interop.tensor(HOST, backend=backend)
-    expected = {"cupy": "cuda:0", "gpulike": "gpulike:0"}.get(backend, "cpu")
-    assert t.device == expected and t.is_cuda == (backend == "cupy")
+    assert t.device == home_device(backend) and t.is_cuda == (backend == "cupy")
 
 
 # ------------------------------------------------------------------ explicit moves on the host

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import interop
+from tests.conftest import home_device
 from tests.test_repr import TaskCounter
 
 
@@ -58,7 +59,7 @@ def test_each_fact_once(backend) -> None:
     facts = _facts(card)
     assert facts["class"] == "Tensor" and facts["shape"] == "(2, 3)"
     assert facts["dtype"] == "float32" and facts["backend"] == backend
-    assert facts["device"] == {"cupy": "cuda:0", "gpulike": "gpulike:0"}.get(backend, "cpu")
+    assert facts["device"] == home_device(backend)
     visible = "\n".join(_visible_lines(card))
     for fact in ("(2, 3)", "float32", "24 B"):
         assert visible.count(fact) == 1, (fact, visible)
