@@ -5,19 +5,28 @@ NumPy computes, but the arrays sit on ``gpulike:0``, a device of their own with 
 and interop's device checks apply (mixing with host tensors raises ``DeviceMismatchError``,
 ``t.numpy()`` asks for ``t.cpu()`` first).  Every test parametrised over backends runs on it
 in CI, so a test that mixes host and device data fails there, not first on a GPU.  It does
-not reproduce CuPy's API (tests/test_cupy_api.py checks the CuPy backend's calls against
+reproduce CuPy's API (tests/test_cupy_api.py checks the CuPy backend's calls against
 CuPy's) nor its numerics, and torch has no tensors on it (no DLPack with torch).
+
+Where interop's CuPy backend supplies what CuPy lacks (ufunc methods, NumPy functions,
+orthogonal polynomials), gpulike runs the same supplements on its arrays, so that every
+ufunc, NumPy-function and torch.special test checks them in CI.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ...devices import Device
 from ...errors import DeviceMismatchError
+from ..bounds import checked_now
 from ..contract import Backend
+from ..cupy import numpy_functions, ufunc_methods
+from ..cupy.special import Supplemented
 from .arrays import DEVICE, DeviceArray, DeviceNamespace, standard_namespace, unwrap, wrap
 
 
@@ -68,10 +77,24 @@ class GpulikeBackend(Backend):
     def random(self, seed: Any) -> Any:
         return DeviceNamespace(np.random.default_rng(seed))
 
-    @property
+    @functools.cached_property
     def special(self) -> Any:
         import scipy.special
-        return DeviceNamespace(scipy.special)
+        return Supplemented(DeviceNamespace(scipy.special), self.np)
+
+    # What CuPy lacks, as the CuPy backend supplies it (see the module's docstring).
+    def ufunc(self, name: str) -> Any:
+        fn = getattr(np, name)
+        return ufunc_methods.WithMethods(fn, fn, self.ufunc_method)
+
+    def ufunc_method(self, ufunc: np.ufunc, method: str) -> Callable:
+        if method not in ufunc_methods.METHODS:
+            return getattr(ufunc, method)
+        return ufunc_methods.method_for(self.np, ufunc, method, self.to_host, checked_now)
+
+    def numpy_supplement(self, func: Callable) -> Callable | None:
+        fn = numpy_functions.supplements().get(f"{func.__module__}.{func.__name__}")
+        return None if fn is None else functools.partial(fn, self.np, self.xp.linalg)
 
 
 backend = GpulikeBackend()
