@@ -93,6 +93,22 @@ def test_transfer_guard_is_a_setting_and_a_context():
         interop.transfer_guard("sometimes")
 
 
+@pytest.mark.parametrize("make", [interop.zeros_like, interop.ones_like, interop.empty_like,
+                                  lambda t, device: interop.full_like(t, 3.0, device=device),
+                                  lambda t, device: t.new_zeros(2, device=device),
+                                  lambda t, device: t.to(device)],
+                         ids=["zeros_like", "ones_like", "empty_like", "full_like", "new_zeros",
+                              "to"])
+def test_like_creation_goes_to_the_device_asked(make, backend):
+    """torch's ``device=`` of the ``*_like`` and ``new_*`` forms (op_db's device='cuda'
+    samples): a host tensor's like made on ``backend``'s device, and back on the host."""
+    home = home_device(backend)
+    host = interop.tensor([1.0, 2.0])
+    there = make(host, device=home)
+    assert there.device == home
+    assert make(interop.tensor([1.0, 2.0], backend=backend), device="cpu").device == "cpu"
+
+
 def test_host_mixes_are_not_transfers(backend):
     """NumPy with Dask (both host memory) is no transfer: the guard does not fire."""
     if off_host(backend):

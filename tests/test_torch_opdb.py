@@ -77,7 +77,7 @@ def compare(got, expected, where: str, values: bool = True) -> None:
     """``got`` (interop) equals torch's ``expected``: values, dtype and shape."""
     if isinstance(expected, torch.Tensor):
         assert isinstance(got, interop.Tensor), f"{where}: {type(got).__name__}, not a tensor"
-        exp = expected.detach().resolve_conj().resolve_neg()
+        exp = expected.detach().resolve_conj().resolve_neg().cpu()  # (device='cuda' samples)
         res = to_numpy(got)
         if exp.dtype == torch.bfloat16:  # NumPy has it from ml_dtypes only: compared as float32
             assert str(res.dtype) == "bfloat16", f"{where}: dtype {res.dtype} != torch's bfloat16"

@@ -89,6 +89,12 @@ class CupyBackend(Backend):
     def to_host(self, raw: cupy.ndarray, why: str = "") -> np.ndarray:
         return cupy.asnumpy(raw)
 
+    def shares_memory(self, a: cupy.ndarray, b: cupy.ndarray) -> bool:
+        """By the memory bounds (``cupy.may_share_memory``): CuPy's exact ``shares_memory``
+        runs a kernel and a sort and reads the answer back, and answered False for a 1-element
+        view (op_db's ``view``); a reshape that copies lands in fresh memory, outside them."""
+        return bool(cupy.may_share_memory(a, b))
+
     def checked_index(self, index: Any, shape: tuple, name: str) -> Any:
         """CuPy's integer indexing wraps an index out of range around: checked first (a
         value read of each index array's extremes), so it raises as NumPy and torch do."""
