@@ -5,7 +5,8 @@ exists (and the gpulike test backend runs the backend-parametrised tests under a
 rules).  What CuPy's API lacks of NumPy's is supplied here, written against any NumPy-like
 namespace so that it runs, and is tested, on NumPy too: ufunc methods
 (``ufunc_methods.py``), orthogonal polynomials (``special.py``), NumPy functions
-(``numpy_functions.py``) and the Array API's special cases (``standard.py``).
+(``numpy_functions.py``), the Array API's special cases (``standard.py``) and negative zeros
+that CuPy's fill would write as positive ones (``fills.py``).
 tests/test_cupy_api.py checks every CuPy call made here and in the operations against
 CuPy's API, without a GPU.
 """
@@ -25,30 +26,34 @@ from ...devices import Device
 from ..bounds import checked_now
 from ..contract import Backend
 from . import numpy_functions, standard, ufunc_methods
+from .fills import KeptSigns
 from .special import Supplemented
 
 _IN_NP = ("nanquantile", "nanpercentile", "unstack")
-"""NumPy functions CuPy lacks that interop's operations call through ``be.np``."""
+"""NumPy functions CuPy lacks that interop's operations call through ``be.np`` (and its
+``remainder``, which departs from NumPy's for floats, is ``standard.remainder``)."""
 
 
 def _numpy_shaped() -> types.ModuleType:
-    """``cupy`` itself, with ``_IN_NP`` added (a copy of its namespace: lookups stay a dict's)."""
+    """``cupy`` itself, with ``_IN_NP`` added and ``remainder`` fixed (a copy of its
+    namespace: lookups stay a dict's)."""
     module = types.ModuleType("cupy", cupy.__doc__)
     module.__dict__.update(vars(cupy))
     table = numpy_functions.supplements()
     for name in _IN_NP:
         setattr(module, name, functools.partial(table[f"numpy.{name}"], cupy, compat_cupy.linalg))
+    module.remainder = module.mod = standard.remainder  # NumPy's answer for floats
     return module
 
 
-class CupyBackend(Backend):
+class CupyBackend(KeptSigns, Backend):
     name = "cupy"
     array_type = cupy.ndarray
     device_types = ("cuda",)
     multi_device = True
     xp = compat_cupy
     np = _numpy_shaped()
-    standard_fixes = standard.FIXES
+    standard_fixes = {**standard.FIXES, **standard.creation_fixes(compat_cupy)}
 
     def device_of(self, raw: cupy.ndarray) -> Device:
         return Device("cuda", raw.device.id)

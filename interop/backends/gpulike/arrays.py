@@ -9,7 +9,8 @@ A ``DeviceArray`` holds a NumPy array but meets host data as CuPy's arrays do:
   among their operands (and lists, in a ufunc), as CuPy's kernels do; Python and NumPy
   scalars join;
 - index arrays may come from the host (CuPy copies them over), written values may not;
-- reductions give 0-d arrays, not NumPy scalars; ``flags`` has no ``writeable``.
+- reductions give 0-d arrays, not NumPy scalars; ``flags`` has no ``writeable``;
+- a scalar zero is written as CuPy's ``fill`` writes it, by memset: ``-0.0`` lands as +0.
 
 ``DeviceNamespace(numpy)`` stands for the ``cupy`` module: creation functions make device
 arrays, the conversions (``asarray``, ``array``) take host data, every other function
@@ -81,6 +82,13 @@ def wrap(x: Any) -> Any:
     if type(x) is list:
         return [wrap(v) for v in x]
     return x
+
+
+def _as_cupy_writes(value: Any) -> Any:
+    """A scalar zero as CuPy writes it, by memset: positive (backends/cupy/fills.py)."""
+    if isinstance(value, (int, float, complex, np.generic)) and value == 0:
+        return type(value)(0)
+    return value
 
 
 def _view_of_writable(x: np.ndarray) -> bool:
@@ -209,7 +217,10 @@ class DeviceArray(NDArrayOperatorsMixin):
         return wrap(self._a[unwrap(index, host_ok=True)])
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._a[unwrap(index, host_ok=True)] = unwrap(value)
+        self._a[unwrap(index, host_ok=True)] = _as_cupy_writes(unwrap(value))
+
+    def fill(self, value: Any) -> None:
+        self._a.fill(_as_cupy_writes(value))
 
     def __len__(self) -> int:
         return len(self._a)
