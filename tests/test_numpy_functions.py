@@ -176,6 +176,12 @@ DASK_LACKS = {
     "may_share_memory", "put", "place", "putmask", "copyto", "fill_diagonal", "put_along_axis",
     "linalg.eig", "linalg.eigvals", "linalg.cross", "linalg.tensorsolve", "linalg.tensorinv",
 }
+# What CuPy has not, nor interop for it (backends/cupy/numpy_functions.py supplies the rest):
+# its clear TypeError on a GPU, or CuPy's own refusal.
+CUPY_LACKS = {"insert", "block", "polyder", "polyint", "histogram_bin_edges", "geomspace"}
+CUPY_RAISES: dict[str, type] = {
+    "roots": NotImplementedError,  # CuPy's eigvals: "only Hermitian/symmetric" (a companion is not)
+}
 # Functions whose answer is a Python value: one compute (a value read under dask_compute).
 VALUE_ANSWERS = {"allclose", "array_equal", "array_equiv"}
 # Dask's own errors where its implementation is narrower than NumPy's.
@@ -229,6 +235,10 @@ def test_function_matches_numpy(case, backend):
         return
     if backend == "dask" and case.name in DASK_RAISES:
         with pytest.raises(DASK_RAISES[case.name]):
+            case.func(*targs, **tkwargs)
+        return
+    if backend == "cupy" and case.name in CUPY_LACKS | set(CUPY_RAISES):
+        with pytest.raises(CUPY_RAISES.get(case.name, TypeError)):
             case.func(*targs, **tkwargs)
         return
     with count_computes() as computes:

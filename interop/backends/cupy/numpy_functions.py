@@ -4,7 +4,8 @@ namespace ``xp`` (``cupy``; the tests run them on NumPy too).
 - missing in CuPy: ``nanquantile``, ``nanpercentile``, ``unstack``, ``linalg.multi_dot`` and
   the Array API's ``linalg`` functions (``outer``, ``vector_norm``, ... from
   array-api-compat's CuPy namespace, passed in as ``linalg``);
-- another form: ``allclose``, ``array_equal``, ``array_equiv`` give NumPy's Python bool (a
+- another form: ``ones`` and ``full`` with ``like=`` (NumPy passes ``device=None``, which
+  CuPy's do not take), ``allclose``, ``array_equal``, ``array_equiv`` give NumPy's Python bool (a
   value read), not a 0-d array; ``lexsort`` and ``choose`` take sequences; the
   ``linalg`` and ``unique_*`` results are NumPy's named tuples; ``piecewise`` takes
   callables.
@@ -88,6 +89,15 @@ def multi_dot(xp: Any, linalg: Any, arrays: Any, *, out: Any = None) -> Any:
     return result
 
 
+def _created(name: str) -> Callable:
+    """NumPy's ``ones``/``full`` called with ``like=`` pass ``device=None`` on, which CuPy's do
+    not take: the array is made on the like array's device, CuPy's current one."""
+    def call(xp: Any, linalg: Any, *args: Any, device: Any = None, like: Any = None,
+             **kwargs: Any) -> Any:
+        return getattr(xp, name)(*args, **kwargs)
+    return call
+
+
 def _answer(name: str) -> Callable:
     """A NumPy function whose answer is a Python bool (CuPy's: a 0-d array)."""
     def call(xp: Any, linalg: Any, *args: Any, **kwargs: Any) -> bool:
@@ -158,7 +168,7 @@ def supplements() -> dict[str, Callable]:
     table: dict[str, Callable] = {
         "nanquantile": nanquantile, "nanpercentile": nanpercentile, "unstack": unstack,
         "linalg.multi_dot": multi_dot, "lexsort": lexsort, "choose": choose,
-        "piecewise": piecewise,
+        "piecewise": piecewise, "ones": _created("ones"), "full": _created("full"),
         **{name: _answer(name) for name in ("allclose", "array_equal", "array_equiv")},
         **{name: _compat_linalg(name.split(".")[1]) for name in (
             "linalg.outer", "linalg.matrix_norm", "linalg.vector_norm", "linalg.diagonal",
