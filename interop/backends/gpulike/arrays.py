@@ -28,6 +28,7 @@ import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from ...devices import Device
+from ..bounds import dims_indexed
 
 DEVICE = Device("gpulike", 0)
 HOST_REFUSED = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
@@ -82,6 +83,17 @@ def wrap(x: Any) -> Any:
     if type(x) is list:
         return [wrap(v) for v in x]
     return x
+
+
+def _wrapped_around(index: Any, shape: tuple) -> Any:
+    """Integer index arrays as CuPy reads them: out of range, they wrap around (no error)."""
+    items = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(i, np.ndarray) and i.dtype.kind in "iu" for i in items):
+        return index
+    fixed = tuple(i % shape[d] if isinstance(i, np.ndarray) and i.dtype.kind in "iu"
+                  and d is not None and d < len(shape) and shape[d] else i
+                  for i, d in zip(items, dims_indexed(items, len(shape))))
+    return fixed if isinstance(index, tuple) else fixed[0]
 
 
 def _as_cupy_writes(value: Any) -> Any:
@@ -214,10 +226,11 @@ class DeviceArray(NDArrayOperatorsMixin):
         return wrap(value)
 
     def __getitem__(self, index: Any) -> Any:
-        return wrap(self._a[unwrap(index, host_ok=True)])
+        return wrap(self._a[_wrapped_around(unwrap(index, host_ok=True), self._a.shape)])
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._a[unwrap(index, host_ok=True)] = _as_cupy_writes(unwrap(value))
+        self._a[_wrapped_around(unwrap(index, host_ok=True), self._a.shape)] = \
+            _as_cupy_writes(unwrap(value))
 
     def fill(self, value: Any) -> None:
         self._a.fill(_as_cupy_writes(value))

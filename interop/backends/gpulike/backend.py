@@ -97,6 +97,9 @@ class GpulikeBackend(KeptSigns, Backend):
             return getattr(ufunc, method)
         return ufunc_methods.method_for(self.np, ufunc, method, self.to_host, checked_now)
 
+    def checked_index(self, index: Any, shape: tuple, name: str) -> Any:
+        return checked_now(index, shape, name)  # its indexing wraps around, as CuPy's
+
     def numpy_supplement(self, func: Callable) -> Callable | None:
         fn = numpy_functions.supplements().get(f"{func.__module__}.{func.__name__}")
         return None if fn is None else functools.partial(fn, self.np, self.xp.linalg)

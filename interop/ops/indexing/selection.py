@@ -410,7 +410,8 @@ def _scattered(be: Any, input: Any, d: int, index: Any, src: Any, value: Any,
     grids = open_grids(be, tuple(index.shape))
     grids[d] = index
     if reduce in (None, "add", "multiply"):
-        try:
+        try:  # (bounds checked first where the library's indexing wraps around: CuPy)
+            be.checked_index((slice(None),) * d + (index,), tuple(out.shape), "scatter()")
             out = be.updated(out, tuple(grids), values, reduce)
         except IndexError as exc:  # (a copy: nothing written) NumPy's words, torch's class too
             raise IndexOutOfRangeError(f"scatter(): {exc}; indices along dim {d} must be in "
