@@ -14,7 +14,7 @@
 #       "dask[array]>=2024.8" "distributed>=2024.8" "array-api-compat>=1.16" \
 #       "array-api-strict>=2.6" "array-api-extra>=0.11" "hypothesis>=6.100" "pytest>=8" \
 #       "pytest-xdist>=3" "expecttest>=0.2" "einops>=0.8" "ml_dtypes==0.6.0" psutil \
-#       "threadpoolctl>=3.5"
+#       "threadpoolctl>=3.5" "pytest-json-report" "ndindex>=1.8"   # the last two: array-api-tests
 #
 # Steps (each bounded in time; all on 16 cores in about 5 minutes):
 #   1. pip installs from .whl/ what does not import;
@@ -44,7 +44,8 @@ wanted = {"dask": "dask[array]", "distributed": "distributed",
           "array_api_compat": "array-api-compat", "array_api_strict": "array-api-strict",
           "array_api_extra": "array-api-extra", "hypothesis": "hypothesis", "pytest": "pytest",
           "xdist": "pytest-xdist", "expecttest": "expecttest", "einops": "einops",
-          "ml_dtypes": "ml_dtypes", "psutil": "psutil", "threadpoolctl": "threadpoolctl"}
+          "ml_dtypes": "ml_dtypes", "psutil": "psutil", "threadpoolctl": "threadpoolctl",
+          "pytest_jsonreport": "pytest-json-report", "ndindex": "ndindex"}
 print(" ".join(p for m, p in wanted.items() if importlib.util.find_spec(m) is None))
 EOF
 )

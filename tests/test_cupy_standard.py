@@ -99,7 +99,7 @@ def test_full_keeps_a_negative_zero():
 
 
 @pytest.mark.parametrize("write", ["full", "full_like", "fill_", "setitem", "index_put",
-                                   "xp.full", "xp.full_like"])
+                                   "xp.full", "xp.full_like", "xp.asarray", "tensor"])
 def test_negative_zeros_survive_writes_on_a_memset_device(write):
     """gpulike's arrays write scalar zeros by memset, as CuPy's: interop's writes keep -0."""
     like = interop.tensor([1.0, 2.0, 3.0], backend="gpulike")
@@ -111,5 +111,7 @@ def test_negative_zeros_survive_writes_on_a_memset_device(write):
             "index_put": lambda: t.__setitem__(interop.tensor([0, 1, 2], backend="gpulike"),
                                                -0.0) or t,
             "xp.full": lambda: interop.array_api.full(3, -0.0, device=like.device),
-            "xp.full_like": lambda: interop.array_api.full_like(like, -0.0)}[write]()
+            "xp.full_like": lambda: interop.array_api.full_like(like, -0.0),
+            "xp.asarray": lambda: interop.array_api.asarray(-0.0, device=like.device),
+            "tensor": lambda: interop.tensor(-0.0, backend="gpulike")}[write]()
     assert np.signbit(to_numpy(made)).all(), write

@@ -26,7 +26,7 @@ from ...devices import Device
 from ..bounds import checked_now
 from ..contract import Backend
 from . import numpy_functions, standard, ufunc_methods
-from .fills import KeptSigns
+from .fills import KeptSigns, zero_d_copied
 from .special import Supplemented
 
 _IN_NP = ("nanquantile", "nanpercentile", "unstack")
@@ -67,7 +67,7 @@ class CupyBackend(KeptSigns, Backend):
         if index is None:
             raise ValueError("the cupy backend holds data on a GPU: pass device='cuda' or 'cuda:N'")
         with cupy.cuda.Device(index):
-            return cupy.array(data, dtype=dtype, copy=True if copy is None else copy)
+            return zero_d_copied(cupy.array, data, dtype=dtype, copy=True if copy is None else copy)
 
     def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
                **kwargs: Any) -> cupy.ndarray:

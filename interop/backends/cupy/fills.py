@@ -1,7 +1,7 @@
 """Negative zeros written as negative zeros.
 
-CuPy writes a scalar zero with a memset (``ndarray.fill``, which ``x[...] = v`` and
-``cupy.full`` use): ``-0.0`` lands as ``+0.0``.  NumPy, torch and the Array API standard keep
+CuPy writes a scalar zero with a memset (``ndarray.fill``, which ``x[...] = v``,
+``cupy.full`` and ``cupy.asarray`` of 0-d host data use): ``-0.0`` lands as ``+0.0``.  NumPy, torch and the Array API standard keep
 the sign (``atan2(-0.0, 1.0)`` is ``-0.0``, ``1 / -0.0`` is ``-inf``): here a negative zero
 goes in as a 0-d array, which CuPy copies element by element.  ``KeptSigns`` is mixed into
 the CuPy backend, and into the gpulike test backend, whose arrays write zeros as CuPy does.
@@ -20,6 +20,16 @@ def negative_zero(value: Any) -> bool:
     """A float or complex scalar equal to zero with a sign bit set (in either part)."""
     return isinstance(value, _SCALARS) and value == 0 and bool(
         np.signbit(np.real(value)) or np.signbit(np.imag(value)))
+
+
+def zero_d_copied(make: Any, data: Any, **kwargs: Any) -> Any:
+    """``make(data, **kwargs)`` (``cupy.asarray``, array-api-compat's), 0-d host data made
+    from one element of a 1-d copy: CuPy fills a 0-d array from the host, by memset for a
+    zero."""
+    host = np.asarray(data) if isinstance(data, (*_SCALARS, np.ndarray)) else None
+    if host is None or host.ndim or not negative_zero(host[()]):
+        return make(data, **kwargs)
+    return make(host.reshape(1), **kwargs).reshape(())
 
 
 class KeptSigns:

@@ -1,8 +1,8 @@
 """The Array API standard's answers where CuPy's kernels give others (``Backend.standard_fixes``).
 
 The official suite on a GPU (``interop.array_api`` on CuPy) failed 78 special cases.  Most
-came from negative zeros written as positive ones (CuPy's fill: ``fills.py``); the rest
-from kernels:
+came from negative zeros written as positive ones: the suite makes its inputs with
+``xp.asarray(-0.0)``, which CuPy fills by memset (``fills.py``); the rest from kernels:
 
 - ``remainder`` of a finite x1 by an infinite x2 gives NaN (the standard: x1, or x2 where the
   signs differ), and a zero result does not take x2's sign;
@@ -27,7 +27,7 @@ from typing import Any
 import array_api_compat
 import numpy as np
 
-from .fills import negative_zero
+from .fills import negative_zero, zero_d_copied
 
 
 def _ns(*xs: Any) -> Any:
@@ -90,20 +90,24 @@ def _cast_first(name: str) -> Callable:
 
 
 def creation_fixes(xp: Any) -> dict[str, Callable]:
-    """``full`` and ``full_like`` of ``xp`` (a namespace: no array says which) keeping a
-    negative zero's sign: CuPy's fill writes zeros by memset (``fills.py``)."""
+    """``full``, ``full_like`` and ``asarray`` of ``xp`` (a namespace: no array says which)
+    keeping a negative zero's sign: CuPy's fill writes zeros by memset, also the one
+    ``asarray`` makes of 0-d host data: ``xp.asarray(-0.0)`` was +0 (``fills.py``)."""
     def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         out = xp.full(shape, fill_value, dtype=dtype, device=device)
         if not negative_zero(fill_value):
             return out
-        value = xp.asarray(fill_value, dtype=out.dtype, device=device)  # copied, sign kept
+        value = zero_d_copied(xp.asarray, fill_value, dtype=out.dtype, device=device)
         return xp.asarray(xp.broadcast_to(value, out.shape), copy=True)
 
     def full_like(x: Any, /, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
         return full(x.shape, fill_value, dtype=dtype or x.dtype,
                     device=array_api_compat.device(x) if device is None else device)
 
-    return {"full": full, "full_like": full_like}
+    def asarray(obj: Any, /, **kwargs: Any) -> Any:
+        return zero_d_copied(xp.asarray, obj, **kwargs)
+
+    return {"full": full, "full_like": full_like, "asarray": asarray}
 
 
 FIXES: dict[str, Callable] = {

@@ -10,7 +10,8 @@ A ``DeviceArray`` holds a NumPy array but meets host data as CuPy's arrays do:
   scalars join;
 - index arrays may come from the host (CuPy copies them over), written values may not;
 - reductions give 0-d arrays, not NumPy scalars; ``flags`` has no ``writeable``;
-- a scalar zero is written as CuPy's ``fill`` writes it, by memset: ``-0.0`` lands as +0.
+- a scalar zero is written as CuPy's ``fill`` writes it, by memset: ``-0.0`` lands as +0
+  (also in ``full`` and in ``asarray`` of 0-d host data, which CuPy fills).
 
 ``DeviceNamespace(numpy)`` stands for the ``cupy`` module: creation functions make device
 arrays, the conversions (``asarray``, ``array``) take host data, every other function
@@ -340,4 +341,12 @@ def standard_namespace() -> DeviceNamespace:
 
 
 def run_named(fn: Callable, name: str, *args: Any, **kwargs: Any) -> Any:
-    return run(fn, args, kwargs, name in CONVERSIONS, name)
+    if name in ("full", "full_like"):  # CuPy's fill them: a zero by memset
+        args = (*args[:1], _as_cupy_writes(args[1]), *args[2:]) if len(args) > 1 else args
+        if "fill_value" in kwargs:
+            kwargs["fill_value"] = _as_cupy_writes(kwargs["fill_value"])
+    out = run(fn, args, kwargs, name in CONVERSIONS, name)
+    if name in CONVERSIONS and isinstance(out, DeviceArray) and not out.ndim and \
+            not isinstance(args[0] if args else None, DeviceArray):
+        out[...] = out._a[()]  # CuPy fills a 0-d array made of host data: a zero by memset
+    return out

@@ -26,7 +26,7 @@ from ...errors import DeviceMismatchError
 from ..bounds import checked_now
 from ..contract import Backend
 from ..cupy import numpy_functions, standard, ufunc_methods
-from ..cupy.fills import KeptSigns
+from ..cupy.fills import KeptSigns, zero_d_copied
 from ..cupy.special import Supplemented
 from .arrays import DEVICE, DeviceArray, DeviceNamespace, standard_namespace, unwrap, wrap
 
@@ -64,7 +64,7 @@ class GpulikeBackend(KeptSigns, Backend):
             self._checked(device)
         if isinstance(data, DeviceArray) and not copy and (dtype is None or data.dtype == dtype):
             return data
-        return DeviceArray(np.array(unwrap(data, host_ok=True), dtype=dtype))  # a copy, as CuPy's
+        return zero_d_copied(self.np.array, unwrap(data, host_ok=True), dtype=dtype)
 
     def create(self, fn: str, *args: Any, device: Device | None = None, chunks: Any = None,
                **kwargs: Any) -> DeviceArray:
