@@ -9,15 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from .dtypes import TORCH_STAND_INS, call_with_torch_objects
-from .errors import unknown_name
+from .errors import DeviceMismatchError, unknown_name
 
 
 # Device types, the backend that holds data there, and the index a bare type means.
 # "strict:N" is array-api-strict's Device("deviceN"): a second device without a GPU,
 # so the device logic below is exercised on every CI run (tests/test_devices_strict.py).
-BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch", "jax", "cubed")
+# "gpulike:0" is the gpulike test backend's device: NumPy under a GPU's rules, so the tests
+# parametrised over backends meet those rules in CI (backends/gpulike/).
+BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch", "jax", "cubed", "gpulike")
 DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
-    "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1)}
+    "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1),
+    "gpulike": ("gpulike", 0)}
 
 
 class Device(str):
@@ -89,6 +92,11 @@ class Device(str):
 
     def to_torch(self) -> Any:
         """The torch.device of the same name (torch is loaded: only torch code asks)."""
+        if self.type not in ("cpu", "cuda"):
+            raise DeviceMismatchError(
+                f"torch has no device {self.memory} (a test device of interop's): torch code "
+                "that makes tensors on it (torch.zeros(n, device=t.device), a module's "
+                "initial states) needs a tensor on the cpu or a GPU; move it with t.cpu()")
         import torch
         return torch.device(str(self.memory))
 

@@ -15,6 +15,8 @@ if [ "${1:-}" = "demo" ]; then
 else
   # torch is pinned: 2.13.0 is a CPU build; an unpinned torch pulls a multi-GB CUDA build.
   # jax[cpu] and cubed are pinned too: tests/test_backend_jax.py and test_backend_cubed.py run in CI.
+  # The test extras bring CuPy (cupy-cuda12x, about 100 MB): it imports without a GPU, and
+  # tests/test_cupy_api.py reads its API.
   step "installing interop with Dask, torch 2.13.0 (CPU), JAX 0.10.2 (CPU), Cubed 0.27.0 and the test tools"
   .venv/bin/python -m pip install -q -e ".[test,dask]" "torch==2.13.0" "jax[cpu]==0.10.2" "cubed==0.27.0"
 fi

@@ -1,5 +1,6 @@
-"""Shared fixtures: every test that takes ``backend`` runs on numpy and dask, and on cupy
-where a CUDA GPU is present (skipped cleanly elsewhere)."""
+"""Shared fixtures: every test that takes ``backend`` runs on numpy, dask and gpulike (NumPy
+on a test device with a GPU's rules: a test that mixes host and device data fails here, not
+first on a GPU), and on cupy where a CUDA GPU is present (skipped cleanly elsewhere)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def gpu_available() -> bool:
 HAS_GPU = gpu_available()
 # Not "strict": array-api-strict runs only the standard's functions; its devices are
 # tested on their own (tests/test_devices_strict.py).
-BACKENDS = ["numpy", "dask", pytest.param("cupy", marks=pytest.mark.gpu)]
+BACKENDS = ["numpy", "dask", "gpulike", pytest.param("cupy", marks=pytest.mark.gpu)]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -71,6 +72,28 @@ def default_backend(backend):
     interop.set_default_backend(old)
 
 
+def off_host(backend: str) -> bool:
+    """``backend`` keeps its data off the host (CuPy on a GPU, gpulike on its test device):
+    host arrays beside its tensors raise ``DeviceMismatchError``."""
+    import interop
+    return "cpu" not in interop.get_backend(backend).device_types
+
+
+def home_device(backend: str) -> str:
+    """Where ``backend`` puts a tensor made without ``device=``."""
+    return {"cupy": "cuda:0", "gpulike": "gpulike:0"}.get(backend, "cpu")
+
+
+def torch_device(backend: str) -> str:
+    """Where the torch modules and tensors that meet ``backend``'s tensors go: CUDA beside
+    CuPy, the CPU beside the host backends.  torch has no tensors on the gpulike test device,
+    so a test that needs them is skipped there (on a GPU its cupy run covers the device)."""
+    if backend == "gpulike":
+        pytest.skip("torch has no tensors on the gpulike test device (the cupy run, on a GPU, "
+                    "moves the torch side to CUDA)")
+    return "cuda" if backend == "cupy" else "cpu"
+
+
 def to_numpy(x):
     """Host values of an interop tensor, raw array or scalar (the test's view of a result)."""
     import interop
@@ -78,8 +101,8 @@ def to_numpy(x):
         x = x.raw
     if hasattr(x, "compute"):
         x = x.compute()
-    if type(x).__module__.startswith("cupy"):
-        x = x.get()
+    if type(x).__module__.startswith("cupy") or type(x).__name__ == "DeviceArray":
+        x = x.get()  # CuPy's arrays, and gpulike's, which stand for them
     if type(x).__module__.startswith("torch") and hasattr(x, "resolve_conj"):  # torch backend
         return interop.get_backend("torch").to_host(x)  # (bfloat16 too, by ml_dtypes)
     return np.asarray(x)

@@ -29,8 +29,16 @@ OPERATIONS = {
     "transpose": lambda d: d.T,
     "concat": lambda d: xr.concat([d, d], "x"),
     "groupby mean": lambda d: d.groupby("x").mean(),
-    "broadcast with coords": lambda d: d + xr.DataArray(np.arange(4.0), dims="y"),
+    "broadcast with coords": lambda d: d + xr.DataArray(_like(d, np.arange(4.0)), dims="y"),
 }
+
+
+def _like(d, values: np.ndarray):
+    """``values`` where ``d``'s data is (a tensor on its device: a GPU's data meets no host
+    array), as NumPy values for a NumPy-backed ``d``."""
+    data = d.data
+    return interop.array_api.asarray(values, device=data.device) \
+        if isinstance(data, interop.Tensor) else values
 
 
 def _array(data):

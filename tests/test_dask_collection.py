@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import home_device, to_numpy
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -189,7 +189,7 @@ def test_xarray_apply_ufunc_on_eager_tensors_needs_no_dask_option(backend):
 def test_creation_on_a_dask_tensors_device_is_dask(backend):
     xp = interop.array_api
     x = interop.tensor(HOST, backend=backend)
-    assert x.device == "cpu"  # torch's view of the device is unchanged
+    assert x.device == home_device(backend)  # torch's view of the device is unchanged
     for made in (xp.zeros(3, device=x.device), xp.asarray(np.ones(3), device=x.device),
                  interop.zeros(3, device=x.device), interop.tensor([1.0], device=x.device),
                  xp.full_like(xp.ones(2), 1.0, device=x.device)):

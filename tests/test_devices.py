@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import HAS_GPU, to_numpy
+from tests.conftest import HAS_GPU, home_device, off_host, to_numpy
 
 HOST = np.arange(12.0).reshape(3, 4)
 
@@ -38,8 +38,7 @@ def test_device_inequalities_and_repr():
 
 def test_device_of_host_tensors(backend):
     t = interop.tensor(HOST, backend=backend)
-    expected = "cuda:0" if backend == "cupy" else "cpu"
-    assert t.device == expected and t.is_cuda == (backend == "cupy")
+    assert t.device == home_device(backend) and t.is_cuda == (backend == "cupy")
 
 
 # ------------------------------------------------------------------ explicit moves on the host
@@ -47,7 +46,7 @@ def test_to_cpu_keeps_backend_and_values(backend):
     t = interop.tensor(HOST, backend=backend)
     for moved in (t.to("cpu"), t.cpu(), t.to(interop.device("cpu")), t.to_device("cpu")):
         assert moved.device == "cpu"
-        assert moved.backend == ("numpy" if backend == "cupy" else backend)
+        assert moved.backend == ("numpy" if off_host(backend) else backend)
         np.testing.assert_array_equal(to_numpy(moved), HOST)
 
 
@@ -94,9 +93,25 @@ def test_transfer_guard_is_a_setting_and_a_context():
         interop.transfer_guard("sometimes")
 
 
+@pytest.mark.parametrize("make", [interop.zeros_like, interop.ones_like, interop.empty_like,
+                                  lambda t, device: interop.full_like(t, 3.0, device=device),
+                                  lambda t, device: t.new_zeros(2, device=device),
+                                  lambda t, device: t.to(device)],
+                         ids=["zeros_like", "ones_like", "empty_like", "full_like", "new_zeros",
+                              "to"])
+def test_like_creation_goes_to_the_device_asked(make, backend):
+    """torch's ``device=`` of the ``*_like`` and ``new_*`` forms (op_db's device='cuda'
+    samples): a host tensor's like made on ``backend``'s device, and back on the host."""
+    home = home_device(backend)
+    host = interop.tensor([1.0, 2.0])
+    there = make(host, device=home)
+    assert there.device == home
+    assert make(interop.tensor([1.0, 2.0], backend=backend), device="cpu").device == "cpu"
+
+
 def test_host_mixes_are_not_transfers(backend):
     """NumPy with Dask (both host memory) is no transfer: the guard does not fire."""
-    if backend == "cupy":
+    if off_host(backend):
         pytest.skip("host-only mix")
     with interop.transfer_guard("disallow"):
         out = interop.tensor(HOST) + interop.tensor(HOST, backend=backend)

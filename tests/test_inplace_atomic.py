@@ -1,5 +1,8 @@
 """Nothing half-written: every in-place form that fails leaves its target unchanged.
 
+Index tensors are made on the target's backend (so on a device the mistake is the case's,
+not a host index beside device data).
+
 Each row is one in-place form (``add_``, ``t += x``, ``out=``, ``t[idx] = v``,
 ``np.add.at``, ...) with a mistake that is only found once the arguments look
 valid (a result dtype that cannot be cast, a shape that only fails to
@@ -79,7 +82,7 @@ CASES: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "fill_-overflow-int8": ("int8", lambda t, b: t.fill_(1000)),
     "fill_-overflow-float16": ("float16", lambda t, b: t.fill_(1e10)),
     "scatter_reduce_-median": ("float64", lambda t, b: t.scatter_reduce_(
-        1, np.array([[0, 1, 0]]), ten(np.ones((1, 3)), b), reduce="median")),
+        1, ten(np.array([[0, 1, 0]]), b), ten(np.ones((1, 3)), b), reduce="median")),
     "add_-into-broadcast-view": ("float64", lambda t, b: t[:1].expand(2, 3).add_(1.0)),
     "setitem-into-broadcast-view": ("float64", lambda t, b: _set(t[:1].expand(2, 3), 0, 1.0)),
     "relu-inplace-into-broadcast-view": ("float64", lambda t, b: interop.relu(
@@ -88,9 +91,9 @@ CASES: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "bitwise_and_-float": ("float64", lambda t, b: t.bitwise_and_(1)),
     "floordiv-int-by-zero": ("int64", lambda t, b: _ifloordiv(t, 0)),
     "cumsum_-dim": ("float64", lambda t, b: t.cumsum_(5)),
-    "index_add_-index-one-bad": ("float64", lambda t, b: t.index_add_(0, np.array([0, 5]),
+    "index_add_-index-one-bad": ("float64", lambda t, b: t.index_add_(0, ten(np.array([0, 5]), b),
                                                                       ten(np.ones((2, 3)), b))),
-    "scatter_-index-one-bad": ("float64", lambda t, b: t.scatter_(1, np.array([[0, 9, 1]]), 7.0)),
+    "scatter_-index-one-bad": ("float64", lambda t, b: t.scatter_(1, ten(np.array([[0, 9, 1]]), b), 7.0)),
     "np-add.at-index-one-bad": ("float64", lambda t, b: np.add.at(t, [0, 1, 5], 1.0)),
     "np-add.at-values-shape": ("float64", lambda t, b: np.add.at(t, ([0, 1],), np.ones(4))),
     "renorm_-negative-p": ("float64", lambda t, b: t.renorm_(p=-1, dim=0, maxnorm=1)),
@@ -100,13 +103,13 @@ CASES: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "masked_fill_-complex-into-float": ("float64", lambda t, b: t.masked_fill_(
         ten(np.ones((2, 3), bool), b), 1j)),
     "fill_-complex-into-float": ("float64", lambda t, b: t.fill_(2 + 1j)),
-    "index_add_-source-shape": ("float64", lambda t, b: t.index_add_(0, np.array([0, 1]),
+    "index_add_-source-shape": ("float64", lambda t, b: t.index_add_(0, ten(np.array([0, 1]), b),
                                                                       ten(np.ones(2), b))),
-    "scatter_-src-dtype": ("float64", lambda t, b: t.scatter_(1, np.array([[0, 1, 2]]),
+    "scatter_-src-dtype": ("float64", lambda t, b: t.scatter_(1, ten(np.array([[0, 1, 2]]), b),
                                                               ten(np.ones((1, 3)), b, "float32"))),
     "np.put-index-one-bad": ("float64", lambda t, b: np.put(t, [0, 99], [1.0, 2.0])),
     "np.put_along_axis-index-one-bad": ("float64", lambda t, b: np.put_along_axis(
-        t, np.array([[0, 9, 1]]), 7.0, axis=1)),
+        t, ten(np.array([[0, 9, 1]]), b), 7.0, axis=1)),
     "np.place-too-few-values": ("float64", lambda t, b: np.place(t, np.ones((2, 3), bool), [])),
     "np-out=-another-backend": ("float64", lambda t, b: np.add(
         ten(np.ones((2, 3)), "dask" if b == "numpy" else "numpy"), 1.0, out=t)),
@@ -211,8 +214,8 @@ def test_successful_inplace_writes_through(case: str, backend: str) -> None:
      "setitem": lambda: _set(t, slice(None), 1.0),
      "np-add.at": lambda: np.add.at(t, (slice(None),), 1.0),
      "np.put": lambda: np.put(t, range(6), 1.0),
-     "np.put_along_axis": lambda: np.put_along_axis(t, np.zeros((2, 3), int) + [0, 1, 2], 1.0,
-                                                    axis=1)}[case]()
+     "np.put_along_axis": lambda: np.put_along_axis(
+         t, ten(np.zeros((2, 3), int) + [0, 1, 2], backend), 1.0, axis=1)}[case]()
     np.testing.assert_array_equal(to_numpy(t), np.ones((2, 3)))
     if backend != "dask":
         assert t.raw is raw

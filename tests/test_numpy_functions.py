@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import off_host, to_numpy
 from tests.helpers.numpy_compare import as_tensors, assert_matches
 
 rng = np.random.default_rng(7)
@@ -176,6 +176,12 @@ DASK_LACKS = {
     "may_share_memory", "put", "place", "putmask", "copyto", "fill_diagonal", "put_along_axis",
     "linalg.eig", "linalg.eigvals", "linalg.cross", "linalg.tensorsolve", "linalg.tensorinv",
 }
+# What CuPy has not, nor interop for it (backends/cupy/numpy_functions.py supplies the rest):
+# its clear TypeError on a GPU, or CuPy's own refusal.
+CUPY_LACKS = {"insert", "block", "polyder", "polyint", "histogram_bin_edges", "geomspace"}
+CUPY_RAISES: dict[str, type] = {
+    "roots": NotImplementedError,  # CuPy's eigvals: "only Hermitian/symmetric" (a companion is not)
+}
 # Functions whose answer is a Python value: one compute (a value read under dask_compute).
 VALUE_ANSWERS = {"allclose", "array_equal", "array_equiv"}
 # Dask's own errors where its implementation is narrower than NumPy's.
@@ -231,6 +237,10 @@ def test_function_matches_numpy(case, backend):
         with pytest.raises(DASK_RAISES[case.name]):
             case.func(*targs, **tkwargs)
         return
+    if backend == "cupy" and case.name in CUPY_LACKS | set(CUPY_RAISES):
+        with pytest.raises(CUPY_RAISES.get(case.name, TypeError)):
+            case.func(*targs, **tkwargs)
+        return
     with count_computes() as computes:
         got = case.func(*targs, **tkwargs)
     if backend == "dask":
@@ -272,10 +282,18 @@ def test_function_out_tensor_keeps_identity(backend):
 def test_mixed_containers_with_ndarrays_and_scalars(backend):
     x, v = INPUTS["x"], INPUTS["v"]
     t = as_tensors(x, backend)
-    assert_matches(np.concatenate([t, v[None, :]]), np.concatenate([x, v[None, :]]), backend)
-    assert_matches(np.stack((v, as_tensors(v, backend), v)), np.stack((v, v, v)), backend)
-    assert_matches(np.broadcast_arrays(t, v, 2.0), np.broadcast_arrays(x, v, 2.0), backend)
     assert_matches(np.where(t > 0, t, 0), np.where(x > 0, x, 0), backend)
+    calls = {"concatenate": lambda: np.concatenate([t, v[None, :]]),
+             "stack": lambda: np.stack((v, as_tensors(v, backend), v)),
+             "broadcast_arrays": lambda: np.broadcast_arrays(t, v, 2.0)}
+    if off_host(backend):  # host arrays beside a device tensor: refused
+        for call in calls.values():
+            with pytest.raises(interop.DeviceMismatchError):
+                call()
+        return
+    assert_matches(calls["concatenate"](), np.concatenate([x, v[None, :]]), backend)
+    assert_matches(calls["stack"](), np.stack((v, v, v)), backend)
+    assert_matches(calls["broadcast_arrays"](), np.broadcast_arrays(x, v, 2.0), backend)
 
 
 # ------------------------------------------------------------------ conversion
@@ -305,6 +323,10 @@ def test_asarray_computes_dask_and_refuses_copy_false():
 def test_np_testing_on_host_tensors(backend):
     x = INPUTS["x"]
     t = as_tensors(x, backend)
+    if off_host(backend):  # np.testing converts with np.asarray: the host's tensors only
+        with pytest.raises(TypeError, match=r"t\.cpu\(\)"):
+            np.testing.assert_allclose(t, x)
+        return
     np.testing.assert_allclose(t, x)
     np.testing.assert_array_equal(t, x)
     with pytest.raises(AssertionError):
@@ -394,20 +416,22 @@ def test_logging_tensor_sees_every_surface(backend):
     x = INPUTS["x"]
     t = as_tensors(x, backend).as_subclass(LoggingTensor)
     LoggingTensor.log = []
+    host = as_tensors(x, backend) if off_host(backend) else x  # an ndarray where it may join
     results = {
         "ufunc": (np.add(t, 1.0), x + 1.0),
         "ufunc.reduce": (np.maximum.reduce(t, axis=0), x.max(axis=0)) if backend == "numpy"
         else (np.maximum(t, 0.0), np.maximum(x, 0.0)),
         "np.mean": (np.mean(t, axis=0), x.mean(axis=0)),
         "operator": (t * 2, x * 2),
-        "ndarray operator": (x - t, x - x),
+        "ndarray operator": (host - t, x - x),
         "interop": (interop.sum(t, dim=1), x.sum(axis=1)),
     }
     for name, (got, expected) in results.items():
         assert type(got) is LoggingTensor, name
         np.testing.assert_allclose(to_numpy(got), expected, err_msg=name)
     logged = set(LoggingTensor.log)
-    assert {np.add, np.mean, np.subtract, interop.sum, LoggingTensor.mul} <= logged
+    assert {np.add, np.mean, interop.sum, LoggingTensor.mul} <= logged
+    assert np.subtract in logged or off_host(backend)  # ndarray - t is NumPy's subtract
     if backend == "numpy":
         assert any(getattr(f, "__self__", None) is np.maximum and f.__name__ == "reduce"
                    for f in LoggingTensor.log)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import off_host, to_numpy
 from tests.helpers.numpy_compare import as_tensors, assert_matches
 
 DTYPES = ["bool", "uint8", "int8", "int32", "int64", "float32", "float64", "complex64"]
@@ -40,9 +40,16 @@ def outcome(fn):
 @pytest.mark.parametrize("op", OPERATORS, ids=lambda f: f.__name__)
 def test_ndarray_op_tensor_and_tensor_op_ndarray_both_match_numpy(op, backend):
     """``a <op> t`` reaches ``Tensor.__array_ufunc__``; ``t <op> a`` calls the same ufunc:
-    both are NumPy's answer (values and dtype) as a tensor, for every dtype pair."""
+    both are NumPy's answer (values and dtype) as a tensor, for every dtype pair; a device
+    tensor refuses the host array, in both orders."""
     for dx, dy in itertools.product(DTYPES, DTYPES):
         x, y = values(dx, 1), values(dy, 2)
+        if off_host(backend):
+            for call in (lambda: op(x, as_tensors(y, backend)),
+                         lambda: op(as_tensors(x, backend), y)):
+                with pytest.raises(interop.DeviceMismatchError):
+                    call()
+            continue
         expected = outcome(lambda: op(x, y))
         where = f"{op.__name__}({dx}, {dy})"
         for got in (outcome(lambda: op(x, as_tensors(y, backend))),
@@ -75,6 +82,11 @@ def test_python_scalars_and_lists_in_both_orders(backend):
         assert got.dtype == ref.numpy().dtype
         np.testing.assert_allclose(to_numpy(got), ref.numpy())
     assert_matches(np.add(t, 2.5), np.add(x, 2.5), backend)
+    if off_host(backend):  # a list is host data, as an ndarray is (CuPy's ufuncs refuse it)
+        for call in (lambda: np.add([1, 2, 3], t), lambda: [1, 2, 3] + t):
+            with pytest.raises((interop.DeviceMismatchError, TypeError)):
+                call()
+        return
     assert_matches(np.add([1, 2, 3], t), np.add([1, 2, 3], x), backend)
     got = [1, 2, 3] + t
     assert isinstance(got, interop.Tensor) and got.backend == backend

@@ -65,7 +65,8 @@ CASES = {
     "dist": (lambda a, b: torch.dist(a, b, 3), (M, M[::-1].copy())),
     "cov": (lambda a: torch.cov(a), (M,)),
     "corrcoef": (lambda a: torch.corrcoef(a), (M,)),
-    "bucketize": (lambda a: torch.bucketize(a, torch.tensor([-1.0, 0.0, 1.0])), (M,)),
+    "bucketize": (lambda a: torch.bucketize(a, (torch if isinstance(a, torch.Tensor) else interop)
+                                            .tensor([-1.0, 0.0, 1.0], device=a.device)), (M,)),
     "histc": (lambda a: torch.histc(a, bins=5), (M,)),
     "trapezoid": (lambda a: torch.trapezoid(a, dx=0.5), (M,)),
     # written from pieces every backend has (Dask lacks kron, cross, heaviside, ... itself)

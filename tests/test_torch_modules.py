@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import off_host, to_numpy, torch_device
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("dask")
@@ -130,9 +130,11 @@ PARAMS = [pytest.param(name, make, inputs, id=name, marks=marks)
 def test_module_matches_torch(name, make, inputs, backend):
     if backend == "dask" and name in DASK_XFAIL:
         pytest.xfail(DASK_XFAIL[name])
+    device = torch_device(backend)
     module = from_checkpoint(make)
     with torch.no_grad():
         expected = module(*[torch.from_numpy(x) for x in inputs])
+        module.to(device)  # the weights where the input is (CUDA beside CuPy)
         with ComputeCounter() as counter:
             got = module(*[as_interop(x, backend) for x in inputs])
     assert counter.count == 0, f"{name} computed {counter.count} Dask graph(s) in forward"
@@ -155,6 +157,7 @@ def assert_like_torch(got, expected, backend):
 def test_attention_masks_match_torch(backend):
     """Key padding (a bool interop tensor) and a causal mask (torch's float mask, as
     nn.Transformer makes it): torch's mask handling compares and converts t.dtype."""
+    device = torch_device(backend)
     mha = from_checkpoint(lambda: nn.MultiheadAttention(8, 2, batch_first=True))
     x = normal(2, 5, 8)
     padding = np.zeros((2, 5), bool)
@@ -164,19 +167,22 @@ def test_attention_masks_match_torch(backend):
         expected = mha(*[torch.from_numpy(x)] * 3, key_padding_mask=torch.from_numpy(padding),
                        attn_mask=causal)
         with ComputeCounter() as counter:
-            got = mha(*[as_interop(x, backend)] * 3,
-                      key_padding_mask=as_interop(padding, backend), attn_mask=causal)
+            got = mha.to(device)(*[as_interop(x, backend)] * 3,
+                                 key_padding_mask=as_interop(padding, backend),
+                                 attn_mask=causal.to(device))
     assert counter.count == 0
     assert_like_torch(got, expected, backend)
 
 
 def test_transformer_encoder_causal_matches_torch(backend):
+    device = torch_device(backend)
     layer = from_checkpoint(lambda: nn.TransformerEncoderLayer(8, 2, 16, batch_first=True))
     x = normal(2, 5, 8)
     causal = nn.Transformer.generate_square_subsequent_mask(5)
     with torch.no_grad():
         expected = layer(torch.from_numpy(x), src_mask=causal, is_causal=True)
-        got = layer(as_interop(x, backend), src_mask=causal, is_causal=True)
+        got = layer.to(device)(as_interop(x, backend), src_mask=causal.to(device),
+                               is_causal=True)
     assert_like_torch(got, expected, backend)
 
 
@@ -190,6 +196,7 @@ RECURRENT = {"RNN": lambda: nn.RNN(4, 5, num_layers=2, bidirectional=True),
 def test_packed_sequence_matches_torch(kind, enforce_sorted, backend):
     """pack_padded_sequence -> module -> pad_packed_sequence, as a user runs variable-length
     batches; the final hidden state of each sequence is the one at its own length."""
+    device = torch_device(backend)
     module = from_checkpoint(RECURRENT[kind])
     lengths = [5, 4, 2] if enforce_sorted else [2, 5, 4]
     x = normal(3, 5, 4) if module.batch_first else normal(5, 3, 4)
@@ -199,6 +206,7 @@ def test_packed_sequence_matches_torch(kind, enforce_sorted, backend):
         packed, expected_hidden = module(pack(torch.from_numpy(x), lengths, module.batch_first,
                                               enforce_sorted=enforce_sorted))
         expected, expected_lengths = pad(packed, module.batch_first, padding_value=-1.0)
+        module.to(device)
         with ComputeCounter() as counter:
             packed, hidden = module(pack(as_interop(x, backend), lengths, module.batch_first,
                                          enforce_sorted=enforce_sorted))
@@ -210,17 +218,18 @@ def test_packed_sequence_matches_torch(kind, enforce_sorted, backend):
 
 def test_recurrent_initial_state_as_interop_tensor(backend):
     """hx given by the caller (an interop tensor, here on the input's backend)."""
+    device = torch_device(backend)
     module = from_checkpoint(lambda: nn.LSTM(4, 5, num_layers=2))
     x, h, c = normal(6, 2, 4), normal(2, 2, 5), normal(2, 2, 5)
     with torch.no_grad():
         expected = module(torch.from_numpy(x), (torch.from_numpy(h), torch.from_numpy(c)))
-        got = module(as_interop(x, backend), (as_interop(h, backend), as_interop(c, backend)))
+        got = module.to(device)(as_interop(x, backend), (as_interop(h, backend), as_interop(c, backend)))
     assert_like_torch((got[0], *got[1]), (expected[0], *expected[1]), backend)
 
 
 def test_recurrent_refuses_other_dtype(backend):
     """A float64 input to float32 weights: torch's own check in forward raises first."""
-    module = nn.GRU(4, 5)
+    module = nn.GRU(4, 5).to(torch_device(backend))
     with pytest.raises((RuntimeError, ValueError), match="dtype"):
         module(as_interop(normal(6, 2, 4).astype(np.float64), backend))
 
@@ -228,8 +237,13 @@ def test_recurrent_refuses_other_dtype(backend):
 def test_device_is_taken_by_torch_factories(backend):
     """``torch.zeros(n, device=x.device)`` (torch's modules make their initial states so)."""
     x = as_interop(normal(2, 3), backend)
-    assert torch.zeros(2, dtype=x.dtype, device=x.device).device == torch.device("cpu")
-    assert np.zeros(2, device=x.device).shape == (2,)
+    if backend == "gpulike":  # a device torch does not have: said plainly
+        with pytest.raises(interop.DeviceMismatchError, match="torch has no device gpulike:0"):
+            torch.zeros(2, dtype=x.dtype, device=x.device)
+        return
+    assert torch.zeros(2, dtype=x.dtype, device=x.device).device.type == torch_device(backend)
+    if not off_host(backend):  # NumPy's device= takes the host only
+        assert np.zeros(2, device=x.device).shape == (2,)
 
 
 KINDS = {"RNN_TANH": lambda **kw: nn.RNN(nonlinearity="tanh", **kw),
@@ -265,24 +279,26 @@ def test_recurrent_configurations_match_torch(kind, layers, bidirectional, batch
 def test_embedding_bag_offsets_match_torch(mode, backend):
     """1-D indices cut by offsets (torch CPU tensors): an empty bag, padding, per-sample
     weights (sum), include_last_offset; the kernel's other outputs too."""
+    device = torch_device(backend)
     weight = torch.from_numpy(normal(10, 3))
     indices, offsets = np.array([1, 2, 0, 4, 4, 3, 0]), torch.tensor([0, 2, 2, 5])
     weights = normal(7) if mode == "sum" else None
     for padding_idx, include_last in [(None, False), (0, False), (-6, False), (0, True)]:
-        def call(i, w, padding_idx=padding_idx, include_last=include_last):
+        def call(i, w, on="cpu", padding_idx=padding_idx, include_last=include_last):
             cuts = torch.tensor([0, 2, 2, 7]) if include_last else offsets  # the last: the end
-            return nn.functional.embedding_bag(i, weight, cuts, mode=mode, per_sample_weights=w,
-                                               padding_idx=padding_idx,
+            return nn.functional.embedding_bag(i, weight.to(on), cuts.to(on), mode=mode,
+                                               per_sample_weights=w, padding_idx=padding_idx,
                                                include_last_offset=include_last)
         expected = call(torch.from_numpy(indices),
                         None if weights is None else torch.from_numpy(weights))
         with ComputeCounter() as counter:
             got = call(as_interop(indices, backend),
-                       None if weights is None else as_interop(weights, backend))
+                       None if weights is None else as_interop(weights, backend), device)
         assert counter.count == 0
         assert_like_torch(got, expected, backend)
-    kernel = [torch.embedding_bag(weight, i, offsets, False, ["sum", "mean", "max"].index(mode),
-                                  False, None, False, 0)
-              for i in (torch.from_numpy(indices), as_interop(indices, backend))]
+    kernel = [torch.embedding_bag(weight.to(on), i, offsets.to(on), False,
+                                  ["sum", "mean", "max"].index(mode), False, None, False, 0)
+              for i, on in ((torch.from_numpy(indices), "cpu"),
+                            (as_interop(indices, backend), device))]
     for got, expected in zip(kernel[1][1:], kernel[0][1:]):
         np.testing.assert_array_equal(to_numpy(got), expected.numpy())

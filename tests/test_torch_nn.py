@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import to_numpy, torch_device
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -25,7 +25,7 @@ PROBS = np.abs(X) / np.abs(X).sum(1, keepdims=True)
 
 
 def tensor(x, backend):
-    if not isinstance(x, np.ndarray):
+    if not isinstance(x, (np.ndarray, np.generic)):  # a NumPy scalar too (a 0-d tensor)
         return x
     chunks = {"chunks": tuple(max(1, s // 2) for s in x.shape)} if backend == "dask" else {}
     return interop.tensor(x, backend=backend, **chunks)
@@ -215,7 +215,7 @@ def test_module_inference_matches_torch(backend):
     tokens = np.random.default_rng(1).integers(0, 10, (3, 5))
     with torch.no_grad():
         expected = model(torch.from_numpy(tokens))
-        got = model(tensor(tokens, backend))
+        got = model.to(torch_device(backend))(tensor(tokens, backend))
     assert_like_torch(got, expected, backend)
 
 
@@ -232,4 +232,5 @@ def test_issue_example(backend):
     assert_like_torch(torch.where(p > 0.5, p, 0.0), torch.where(tp > 0.5, tp, 0.0), backend)
     model = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)).eval()
     with torch.no_grad():
-        assert_like_torch(model(x), model(torch.from_numpy(x_np)), backend)
+        expected = model(torch.from_numpy(x_np))
+        assert_like_torch(model.to(torch_device(backend))(x), expected, backend)

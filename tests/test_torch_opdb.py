@@ -77,7 +77,7 @@ def compare(got, expected, where: str, values: bool = True) -> None:
     """``got`` (interop) equals torch's ``expected``: values, dtype and shape."""
     if isinstance(expected, torch.Tensor):
         assert isinstance(got, interop.Tensor), f"{where}: {type(got).__name__}, not a tensor"
-        exp = expected.detach().resolve_conj().resolve_neg()
+        exp = expected.detach().resolve_conj().resolve_neg().cpu()  # (device='cuda' samples)
         res = to_numpy(got)
         if exp.dtype == torch.bfloat16:  # NumPy has it from ml_dtypes only: compared as float32
             assert str(res.dtype) == "bfloat16", f"{where}: dtype {res.dtype} != torch's bfloat16"
@@ -270,7 +270,8 @@ def write_table(results, path: Path) -> None:
 
 BACKEND_LIMIT_S = 120  # per operator: a run that takes longer is reported, not waited for
 BACKEND_SAMPLES = 12  # the first samples of each operator (max_pool2d alone has 1440)
-BACKEND_LABELS = {"dask": "Dask", "jax": "JAX", "torch": "PyTorch", "cubed": "Cubed"}
+BACKEND_LABELS = {"dask": "Dask", "jax": "JAX", "torch": "PyTorch", "cubed": "Cubed",
+                  "cupy": "CuPy", "gpulike": "gpulike"}
 TOO_SLOW = {"dask": {"nn.functional.conv_transpose3d": "not run: its first sample's graph "
                      "takes minutes (one task per kernel offset and chunk; a known gap of the "
                      "Dask path)"},
@@ -296,16 +297,13 @@ def _timed_out(signum, frame):
     raise OperatorTimeout
 
 
-def backend_section(path: Path, backend: str) -> None:
-    """Run every float32 operator that passes on NumPy on ``backend``'s tensors too, and
-    (re)write that backend's section of the coverage page: the figure and each operator
-    that fails there."""
+def run_backend(backend: str, shard: int = 0, shards: int = 1) -> dict:
+    """Every ``shards``-th float32 operator that passes on NumPy (from the ``shard``-th), its
+    first samples on ``backend``'s tensors: {"failures": {op: "k/n: why"}, "ran": count}."""
     operators, too_slow = float32_operators(), TOO_SLOW.get(backend, {})
     signal.signal(signal.SIGALRM, _timed_out)
     failures, ran = {}, 0
-    for name in OPERATORS:
-        if name in XFAIL:
-            continue
+    for name in [n for n in OPERATORS if n not in XFAIL][shard::shards]:
         if name in too_slow:
             failures[name] = f"0/0: {too_slow[name]}"
             continue
@@ -322,6 +320,32 @@ def backend_section(path: Path, backend: str) -> None:
         ran += bool(total)
         if total and passed < total:
             failures[name] = f"{passed}/{total}: {first}"
+    return {"failures": failures, "ran": ran}
+
+
+def run_sharded(backend: str, jobs: int) -> dict:
+    """``run_backend`` in ``jobs`` processes at once (one shard each), merged."""
+    import json
+    import subprocess
+    import tempfile
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = [Path(tmp) / f"{k}.json" for k in range(jobs)]
+        procs = [subprocess.Popen([sys.executable, "-m", "tests.test_torch_opdb", "--backend",
+                                   backend, "--shard", f"{k}/{jobs}", "--out", str(out)],
+                                  cwd=root) for k, out in enumerate(outs)]
+        codes = [p.wait() for p in procs]
+        if any(codes):
+            raise RuntimeError(f"op_db shards on {backend} exited with {codes}")
+        parts = [json.loads(out.read_text()) for out in outs]
+    return {"failures": {k: v for p in parts for k, v in p["failures"].items()},
+            "ran": sum(p["ran"] for p in parts)}
+
+
+def write_section(path: Path, backend: str, results: dict) -> str:
+    """(Re)write ``backend``'s section of the coverage page: the figure and each operator
+    that fails there; the figure's line is returned."""
+    failures, ran, too_slow = results["failures"], results["ran"], TOO_SLOW.get(backend, {})
     label = BACKEND_LABELS[backend]
     layout = ("in two chunks along the first axis (values computed for the comparison)"
               if backend == "dask" else f"on the {backend} backend")
@@ -340,12 +364,32 @@ def backend_section(path: Path, backend: str) -> None:
     sections[label] = "\n" + "\n".join(lines)
     path.write_text(main.rstrip("\n") + "\n" + "".join(
         sections[k] + "\n" for k in sorted(sections)))
-    print(lines[4])
+    return lines[4]
+
+
+def backend_main(argv: list[str]) -> None:
+    """``--backend NAME [--jobs N]``: run (N processes at once) and rewrite NAME's section of
+    docs/torch_coverage.md; ``--shard K/N --out FILE``: one shard's results, as JSON."""
+    import argparse
+    import json
+    parser = argparse.ArgumentParser(prog="python -m tests.test_torch_opdb")
+    parser.add_argument("--backend", required=True, choices=sorted(BACKEND_LABELS))
+    parser.add_argument("--jobs", type=int, default=1, help="processes at once (shards)")
+    parser.add_argument("--shard", help="K/N: only every N-th operator from the K-th")
+    parser.add_argument("--out", help="with --shard: write its results (JSON) here")
+    args = parser.parse_args(argv)
+    if args.shard:
+        k, n = map(int, args.shard.split("/"))
+        Path(args.out).write_text(json.dumps(run_backend(args.backend, k, n)))
+        return
+    results = run_sharded(args.backend, args.jobs) if args.jobs > 1 else \
+        run_backend(args.backend)
+    print(write_section(Path(__file__).resolve().parents[1] / "docs" / "torch_coverage.md",
+                        args.backend, results))
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--backend"]:
-    backend_section(Path(__file__).resolve().parents[1] / "docs" / "torch_coverage.md",
-                    sys.argv[2])
+    backend_main(sys.argv[1:])
 elif __name__ == "__main__":
     res = survey(set(sys.argv[1:]) or None)
     print(summary(res))

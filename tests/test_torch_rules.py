@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import to_numpy, torch_device
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -234,8 +234,9 @@ def test_conj_and_neg_views_come_in_with_their_values(name, backend):
     np.testing.assert_array_equal(to_numpy(interop.tensor(flagged, backend=backend)), truth)
     np.testing.assert_array_equal(to_numpy(interop.as_tensor(flagged)), truth)
     t = interop.tensor(np.ones(3, dtype=truth.dtype), backend=backend)
-    np.testing.assert_array_equal(to_numpy(torch.add(t, flagged)), 1 + truth)
-    np.testing.assert_array_equal(to_numpy(interop.add(t, flagged)), (torch.ones(3) + flagged).numpy())
+    operand = flagged.to(torch_device(backend))  # a torch operand where t is
+    np.testing.assert_array_equal(to_numpy(torch.add(t, operand)), 1 + truth)
+    np.testing.assert_array_equal(to_numpy(interop.add(t, operand)), (torch.ones(3) + flagged).numpy())
 
 
 PROMOTED = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

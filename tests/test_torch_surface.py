@@ -10,7 +10,7 @@ import pytest
 
 import interop
 from interop.backends.dlpack import foreign_to_raw, from_torch
-from tests.conftest import HAS_GPU, to_numpy
+from tests.conftest import HAS_GPU, to_numpy, torch_device
 
 torch = pytest.importorskip("torch")
 
@@ -60,9 +60,11 @@ def test_named_tuple_results(backend):
 
 def test_torch_tensor_operands_come_in(backend):
     """A plain torch.Tensor first or second: the result is an interop tensor on the backend."""
-    t, w = tensor(A, backend), torch.ones(4)
+    device = torch_device(backend)  # the torch tensors where the data is (CUDA beside CuPy)
+    t, w = tensor(A, backend), torch.ones(4, device=device)
     check(torch.add(w, t), torch.add(torch.ones(4), torch.from_numpy(A)), backend)
-    check(torch.matmul(t, torch.ones(4, 2)), torch.from_numpy(A) @ torch.ones(4, 2), backend)
+    check(torch.matmul(t, torch.ones(4, 2, device=device)), torch.from_numpy(A) @ torch.ones(4, 2),
+          backend)
 
 
 def test_torch_operand_is_zero_copy():
@@ -162,7 +164,7 @@ def test_parameters_imported_once_and_kept_current():
     lambda t, w: torch.tensordot(t, w, dims=1),
     lambda t, w: torch.cdist(t, w),
     lambda t, w: torch.nn.functional.layer_norm(t, (4,), w[0], w[1]),
-    lambda t, w: torch.nn.functional.embedding(torch.tensor([[0, 2], [1, 1]]), t),
+    lambda t, w: torch.nn.functional.embedding(torch.tensor([[0, 2], [1, 1]], device=w.device), t),
     lambda t, w: torch.nn.functional.linear(t, torch.nn.Parameter(w)),
 ], ids=["einsum", "einsum_torch_first", "tensordot", "cdist", "layer_norm", "embedding",
         "linear_parameter"])
@@ -170,7 +172,8 @@ def test_torch_python_functions_take_torch_operands(call, backend):
     """torch's Python functions list torch.Tensor in ``types``: it is data, not an override."""
     w = torch.linspace(-1, 1, 16).reshape(4, 4)
     with torch.no_grad():
-        check(call(tensor(A, backend), w), call(torch.from_numpy(A.copy()), w), backend)
+        check(call(tensor(A, backend), w.to(torch_device(backend))),
+              call(torch.from_numpy(A.copy()), w), backend)
 
 
 def test_unrelated_torch_subclass_still_declines():

@@ -107,7 +107,7 @@ def test_array_api_consumer_pattern(backend):
     c = xp.zeros((2, 3, 3)) if backend == "numpy" else \
         interop.zeros((2, 3, 3), backend=backend)
     for k in range(2):
-        c[k, :, :] = xp.ones((3, 3)) * k
+        c[k, :, :] = xp.ones((3, 3), device=c.device) * k  # made where c is, as consumers do
         view = c[k, :, :]
         diagonal = xp.linalg.diagonal(view) + 0.5
         for i in range(3):
@@ -119,7 +119,7 @@ def test_array_api_consumer_pattern(backend):
 def test_advanced_indexing_copies_on_every_backend(backend):
     """An integer-array or mask index gives a copy (NumPy's rule): writes do not reach t."""
     t = interop.tensor(np.arange(6.0), backend=backend)
-    picked = t[interop.tensor([0, 2])]
+    picked = t[interop.tensor([0, 2], backend=backend)]
     picked += 100
     np.testing.assert_array_equal(to_numpy(t), np.arange(6.0))
 

@@ -263,7 +263,7 @@ def test_basic_index_writes_match_numpy(backend: str, data: st.DataObject) -> No
     value = data.draw(st.sampled_from(["scalar", "array"]), label="value")
     written = 99.0 if value == "scalar" else -np.arange(float(np.prod(selected))).reshape(selected)
     reference[index] = written
-    t[index] = written
+    t[index] = written if value == "scalar" else interop.tensor(written, backend=backend)
     np.testing.assert_array_equal(to_numpy(t), reference)
     view = t[index]
     view.add_(1000)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..backends.cupy.standard import complex_of
 from ..errors import NonNumericError
 
 _KIND = {"b": "bool", "i": "integral", "u": "integral", "f": "real", "c": "complex"}
@@ -172,16 +173,21 @@ def expm1(x: Any, /) -> Any:
 
 def tanh(x: Any, /) -> Any:
     """NumPy's complex ``tanh(+inf + yj)`` is ``1 - 0j`` for some finite ``y``; the
-    standard's is ``1 + 0j``."""
+    standard's is ``1 + 0j``.  CuPy's ``tanh(+-0 + inf j)`` and ``tanh(+-0 + NaN j)`` are
+    NaN + NaN j; the standard's +-0 + NaN j."""
     import array_api_compat
     xp = array_api_compat.array_namespace(x)
     out = xp.tanh(x)
     if not xp.isdtype(x.dtype, "complex floating"):
         return out
     limit = (xp.real(x) == np.inf) & xp.isfinite(xp.imag(x)) & (xp.imag(x) > 0)
-    return xp.where(limit, xp.ones_like(out), out)
+    out = xp.where(limit, xp.ones_like(out), out)
+    edge = (xp.real(x) == 0) & ~xp.isfinite(xp.imag(x))
+    return xp.where(edge, complex_of(xp, xp.real(x), np.nan, x), out)
 
 
+DTYPES_ONLY = frozenset({"can_cast", "finfo", "iinfo", "isdtype", "result_type"})
+"""Functions that read their arrays' dtypes only: a GPU tensor beside a host one is no mix."""
 RULES = {"can_cast": can_cast, "finfo": finfo, "iinfo": iinfo, "result_type": result_type,
          "repeat": repeat, "floor_divide": floor_divide, "expm1": expm1, "tanh": tanh,
          "broadcast_arrays": broadcast_arrays, "broadcast_to": broadcast_to, "where": where,

@@ -48,7 +48,13 @@ def _moved(rargs: list, source: Backend | None, target: Backend) -> list:
     following the default backend as ``interop.tensor`` makes them do."""
     if source is None or source is target:
         return rargs
-    return [to_raw(a, backend=target) if source.owns(a) else a for a in rargs]
+    return [_moved_one(a, source, target) for a in rargs]
+
+
+def _moved_one(a: Any, source: Backend, target: Backend) -> Any:
+    if type(a) in (list, tuple):  # xp.stack([ndarray, ndarray]) on a GPU default backend
+        return type(a)(_moved_one(x, source, target) for x in a)
+    return to_raw(a, backend=target) if source.owns(a) else a
 
 
 def _function_for(be: Backend, module: str, name: str, public_name: str) -> Callable:
@@ -79,6 +85,8 @@ def generate(name: str, module: str = "", extra: bool = False) -> Callable[..., 
     resolved: dict[Backend, Callable] = {}  # the backend function, looked up once per backend
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
+        if qualname in _standard.DTYPES_ONLY:  # dtypes, not data: no devices to reconcile
+            args = tuple(a.dtype if isinstance(a, Tensor) else a for a in args)
         be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)
         device = rkwargs.get("device") if rkwargs else None
         tensors = be if be is not None and (_holds_tensor(args, kwargs) or not all(

@@ -15,8 +15,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import BackendLacksError, IndexOutOfRangeError, shown_shape
+from ..errors import BackendLacksError, shown_shape
 from . import views
+from .bounds import dims_indexed, in_bounds
 from .contract import Backend
 
 
@@ -80,14 +81,14 @@ class ChunkedBackend(Backend):
         if not any(getattr(i, "dtype", None) is not None and i.dtype.kind in "iu" for i in items):
             return index
         checked = []
-        for item, d in zip(items, _dims_indexed(items, len(shape))):
+        for item, d in zip(items, dims_indexed(items, len(shape))):
             if d is not None and getattr(item, "dtype", None) is not None \
                     and item.dtype.kind in "iu" and d < len(shape):
                 if isinstance(item, self.array_type):
-                    item = self.np.map_blocks(functools.partial(_in_bounds, size=shape[d],
+                    item = self.np.map_blocks(functools.partial(in_bounds, size=shape[d],
                                                                 name=name), item, dtype=item.dtype)
                 elif type(item) is np.ndarray:
-                    _in_bounds(item, shape[d], name)
+                    in_bounds(item, shape[d], name)
             checked.append(item)
         return tuple(checked) if isinstance(index, tuple) else checked[0]
 
@@ -188,24 +189,3 @@ def _placed(args: tuple, kwargs: dict, first: Any, at: dict) -> tuple[list, dict
     positions (ints) and keywords (strs)."""
     a = [first, *(at.get(i, v) for i, v in enumerate(args[1:], 1))]
     return a, {key: at.get(key, v) for key, v in kwargs.items()}
-
-
-def _dims_indexed(items: tuple, ndim: int) -> list:
-    """The first dimension each item of an index indexes (None for ``...``, None, True)."""
-    def width(i: Any) -> int:
-        if i is None or i is Ellipsis or isinstance(i, bool):
-            return 0
-        return i.ndim if getattr(i, "dtype", None) == bool else 1
-    free = ndim - sum(width(i) for i in items)
-    dims, d = [], 0
-    for item in items:
-        dims.append(None if item is None or item is Ellipsis or isinstance(item, bool) else d)
-        d += free if item is Ellipsis else width(item)
-    return dims
-
-
-def _in_bounds(block: Any, size: int, name: str) -> Any:
-    if block.size and (block.min() < -size or block.max() >= size):
-        raise IndexOutOfRangeError(f"{name}: an index is out of bounds for a dimension of size "
-                                   f"{size}; valid indices are {-size} to {size - 1}")
-    return block

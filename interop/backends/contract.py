@@ -327,11 +327,23 @@ class Backend(abc.ABC):
         where ``native_ops`` is set (the fast path stays one attribute read for the others)."""
         return None
 
+    def numpy_supplement(self, func: Callable) -> Callable | None:
+        """The NumPy function ``func`` where the library lacks it, or answers in another form,
+        as interop supplies it for raw arrays; None: the library's own (NEP 18).  CuPy:
+        ``nanquantile``, ``allclose`` giving a bool, ... (``cupy/numpy_functions.py``)."""
+        return None
+
     def ufunc(self, name: str) -> Any:
         """The library's ufunc ``name``, else NumPy's, which arrays implementing NEP 13 (Dask's
         lazily, CuPy's on the GPU) run themselves."""
         fn = getattr(self.np, name, None)
         return fn if fn is not None else getattr(np, name)
+
+    def ufunc_method(self, ufunc: np.ufunc, method: str) -> Callable:
+        """NumPy's ``ufunc.<method>`` (``reduce``, ``accumulate``, ``reduceat``, ``at``,
+        ``outer``) for its arrays: NumPy's own, which arrays implementing NEP 13 run
+        themselves.  CuPy: interop's where CuPy's ufuncs have none (``cupy/ufunc_methods``)."""
+        return getattr(ufunc, method)
 
     def ufunc_reduce(self, name: str, raw: Any, axis: Any, keepdims: bool = False) -> Any:
         """``numpy.<name>.reduce`` (``bitwise_xor``, ...) over ``axis`` (None: every axis)."""

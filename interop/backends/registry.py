@@ -42,6 +42,7 @@ _LIBRARIES: dict[str, tuple[tuple[str, ...], str]] = {
     "torch": (("torch",), "pip install 'interop[torch]'"),
     "jax": (("jax", "jaxlib"), "pip install 'interop[jax]'"),
     "cubed": (("cubed",), "pip install 'interop[cubed]'"),
+    "gpulike": ((), "nothing: a test device of interop's own (NumPy under a GPU's rules)"),
 }
 _MODULE_OF_LIBRARY = {module: name for name, (modules, _) in _LIBRARIES.items()
                       for module in modules}

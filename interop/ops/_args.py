@@ -166,3 +166,10 @@ def special_module(be: Any, name: str) -> Any:
 def scaled(x: Any, s: Any) -> Any:
     """``x * s``, skipped for the common ``s == 1`` (alpha, beta, value arguments)."""
     return x if s == 1 else x * s
+
+
+def open_grids(be: Any, shape: tuple) -> list:
+    """``np.indices(shape, sparse=True)``: one arange per dimension, shaped to broadcast
+    along it (CuPy's ``indices`` has no ``sparse=``)."""
+    return [be.np.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
+            for d, n in enumerate(shape)]

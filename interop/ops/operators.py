@@ -16,6 +16,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..core.dispatch.wrapping import raw_backends
+
+
+def _remainder(a: Any, b: Any) -> Any:
+    """``a % b`` by the backend's ``remainder``: NumPy's operator is it, CuPy's departs from it
+    for floats (NaN for a finite ``a`` by an infinite ``b``); its backend's is NumPy's."""
+    return raw_backends[type(a) if type(a) in raw_backends else type(b)].np.remainder(a, b)
+
 
 class Operator(NamedTuple):
     """One binary operator and every form Python gives it."""
@@ -39,7 +47,7 @@ BINARY_OPERATORS = {
     "mul": Operator("mul", "mul", "mul", _op.mul, "biufc", np.multiply),
     "truediv": Operator("div", "div", None, _op.truediv, "fc", np.true_divide),
     "floordiv": Operator("floor_divide", None, None, _op.floordiv, "f", np.floor_divide),
-    "mod": Operator("remainder", "remainder", None, _op.mod, "f", np.remainder),
+    "mod": Operator("remainder", "remainder", None, _remainder, "f", np.remainder),
     "pow": Operator("pow", None, None, _op.pow, "fc", np.power),
     "matmul": Operator("matmul", "matmul", None, None, "", np.matmul, inplace=False),
     "and": Operator("bitwise_and", None, None, _op.and_, "biu", np.bitwise_and),

@@ -58,7 +58,10 @@ def _lacks(label: str, be: Backend | None) -> TypeError:
 
 def _call_backend(func: Any, method: str, be: Backend | None, rargs: list, rkwargs: dict) -> Any:
     """The NumPy callable on raw arrays, with NumPy's 'nobody implements it' made clear."""
-    fn = func if method == "__call__" else getattr(func, method)
+    fn = func if method == "__call__" else getattr(func, method) if be is None \
+        else be.ufunc_method(func, method)
+    if be is not None and method == "__call__" and not isinstance(func, np.ufunc):
+        fn = be.numpy_supplement(func) or fn
     if be is not None and not be.numpy_protocols:
         fn = be.numpy_function(func, method)
         if fn is None:

@@ -28,6 +28,8 @@ os.environ["SCIPY_ARRAY_API"] = "1"
 import numpy as np  # noqa: E402
 
 import interop  # noqa: E402
+from interop.backends import backend_of  # noqa: E402
+from tests.conftest import to_numpy  # noqa: E402
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(40, 5))
@@ -211,37 +213,43 @@ def verdict(result: dict[str, Any]) -> str:
 _RESULTS: dict[tuple[str, str], dict] = {}  # (consumer, backend) -> the subprocess's results
 
 
-def assert_case(consumer: str, label: str, case: str, backend: str, dask_limits: dict) -> None:
+def assert_case(consumer: str, label: str, case: str, backend: str, dask_limits: dict,
+                device_limits: dict | None = None) -> None:
     """The case matches the NumPy run; on Dask, where raw Dask (array-api-compat's namespace)
     runs it, interop's Dask tensors give what it gives (Dask-backed results, as lazily); a
-    listed limit must still be one (xfail).
+    listed limit (``dask_limits`` on Dask, ``device_limits`` off the host: CuPy, gpulike)
+    must still be one (xfail).
 
     The consumer's cases run once per backend, in one subprocess, on first use."""
     import pytest
+    from tests.conftest import off_host
     if (consumer, backend) not in _RESULTS:
         _RESULTS[consumer, backend] = run_cases(consumer, backend)
     result = _RESULTS[consumer, backend][case]
     problem = verdict(result)
-    if backend == "dask" and case in dask_limits:
-        assert problem, f"{label} {case} now works on Dask: update the README's support table"
-        pytest.xfail(f"Dask: {dask_limits[case]} ({problem[:160]})")
+    limits = dask_limits if backend == "dask" else (device_limits or {}) if off_host(backend) \
+        else {}
+    if case in limits:
+        assert problem, f"{label} {case} now works on {backend}: update its list of limits"
+        pytest.xfail(f"{backend}: {limits[case]} ({problem[:160]})")
     assert not problem, f"{label} {case} on {backend}: {problem}"
 
 
 def host(x: Any) -> Any:
-    if isinstance(x, interop.Tensor):
-        x = x.raw
-    return np.asarray(x.compute() if hasattr(x, "compute") else x)
+    """A result's values on the host: a tensor's or a backend's raw array through its backend
+    (copied from a device, computed on Dask), anything else as NumPy reads it."""
+    if isinstance(x, interop.Tensor) or backend_of(x) is not None:
+        return to_numpy(x)
+    return np.asarray(x)
 
 
 def kind(x: Any) -> str:
-    """What a result is: 'dask' / 'numpy' / 'cupy' (tensor or raw array), else its type's name."""
+    """What a result is: its backend's name ('numpy', 'dask', 'cupy', ...; tensor or raw
+    array), else its type's name."""
     if isinstance(x, interop.Tensor):
         return x.backend
-    module = type(x).__module__.partition(".")[0]
-    if module in ("numpy", "dask", "cupy") and hasattr(x, "shape") and not isinstance(x, np.generic):
-        return module
-    return type(x).__name__
+    be = backend_of(x)
+    return be.name if be is not None else type(x).__name__
 
 
 class Computes:

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from .ufunc_methods import as_dask, axes_of, finish, numpy_checked, probe_array
+from ..ufunc_probes import axes_of, numpy_checked, probe_array
+from .ufunc_methods import as_dask, finish
 
 
 # ------------------------------------------------------------------ NumPy functions Dask lacks

@@ -1,8 +1,9 @@
 """Creation functions: ``backend=``, ``device=`` and (Dask) ``chunks=`` on every one.
 
-Which backend: ``backend=`` if given, else the ``like`` tensor's (for the
-``*_like`` forms), else ``device='cuda'`` means CuPy, else the default
-backend (``interop.set_default_backend`` / ``INTEROP_BACKEND``).
+Which backend: ``backend=`` if given, else one that serves ``device=`` (the ``like``
+tensor's for the ``*_like`` forms, or the default, else ``'cuda'`` means CuPy), else the
+``like`` tensor's, else the default backend (``interop.set_default_backend`` /
+``INTEROP_BACKEND``).
 """
 
 from __future__ import annotations
@@ -23,14 +24,18 @@ from ..registry import SHAPE, SIZE, op
 
 
 def target(backend: Any, device: Any, like: Backend | None = None) -> Backend:
+    """The backend that creates: ``backend=``, else one serving ``device=`` (the ``like``
+    tensor's, the default, or the device's own: ``zeros_like(t, device='cuda')`` of a host
+    tensor is a GPU tensor), else the ``like`` tensor's, else the default."""
     if backend is not None:
         return registry.get_backend(backend)
-    if like is not None:
-        return like
     if device is not None:
-        default = registry.default_backend()
-        return default if default.serves(Device(device)) else registry.backend_for_device(device)
-    return registry.default_backend()
+        dev = Device(device)
+        for be in (like, registry.default_backend()):
+            if be is not None and be.serves(dev):
+                return be
+        return registry.backend_for_device(dev)
+    return like if like is not None else registry.default_backend()
 
 
 def _number(x: Any, name: str) -> Any:

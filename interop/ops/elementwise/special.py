@@ -150,7 +150,9 @@ def special_spherical_bessel_j0(be: Any, input: Any) -> Any:
     return be.np.where(x == 0, x.dtype.type(1), be.np.sin(safe) / safe)
 
 
-@op(method=False, torch=("torch.special.airy_ai",))
+@op(method=False, torch=("torch.special.airy_ai",),
+    lacks={"cupy": "cupyx.scipy.special has no airy (the Airy functions need Bessel functions "
+                   "of order 1/3, which it has not either)"})
 def special_airy_ai(be: Any, input: Any) -> Any:
     """The Airy function Ai."""
     (x,) = _floating(be, input)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from .._args import cast, whole_arrays
+from .._args import cast, open_grids, whole_arrays
 from ..annotations import Dim
 from ..registry import op
 
@@ -128,7 +128,7 @@ def _scatter_reduce(be: Any, input: Any, dim: int, index: Any, src: Any, reduce:
     if index.size == 0:
         return out
     src = src[tuple(slice(0, s) for s in index.shape)]
-    grids = list(be.np.indices(tuple(index.shape), sparse=True))
+    grids = open_grids(be, tuple(index.shape))
     grids[dim] = index
     target = _reduce_into(be, target, tuple(grids), _source_dtype(src, input.dtype), reduce,
                           include_self)

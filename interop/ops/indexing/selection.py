@@ -14,7 +14,7 @@ import numpy as np
 from ... import dtypes
 from ...backends import registry, views
 from ...errors import IndexOutOfRangeError, InvalidIndexError, NumberOverflowError, ShapeError
-from .._args import cast, int_arg, kept_scalars, promote, whole_arrays
+from .._args import cast, int_arg, kept_scalars, open_grids, promote, whole_arrays
 from ..annotations import Dim, DimOrDims
 from ..registry import op
 
@@ -407,10 +407,11 @@ def _scattered(be: Any, input: Any, d: int, index: Any, src: Any, value: Any,
     values = cast(values, input.dtype) if hasattr(values, "dtype") else \
         be.np.asarray(values, dtype=input.dtype)  # torch casts a value first: 2.5 -> 2 for ints
     values = be.np.broadcast_to(values, tuple(index.shape))
-    grids = list(be.np.indices(tuple(index.shape), sparse=True))
+    grids = open_grids(be, tuple(index.shape))
     grids[d] = index
     if reduce in (None, "add", "multiply"):
-        try:
+        try:  # (bounds checked first where the library's indexing wraps around: CuPy)
+            be.checked_index((slice(None),) * d + (index,), tuple(out.shape), "scatter()")
             out = be.updated(out, tuple(grids), values, reduce)
         except IndexError as exc:  # (a copy: nothing written) NumPy's words, torch's class too
             raise IndexOutOfRangeError(f"scatter(): {exc}; indices along dim {d} must be in "

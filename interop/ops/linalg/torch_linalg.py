@@ -112,8 +112,20 @@ def solve(be: Any, A: Any, B: Any, *, left: bool = True) -> Any:
         return be.np.swapaxes(solve(be, be.np.swapaxes(A, -1, -2), be.np.swapaxes(B, -1, -2)),
                               -1, -2)
     if B.ndim == 1 or B.ndim == A.ndim - 1 and B.shape == A.shape[:-1]:  # torch's vector rule
-        return _like(linalg(be, "solve")(A, B[..., None])[..., 0], A)
-    return _like(linalg(be, "solve")(A, B), A)
+        return _like(_solved(be, A, B[..., None])[..., 0], A)
+    return _like(_solved(be, A, B), A)
+
+
+def _solved(be: Any, A: Any, B: Any) -> Any:
+    """The library's solve on matrices B, with the batch dimensions broadcast first (NumPy
+    broadcasts them itself; CuPy wants them equal) and empty batches answered here."""
+    if B.ndim < 2:  # refused as the library refuses it
+        return linalg(be, "solve")(A, B)
+    batch = np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    if 0 in batch or 0 in B.shape[-2:]:  # nothing to solve (CuPy divides by the batch size)
+        return be.np.zeros(batch + tuple(B.shape[-2:]), dtype=np.result_type(A.dtype, B.dtype))
+    return linalg(be, "solve")(be.np.broadcast_to(A, batch + tuple(A.shape[-2:])),
+                               be.np.broadcast_to(B, batch + tuple(B.shape[-2:])))
 
 
 @op("linalg_solve_ex", method=False, torch=torch_names("solve_ex", "torch.linalg"))
@@ -280,7 +292,22 @@ def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: A
     tol = rtol if rtol is not None else rcond
     if tol is None:
         tol = max(A.shape[-2:]) * np.finfo(A.dtype).eps if A.shape[-1] and A.shape[-2] else 0.0
-    return linalg(be, "pinv")(A, rcond=tol, hermitian=hermitian)
+    if hermitian:
+        return _hermitian_pinv(be, A, tol)
+    return linalg(be, "pinv")(A, rcond=tol)
+
+
+def _hermitian_pinv(be: Any, A: Any, tol: Any) -> Any:
+    """NumPy's pinv(hermitian=True) by eigh, on every backend (CuPy's pinv has no
+    ``hermitian=``): V diag(1/w) V^H over the eigenvalues w above tol * the largest |w|."""
+    if not A.size:
+        return be.np.swapaxes(A, -1, -2).copy()
+    w, v = linalg(be, "eigh")(A)
+    size = be.np.abs(w)
+    cutoff = be.np.asarray(tol)[..., None] * be.np.max(size, axis=-1, keepdims=True)
+    kept = size > cutoff
+    inverse = be.np.where(kept, 1 / be.np.where(kept, w, 1), 0).astype(v.dtype)
+    return (v * inverse[..., None, :]) @ be.np.conj(be.np.swapaxes(v, -1, -2))
 
 
 @op("linalg_matrix_rank", method=False, torch=torch_names("matrix_rank", "torch.linalg"))

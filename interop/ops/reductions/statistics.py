@@ -185,8 +185,45 @@ def dist(be: Any, input: Any, other: Any, p: Any = 2) -> Any:
 def cov(be: Any, input: Any, *, correction: int = 1, fweights: Any = None,
         aweights: Any = None) -> Any:
     """Covariance of the rows (variables) over the columns (observations)."""
-    out = be.np.cov(input, ddof=correction, fweights=fweights, aweights=aweights)
+    if fweights is None and aweights is None:
+        out = be.np.cov(input, ddof=correction)
+    else:  # by torch's formula: CuPy's cov centres weighted data on the unweighted mean
+        out = _weighted_cov(be, input, correction, fweights, aweights)
     return out.astype(input.dtype if input.dtype.kind in "fc" else dtypes.get_default_dtype())
+
+
+def _checked_weights(be: Any, name: str, w: Any, kinds: str, kind: str, n: int) -> Any:
+    """torch's checks of cov's ``fweights`` or ``aweights`` (the signs: a value read)."""
+    if w.dtype.kind not in kinds:
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{w.dtype} dtype")
+    if w.ndim > 1 or (w.size if w.ndim else 1) != n:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions and the "
+                           f"same numel as there are observations in the input ({n}), got "
+                           f"shape {tuple(w.shape)}")
+    if bool(host_values(be.np.any(w < 0), f"cov(): the signs of {name}")):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+    return be.np.reshape(w, (n,)).astype(np.float64)
+
+
+def _weighted_cov(be: Any, input: Any, correction: int, fweights: Any, aweights: Any) -> Any:
+    """torch.cov with weights: sum_k w_k (x_k - avg)(y_k - avg)^* / (sum w - correction
+    * (sum w a / sum w if aweights)), avg the w-weighted mean, w = fweights * aweights."""
+    x = be.np.reshape(input, (1, -1)) if input.ndim < 2 else input
+    n = x.shape[1]
+    f = None if fweights is None else _checked_weights(be, "fweights", fweights, "iub",
+                                                       "integral", n)
+    a = None if aweights is None else _checked_weights(be, "aweights", aweights, "f",
+                                                       "floating point", n)
+    w = f if a is None else a if f is None else f * a
+    dtype = np.promote_types(x.dtype, np.float64 if x.dtype.kind not in "fc" else x.dtype)
+    x = x.astype(dtype)
+    total = be.np.sum(w)
+    centred = x - be.np.sum(x * w, axis=1, keepdims=True) / total
+    fact = total if correction == 0 else total - correction if a is None else \
+        total - correction * be.np.sum(w * a) / total
+    fact = be.np.maximum(fact, 0)
+    return be.np.squeeze((centred * w) @ be.np.conj(centred).T / fact)  # as NumPy's cov
 
 
 @op()

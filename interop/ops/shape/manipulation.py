@@ -394,9 +394,10 @@ def triu(be: Any, input: Any, diagonal: int = 0) -> Any:
 def diagonal(be: Any, input: Any, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Any:
     """The diagonal of each matrix (dimensions dim1, dim2), as a writable view."""
     out = be.np.diagonal(input, offset=offset, axis1=dim1, axis2=dim2)
-    if getattr(out, "flags", None) is not None and not out.flags.writeable \
-            and input.flags.writeable:
-        out.flags.writeable = True  # NumPy's diagonal is read-only only for backward compatibility
+    # NumPy's diagonal is read-only only for backward compatibility; CuPy's flags have no
+    # writeable (its arrays always are), Dask's and JAX's arrays no flags
+    if getattr(getattr(out, "flags", None), "writeable", True) is False and input.flags.writeable:
+        out.flags.writeable = True
     return views.merged(out, input, lambda base, raw: _with_diagonal(be, base, raw, offset,
                                                                       dim1, dim2))
 
