@@ -40,6 +40,8 @@ def _windows(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list, dilation
     n = len(kernel)
     if any(lo or hi for lo, hi in pads):
         x = be.np.pad(x, [(0, 0), (0, 0), *pads], mode="constant", constant_values=fill)
+    if be.lazy:  # chunks along the batch only: each window one slice of each chunk, not a
+        x = x.rechunk({i: -1 for i in range(1, x.ndim)})  # patchwork of the padding's chunks
     out = [(x.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(n)]
     if any(o <= 0 for o in out):
         raise RuntimeError(f"convolution/pooling: kernel size {list(kernel)} (dilated) is larger "
@@ -75,14 +77,16 @@ def convolution(be: Any, input: Any, weight: Any, bias: Any, stride: Any, paddin
         raise RuntimeError(f"conv{n}d: Given groups={groups}, weight of size "
                            f"{list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[1] * groups} channels, but got {channels} channels")
-    sp = "uvw"[:n]  # spatial letters, distinct from z g c o
     w = weight.reshape((groups, out_ch // groups, *weight.shape[1:]))
-    total = None
+    total = sizes = None
     for offset, win in _windows(be, x, kernel, stride_, pads, dilation_, x.dtype.type(0)):
-        win = win.reshape((batch, groups, channels // groups, *win.shape[2:]))
-        term = be.np.einsum(f"zgc{sp},goc->zgo{sp}", win, w[(Ellipsis, *offset)])
+        sizes = tuple(win.shape[2:])
+        win = win.reshape((batch, groups, channels // groups, math.prod(sizes)))
+        # (groups, out, in) @ (batch, groups, in, positions): a matmul, which Dask keeps in
+        # the batch's chunks (its einsum would split them to bound the output's chunks)
+        term = be.np.matmul(w[(Ellipsis, *offset)], win)
         total = term if total is None else total + term
-    out = total.reshape((batch, out_ch, *total.shape[3:]))
+    out = total.reshape((batch, out_ch, *sizes))
     if bias is not None:
         out = out + bias.reshape((-1,) + (1,) * n)
     return out[0] if unbatched else out

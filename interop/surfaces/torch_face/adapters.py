@@ -1,0 +1,104 @@
+"""The ATen overloads whose arguments say something other than their record's, adapted by
+hand (the rest map by name in ``aten``), and the inert argument values any record may ignore.
+
+Each adapter takes the overload's arguments unboxed (interop tensors) and returns interop
+results, calling the table's records through their public callables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...core.dispatch import make_public
+from ...ops import TORCH_NAMES
+from . import boxes
+
+_publics: dict[str, Callable] = {}
+
+
+def record(torch_name: str) -> Callable:
+    """The public callable of the record answering ``torch_name`` (made once)."""
+    found = _publics.get(torch_name)
+    if found is None:
+        found = _publics[torch_name] = make_public(TORCH_NAMES[torch_name], torch_name,
+                                                   torch_name)
+    return found
+
+
+# ------------------------------------------------------------------ inert argument values
+INERT = frozenset({"layout", "pin_memory", "memory_format", "non_blocking", "requires_grad"})
+"""Arguments ATen passes that no record needs while they hold their inert values."""
+
+
+def inert(name: str, value: Any, default: Any) -> bool:
+    """True if ``value`` of argument ``name`` asks for nothing a dense backend array lacks."""
+    if value is None or value is False or value == default:
+        return True
+    torch = boxes.TORCH
+    return (name == "layout" and value == torch.strided) or (
+        name == "memory_format" and value in (torch.contiguous_format, torch.preserve_format))
+
+
+def first_face(args: Any) -> Any:
+    """The first TorchTensor among ``args`` (lists searched too), or None."""
+    for a in args:
+        if type(a) is boxes.TorchTensor:
+            return a
+        if type(a) is list or type(a) is tuple:
+            found = first_face(a)
+            if found is not None:
+                return found
+    return None
+
+
+def same_device(device: Any, args: tuple) -> bool:
+    """True if ``device`` is where the operation's TorchTensor operands already are."""
+    face = first_face(args)
+    return face is not None and boxes.TORCH.device(device) == face.device
+
+
+# ------------------------------------------------------------------ the adapters
+def convolution(input: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
+                transposed: bool, output_padding: Any, groups: int) -> Any:
+    """``aten.convolution``: conv{1,2,3}d, or their transpose when ``transposed``."""
+    n = weight.ndim - 2
+    if transposed:
+        return record(f"torch.nn.functional.conv_transpose{n}d")(
+            input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return record(f"torch.nn.functional.conv{n}d")(input, weight, bias, stride, padding,
+                                                    dilation, groups)
+
+
+def to_copy(input: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+            pin_memory: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Any:
+    """``aten._to_copy``: a copy in another dtype (or on another device: an explicit move)."""
+    here = boxes.torch_device(input.device)
+    target = None if device is None or boxes.TORCH.device(device) == here else str(device)
+    return record("torch.Tensor.to")(input, dtype=dtype, device=target, copy=True)
+
+
+def local_scalar(input: Any) -> Any:
+    """``aten._local_scalar_dense``: the one value as a Python number (Dask computes)."""
+    return record("torch.Tensor.item")(input)
+
+
+def same_data(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """``aten.alias``, ``aten.lift_fresh``: a new tensor over the same array."""
+    return record("torch.Tensor.detach")(input)
+
+
+def unsafe_view(input: Any, size: Any) -> Any:
+    """``aten._unsafe_view``: ``view`` (torch skips its aliasing bookkeeping)."""
+    return record("torch.Tensor.reshape")(input, size)
+
+
+ADAPTERS: dict[str, Callable[..., Any]] = {
+    "aten.convolution": convolution,
+    "aten._to_copy": to_copy,
+    "aten._local_scalar_dense": local_scalar,
+    "aten.alias": same_data,
+    "aten.lift_fresh": same_data,
+    "aten._unsafe_view": unsafe_view,
+}
+"""ATen names (with or without the overload) -> adapters."""

@@ -1,0 +1,200 @@
+"""The one mapping from ATen overloads to the operation table, made once per overload.
+
+``handler_for(func)`` decides, in this order:
+
+1. an adapter (``adapters.ADAPTERS``): the few ATen operations whose arguments say something
+   else than the record's (``aten.convolution``'s ``transposed`` picks conv or its transpose);
+2. the record of the same name, where the names agree: ``aten.<name>.<overload>`` when a record
+   lists it, else the record answering ``torch.<name>``, ``torch.Tensor.<name>``,
+   ``torch.nn.functional.<name>`` (``torch.special``, ``torch.linalg``, ``torch.fft`` for
+   ``special_*``, ``linalg_*``, ``fft_*``), used only if the overload's argument names are the
+   record's (``self`` is the record's ``input``); arguments the record lacks must hold their
+   inert value (``layout=torch.strided``, ``pin_memory=False``, the operands' own device);
+3. torch's decomposition of the overload into others (``decompose``);
+4. else a ``NotImplementedError`` naming the overload and the backend: never torch's own kernels.
+
+The handler unboxes the arguments (``boxes.unboxed``), runs the operation through the same
+public path the plain facade uses (``dispatch.make_public``: fast paths, promotion, errors in
+torch's words), and boxes the results; an in-place or ``out=`` overload returns the tensor it
+wrote, as ATen does.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from ...core.dispatch import make_public
+from ...ops import TABLE, TORCH_NAMES
+from ...ops.registry import Op
+from . import adapters, boxes, decompose
+from .boxes import boxed, unboxed
+
+Handler = Callable[[tuple, dict], Any]
+HANDLERS: dict[Any, Handler] = {}
+"""OpOverload -> its handler, filled on first use of each overload."""
+
+_ENTRIES: dict[str, Op] = {name: entry for entry in TABLE.values() for name in entry.torch}
+_NAMESPACES = (("special_", "torch.special."), ("linalg_", "torch.linalg."),
+               ("fft_", "torch.fft."))
+_P = inspect.Parameter
+
+
+def handler_for(func: Any) -> Handler:
+    """The handler of ATen overload ``func`` (made once, then ``HANDLERS[func]``)."""
+    handler = _adapted(func) or _from_record(func) or decompose.decomposed(func, handler_for) or \
+        _refusal(func)
+    HANDLERS[func] = handler
+    return handler
+
+
+def candidate_names(func: Any) -> tuple[str, ...]:
+    """The torch names whose record may run ATen overload ``func``, most specific first."""
+    name = func._opname
+    own = (f"aten.{name}.{func._overloadname}",) + (
+        (f"aten.{name}",) if func._overloadname == "default" else ())
+    spaced = tuple(space + name[len(prefix):] for prefix, space in _NAMESPACES
+                   if name.startswith(prefix))
+    return (*own, *spaced, f"torch.{name}", f"torch.Tensor.{name}",
+            f"torch.nn.functional.{name}")
+
+
+def _written_argument(schema: Any) -> int | str | None:
+    """Where the tensor an in-place or ``out=`` overload returns comes from: its position
+    among the arguments, or its keyword (``out``); None for a new result."""
+    if len(schema.returns) != 1 or schema.returns[0].alias_info is None or \
+            not schema.returns[0].alias_info.is_write:
+        return None
+    alias = schema.returns[0].alias_info.before_set
+    for i, arg in enumerate(schema.arguments):
+        if arg.alias_info is not None and arg.alias_info.before_set == alias:
+            return arg.name if arg.kwarg_only else i
+    return None
+
+
+def _boxing(func: Any, call: Callable[..., Any], arguments: Callable | None = None) -> Handler:
+    """The handler running ``call`` on the unboxed arguments (reshaped by ``arguments`` where
+    the record's signature asks), boxing what it returns."""
+    written = _written_argument(func._schema)
+
+    def run(args: tuple, kwargs: dict) -> Any:
+        iargs = [a._t if type(a) is boxes.TorchTensor else unboxed(a) for a in args]
+        ikwargs = {k: unboxed(v) for k, v in kwargs.items()} if kwargs else kwargs
+        if arguments is not None:
+            iargs, ikwargs = arguments(args, iargs, ikwargs)
+        out = call(*iargs, **ikwargs)
+        if written is None:
+            return boxed(out)
+        return kwargs[written] if type(written) is str else args[written]
+    return run
+
+
+def _adapted(func: Any) -> Handler | None:
+    adapter = adapters.ADAPTERS.get(str(func)) or adapters.ADAPTERS.get(f"aten.{func._opname}")
+    return None if adapter is None else _boxing(func, adapter)
+
+
+def _from_record(func: Any) -> Handler | None:
+    inplace = func._schema.name.endswith("_") and _written_argument(func._schema) == 0
+    for name in candidate_names(func):
+        entry, route = _ENTRIES.get(name), TORCH_NAMES.get(name)
+        if entry is None or route is None:
+            continue
+        if inplace and entry.inplace is None:
+            continue  # the out-of-place record of an in-place overload's name
+        arguments = _agreement(func, entry)
+        if arguments is False:
+            continue
+        public = make_public(route, str(func), f"aten.{func._opname}")
+        return _boxing(func, public, arguments)
+    return None
+
+
+def _record_parameters(entry: Op) -> list[inspect.Parameter]:
+    try:
+        return list(inspect.signature(entry.impl).parameters.values())[1:]  # without ``be``
+    except (TypeError, ValueError):
+        return []
+
+
+def _agreement(func: Any, entry: Op) -> Callable | None | bool:
+    """How ``func``'s arguments reach ``entry``'s implementation: None when they go as they
+    come (the names agree, position by position); a function reshaping them (keywords the
+    record takes by name; inert values dropped); False when the names do not agree."""
+    params = _record_parameters(entry)
+    by_name = {p.name: p for p in params}
+    any_keyword = any(p.kind is _P.VAR_KEYWORD for p in params)
+    actions: list[tuple[str, str, Any]] = []  # (schema name, action, detail) per argument
+    in_order = True  # every argument so far went by position
+    for i, arg in enumerate(func._schema.arguments):
+        name = "input" if arg.name == "self" and "self" not in by_name else arg.name
+        own = by_name.get(name)
+        here = params[i] if i < len(params) else None
+        if in_order and not arg.kwarg_only and here is not None and (
+                here.kind is _P.VAR_POSITIONAL or here.name == name and here.kind in
+                (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)):
+            actions.append((arg.name, "position", None))
+            continue
+        in_order = False
+        if own is not None and own.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY):
+            actions.append((arg.name, "keyword", name))
+        elif arg.name == "device":
+            actions.append((arg.name, "device", None))
+        elif any_keyword and arg.kwarg_only:
+            actions.append((arg.name, "keyword", name))
+        elif arg.name in adapters.INERT or arg.has_default_value():
+            actions.append((arg.name, "inert",
+                            arg.default_value if arg.has_default_value() else None))
+        else:
+            return False
+    as_they_come = all(action == "position" or action == "keyword" and arg.kwarg_only and
+                       detail == arg.name
+                       for (_, action, detail), arg in zip(actions, func._schema.arguments))
+    return None if as_they_come else _reshaper(func, actions, "device" in by_name)
+
+
+def _reshaper(func: Any, actions: list[tuple[str, str, Any]], takes_device: bool) -> Callable:
+    """The argument reshaping of ``_agreement``: positionals by keyword where the record
+    wants, inert values checked and dropped, a device equal to the operands' dropped."""
+    names = [a.name for a in func._schema.arguments]
+    label = str(func)
+
+    def arguments(args: tuple, iargs: list, ikwargs: dict) -> tuple[list, dict]:
+        given = dict(zip(names, iargs))
+        given.update(ikwargs)
+        out_args: list = []
+        out_kwargs: dict = {}
+        for name, action, detail in actions:
+            if name not in given:
+                continue
+            value = given[name]
+            if action == "position":
+                out_args.append(value)
+            elif action == "keyword":
+                out_kwargs[detail] = value
+            elif action == "device":
+                if value is not None and not adapters.same_device(value, args):
+                    if not takes_device:
+                        raise NotImplementedError(
+                            f"{label}: device={value} differs from the operands'; move the "
+                            "result afterwards (x.to(device))")
+                    out_kwargs["device"] = value
+            elif not adapters.inert(name, value, detail):
+                raise NotImplementedError(
+                    f"{label}: {name}={value!r} is not supported by interop's record of it; "
+                    f"leave {name} at its default")
+        return out_args, out_kwargs
+    return arguments
+
+
+def _refusal(func: Any) -> Handler:
+    def refuse(args: tuple, kwargs: dict) -> Any:
+        backends = sorted({a.backend for a in (*args, *kwargs.values())
+                           if type(a) is boxes.TorchTensor}) or ["any"]
+        raise NotImplementedError(
+            f"{func} is not implemented by interop for the {', '.join(backends)} backend: no "
+            "record of the operation table runs it and torch has no decomposition of it; "
+            "interop does not fall back to torch's own kernels. Work on t.as_interop() "
+            "(interop's functions), or on a torch tensor (torch.from_dlpack(t.as_interop())).")
+    return refuse

@@ -1,0 +1,96 @@
+"""Between the two faces: interop tensors boxed as ``TorchTensor``s (torch's metadata read from
+the array) and ATen arguments unboxed to interop tensors.
+
+A plain torch tensor among the arguments (a constant torch code made, a gradient seed) comes in
+as data, without a copy where DLPack allows (CPU tensors as NumPy arrays, CUDA ones as CuPy), and
+the operation table's promotion policy joins it to the other operands, as it would on the plain
+facade.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...backends import registry
+from ...backends.dlpack import foreign_to_raw
+from ...core.tensor import Tensor, make
+from ...errors import UnknownShapeError
+
+TORCH: Any = None
+"""The torch module, once the face is made (``bind``): nothing here imports torch."""
+TorchTensor: Any = None
+"""``interop.TorchTensor``, once made."""
+
+_torch_dtypes: dict[Any, Any] = {}  # a backend's dtype -> torch's dtype of the same name
+_torch_devices: dict[str, Any] = {}  # interop's device ("cpu", "cuda:0") -> torch.device
+_SEQUENCES = (list, tuple)
+
+
+def bind(cls: type, torch: Any) -> None:
+    """Called once, when ``TorchTensor`` is made."""
+    global TORCH, TorchTensor
+    TORCH, TorchTensor = torch, cls
+
+
+def torch_dtype(dtype: Any) -> Any:
+    """torch's dtype of the same name as a backend's (NumPy's, ml_dtypes' bfloat16)."""
+    found = _torch_dtypes.get(dtype)
+    if found is None:
+        found = _torch_dtypes[dtype] = getattr(TORCH, dtype.name)
+    return found
+
+
+def torch_device(device: Any) -> Any:
+    """The ``torch.device`` of an interop device (a Dask tensor's is its chunks')."""
+    found = _torch_devices.get(device)
+    if found is None:
+        found = _torch_devices[device] = TORCH.device(str(device))
+    return found
+
+
+def box(t: Tensor, requires_grad: bool = False) -> Any:
+    """A ``TorchTensor`` over interop tensor ``t`` (no copy)."""
+    raw = t._raw
+    be = registry.backend_of(raw)
+    try:
+        obj = TorchTensor._make_wrapper_subclass(
+            TorchTensor, raw.shape, dtype=torch_dtype(be.dtype_of(raw)),
+            device=torch_device(be.device_of(raw)), requires_grad=requires_grad)
+    except TypeError:
+        if any(n != n for n in raw.shape):
+            raise UnknownShapeError(
+                f"interop.TorchTensor: a lazy tensor of unknown size {tuple(raw.shape)} (from "
+                "boolean masking, unique or nonzero) cannot be a torch tensor, whose sizes are "
+                "known; call t.compute_chunk_sizes() first") from None
+        raise
+    obj._t = t
+    return obj
+
+
+def boxed(out: Any) -> Any:
+    """An operation's results as torch expects them: interop tensors boxed, tuples (named
+    ones too) as plain tuples, anything else (numbers, None) as it is."""
+    if isinstance(out, Tensor):
+        return box(out)
+    if isinstance(out, _SEQUENCES):
+        return type(out)(boxed(x) for x in out) if type(out) in _SEQUENCES else \
+            tuple(boxed(x) for x in out)
+    return out
+
+
+def unboxed(x: Any) -> Any:
+    """An ATen argument for the operation table: a ``TorchTensor`` as its interop tensor, a
+    plain torch tensor as an interop tensor over its data, lists of them likewise."""
+    t = type(x)
+    if t is TorchTensor:
+        return x._t
+    if t is list or t is tuple:
+        return t([unboxed(v) for v in x])
+    if isinstance(x, TORCH.Tensor):
+        return plain_tensor(x)
+    return x
+
+
+def plain_tensor(x: Any) -> Tensor:
+    """A plain torch tensor's data as an interop tensor: no copy where DLPack allows."""
+    return make(Tensor, foreign_to_raw(x))
