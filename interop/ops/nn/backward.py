@@ -1,5 +1,5 @@
 """The ATen backward kernels torch has no decomposition of, which autograd calls on tensors of
-other backends (``interop.TorchTensor``): convolution's gradients.
+other backends (``interop.TorchTensor``): convolution's and the pools' gradients, the shrinks'.
 
 Written on the same primitives as the forward (``conv``: padded strided windows, einsum), so
 NumPy, CuPy and Dask (lazily) run them.
@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .conv import _tuple, _windows, conv_transpose, convolution
+import numpy as np
+
+from .aten import indices_backward
+from .conv import _batched, _ceil_pads, _tuple, _windows, avg_divisor, conv_transpose, convolution
+from .functional import _adaptive_bounds
 from ..registry import op, torch_names
 
 
@@ -65,3 +69,81 @@ def convolution_backward(be: Any, grad_output: Any, input: Any, weight: Any, bia
     if output_mask[2]:
         grad_bias = be.np.sum(grad_output, axis=(0, *range(2, grad_output.ndim)))
     return grad_input, grad_weight, grad_bias
+
+
+def _avg_pool_backward(n: int) -> None:
+    def impl(be: Any, grad_output: Any, input: Any, kernel_size: Any, stride: Any, padding: Any,
+             ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Any:
+        x, unbatched = _batched(input, n)
+        g = grad_output[None] if unbatched else grad_output
+        kernel = _tuple(kernel_size, n)
+        stride_ = _tuple(stride, n) if stride not in (None, (), []) else kernel
+        sizes = tuple(int(s) for s in x.shape[2:])
+        pads = _ceil_pads(sizes, kernel, stride_, _tuple(padding, n), (1,) * n, ceil_mode)
+        g = g / avg_divisor(be, x, kernel, stride_, pads, count_include_pad, divisor_override)
+        channels = x.shape[1]
+        ones = be.np.ones((channels, 1, *kernel), dtype=g.dtype)
+        # each window's share spread back over it: over the padded input's coordinates
+        spread = conv_transpose(be, g.astype(x.dtype), ones, None, stride_, 0, 0, channels, 1, n)
+        short = [max(0, lo + size - spread.shape[2 + i]) for i, ((lo, _), size)
+                 in enumerate(zip(pads, sizes))]
+        if any(short):  # input past the last window: no gradient there
+            spread = be.np.pad(spread, [(0, 0), (0, 0), *((0, s) for s in short)])
+        out = spread[(slice(None), slice(None),
+                      *(slice(lo, lo + size) for (lo, _), size in zip(pads, sizes)))]
+        return out[0] if unbatched else out
+    name = f"avg_pool{n}d_backward"
+    impl.__name__ = name
+    impl.__doc__ = (f"avg_pool{n}d's gradient: each output's gradient, divided as the forward "
+                    "divided, spread over its window (a transposed depthwise convolution).")
+    op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
+
+
+def _adaptive_avg_pool_backward(n: int) -> None:
+    def impl(be: Any, grad_output: Any, input: Any) -> Any:
+        g = grad_output
+        for k in range(n):  # the forward is separable: one averaging matrix per dim
+            axis = g.ndim - n + k
+            size, out = int(input.shape[axis]), int(g.shape[axis])
+            share = np.zeros((out, size), dtype=g.dtype)
+            for i, (lo, hi) in enumerate(_adaptive_bounds(size, out)):
+                share[i, lo:hi] = 1 / (hi - lo)
+            share = be.asarray(share, device=be.device_of(g))
+            g = be.np.moveaxis(be.np.matmul(be.np.moveaxis(g, axis, -1), share), -1, axis)
+        return g.astype(input.dtype)
+    name = f"_adaptive_avg_pool{n}d_backward"
+    impl.__name__ = name
+    impl.__doc__ = (f"adaptive_avg_pool{n}d's gradient: each output's gradient shared equally "
+                    "over its window, one dim at a time.")
+    op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
+
+
+def _picked_backward(name: str, n: int) -> None:
+    def impl(be: Any, grad_output: Any, input: Any, *args: Any) -> Any:
+        return indices_backward(be, grad_output, args[-1], input, n)
+    impl.__name__ = name
+    impl.__doc__ = "The gradient of a max pool: each output's at the index it picked."
+    op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
+
+
+for _n in (2, 3):
+    _avg_pool_backward(_n)
+    _adaptive_avg_pool_backward(_n)
+    _picked_backward(f"adaptive_max_pool{_n}d_backward", _n)
+_picked_backward("max_pool3d_with_indices_backward", 3)
+
+
+def _shrunk(be: Any, grad: Any, input: Any, lambd: Any) -> Any:
+    return be.np.where(be.np.abs(input) > lambd, grad, be.np.zeros_like(grad))
+
+
+@op(function=False, method=False, torch=torch_names("hardshrink_backward", "aten"))
+def hardshrink_backward(be: Any, grad_out: Any, input: Any, lambd: Any = 0.5) -> Any:
+    """hardshrink's gradient: passed where |input| > lambd, else 0."""
+    return _shrunk(be, grad_out, input, lambd)
+
+
+@op(function=False, method=False, torch=torch_names("softshrink_backward", "aten"))
+def softshrink_backward(be: Any, grad_output: Any, input: Any, lambd: Any = 0.5) -> Any:
+    """softshrink's gradient: passed where |input| > lambd, else 0."""
+    return _shrunk(be, grad_output, input, lambd)

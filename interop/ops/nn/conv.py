@@ -134,6 +134,18 @@ def _window_counts(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
     return count
 
 
+def avg_divisor(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
+                count_include_pad: bool, divisor_override: Any) -> Any:
+    """What each window's sum is divided by: ``divisor_override``, the kernel's size, or (with
+    padding left out, or ceil_mode's overhang) each window's own count, shaped (1, 1, *out)."""
+    overhang = any(hi != lo for lo, hi in pads)
+    if divisor_override:
+        return x.dtype.type(divisor_override)
+    if not overhang and (count_include_pad or not any(lo for lo, _ in pads)):
+        return x.dtype.type(math.prod(kernel))
+    return _window_counts(be, x, kernel, stride, pads, count_include_pad, x.dtype)
+
+
 def _argmax_windows(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
                     dilation: tuple, fill: Any) -> tuple[Any, Any]:
     """(max, flat spatial index of the max) of each window: the first maximum, or a NaN."""
@@ -179,14 +191,8 @@ def pool(be: Any, input: Any, kernel_size: Any, stride: Any, padding: Any, dilat
         out = None
         for _, win in _windows(be, x, kernel, stride_, pads, (1,) * n, x.dtype.type(0)):
             out = win if out is None else out + win
-        overhang = any(hi != lo for lo, hi in pads)
-        if divisor_override:
-            out = out / x.dtype.type(divisor_override)
-        elif not overhang and (count_include_pad or not any(lo for lo, _ in pads)):
-            out = out / x.dtype.type(math.prod(kernel))
-        else:
-            out = out / _window_counts(be, x, kernel, stride_, pads, count_include_pad, x.dtype)
-        out = out.astype(x.dtype)
+        out = (out / avg_divisor(be, x, kernel, stride_, pads, count_include_pad,
+                                 divisor_override)).astype(x.dtype)
     if unbatched:
         out, indices = out[0], None if indices is None else indices[0]
     return out if indices is None else (out, indices)

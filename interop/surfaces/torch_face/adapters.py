@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ... import dtypes
 from ...core.dispatch import make_public
 from ...ops import TORCH_NAMES
 from . import boxes
@@ -27,8 +28,13 @@ def record(torch_name: str) -> Callable:
 
 
 # ------------------------------------------------------------------ inert argument values
-INERT = frozenset({"layout", "pin_memory", "memory_format", "non_blocking", "requires_grad"})
+INERT = frozenset({"layout", "pin_memory", "memory_format", "non_blocking", "requires_grad",
+                   "implicit"})
 """Arguments ATen passes that no record needs while they hold their inert values."""
+
+
+ENUMERATIONS = {"reduction": ("none", "mean", "sum")}
+"""Arguments ATen passes as an enumeration's int that the records take by name."""
 
 
 def inert(name: str, value: Any, default: Any) -> bool:
@@ -93,7 +99,43 @@ def unsafe_view(input: Any, size: Any) -> Any:
     return record("torch.Tensor.reshape")(input, size)
 
 
+def arange(*bounds: Any, dtype: Any = None, device: Any = None, **inert: Any) -> Any:
+    """``aten.arange`` (its three overloads: end; start, end; start, end, step)."""
+    return record("torch.arange")(*bounds, dtype=dtype, device=device)
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, **inert: Any) -> Any:
+    """``aten.scalar_tensor``: a 0-d tensor of ``s`` (the default float dtype unless given)."""
+    return record("torch.full")((), s, dtype=dtype or dtypes.get_default_dtype(), device=device)
+
+
+def index(input: Any, indices: Any) -> Any:
+    """``aten.index.Tensor``: ``input[indices]``, a None in ``indices`` a whole dimension."""
+    return record("torch.Tensor.__getitem__")(
+        input, tuple(slice(None) if i is None else i for i in indices))
+
+
+def _adaptive_max_pool(n: int) -> Callable[..., Any]:
+    def adaptive_max_pool(input: Any, output_size: Any) -> Any:
+        """``aten.adaptive_max_pool{n}d``: the pooled values and their indices."""
+        return record(f"torch.nn.functional.adaptive_max_pool{n}d")(input, output_size,
+                                                                     return_indices=True)
+    return adaptive_max_pool
+
+
+def _adaptive_avg_pool(n: int) -> Callable[..., Any]:
+    def adaptive_avg_pool(input: Any, output_size: Any) -> Any:
+        """``aten._adaptive_avg_pool{n}d``: F.adaptive_avg_pool{n}d."""
+        return record(f"torch.nn.functional.adaptive_avg_pool{n}d")(input, output_size)
+    return adaptive_avg_pool
+
+
 ADAPTERS: dict[str, Callable[..., Any]] = {
+    "aten.arange": arange,
+    "aten.index.Tensor": index,
+    "aten.scalar_tensor": scalar_tensor,
+    **{f"aten.adaptive_max_pool{n}d": _adaptive_max_pool(n) for n in (1, 2, 3)},
+    **{f"aten._adaptive_avg_pool{n}d": _adaptive_avg_pool(n) for n in (2, 3)},
     "aten.convolution": convolution,
     "aten._to_copy": to_copy,
     "aten._local_scalar_dense": local_scalar,

@@ -43,8 +43,8 @@ _P = inspect.Parameter
 
 def handler_for(func: Any) -> Handler:
     """The handler of ATen overload ``func`` (made once, then ``HANDLERS[func]``)."""
-    handler = _adapted(func) or _from_record(func) or decompose.decomposed(func, handler_for) or \
-        _refusal(func)
+    handler = _adapted(func) or _from_record(func) or _from_functional(func) or \
+        decompose.decomposed(func, handler_for) or _refusal(func)
     HANDLERS[func] = handler
     return handler
 
@@ -86,7 +86,10 @@ def _boxing(func: Any, call: Callable[..., Any], arguments: Callable | None = No
         out = call(*iargs, **ikwargs)
         if written is None:
             return boxed(out)
-        return kwargs[written] if type(written) is str else args[written]
+        target = kwargs[written] if type(written) is str else args[written]
+        if type(target) is boxes.TorchTensor and target.shape != target._t._raw.shape:
+            boxes.restate(target)  # squeeze_, resize_, an out= resized: torch's sizes too
+        return target
     return run
 
 
@@ -111,6 +114,31 @@ def _from_record(func: Any) -> Handler | None:
     return None
 
 
+def _from_functional(func: Any) -> Handler | None:
+    """An in-place overload without a record of its own (``squeeze_``, ``bernoulli_``): its
+    out-of-place form, whose result replaces the target's array where it is a view of it (the
+    target's shape changes: ``squeeze_``) and is written into it otherwise."""
+    schema = func._schema
+    if not schema.name.endswith("_") or _written_argument(schema) != 0:
+        return None
+    packet = getattr(boxes.TORCH.ops.aten, func._opname[:-1], None)
+    functional = None if packet is None else getattr(packet, func._overloadname, None)
+    if functional is None:
+        return None
+    run = handler_for(functional)
+    aliases = functional._schema.returns[0].alias_info is not None
+
+    def run_inplace(args: tuple, kwargs: dict) -> Any:
+        target, out = args[0], run(args, kwargs)
+        if aliases:
+            target._t._raw = out._t._raw
+            boxes.restate(target)
+        else:
+            adapters.record("torch.Tensor.copy_")(target._t, out._t)
+        return target
+    return run_inplace
+
+
 def _record_parameters(entry: Op) -> list[inspect.Parameter]:
     try:
         return list(inspect.signature(entry.impl).parameters.values())[1:]  # without ``be``
@@ -118,46 +146,60 @@ def _record_parameters(entry: Op) -> list[inspect.Parameter]:
         return []
 
 
+_POSITIONAL = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
+
+
 def _agreement(func: Any, entry: Op) -> Callable | None | bool:
     """How ``func``'s arguments reach ``entry``'s implementation: None when they go as they
     come (the names agree, position by position); a function reshaping them (keywords the
-    record takes by name; inert values dropped); False when the names do not agree."""
+    record takes by name, a list of tensors spread over ``*tensors``, inert values dropped,
+    enumerations as the record spells them); False when the names do not agree, or the record
+    needs an argument the overload does not have."""
     params = _record_parameters(entry)
     by_name = {p.name: p for p in params}
+    spread = next((i for i, p in enumerate(params) if p.kind is _P.VAR_POSITIONAL), len(params))
     any_keyword = any(p.kind is _P.VAR_KEYWORD for p in params)
     actions: list[tuple[str, str, Any]] = []  # (schema name, action, detail) per argument
-    in_order = True  # every argument so far went by position
+    covered: set[str] = set()
     for i, arg in enumerate(func._schema.arguments):
         name = "input" if arg.name == "self" and "self" not in by_name else arg.name
         own = by_name.get(name)
-        here = params[i] if i < len(params) else None
-        if in_order and not arg.kwarg_only and here is not None and (
-                here.kind is _P.VAR_POSITIONAL or here.name == name and here.kind in
-                (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)):
+        in_order = not arg.kwarg_only and all(a in ("position", "spread") for _, a, _ in actions)
+        if in_order and i < spread and own is params[i] and own.kind in _POSITIONAL:
             actions.append((arg.name, "position", None))
-            continue
-        in_order = False
-        if own is not None and own.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY):
+            covered.add(name)
+        elif own is not None and own.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY):
             actions.append((arg.name, "keyword", name))
+            covered.add(name)
         elif arg.name == "device":
             actions.append((arg.name, "device", None))
-        elif any_keyword and arg.kwarg_only:
+        elif arg.name in adapters.INERT:
+            actions.append((arg.name, "inert", arg.default_value if arg.has_default_value()
+                            else None))
+        elif in_order and i >= spread and not any_keyword:  # into ``*sizes``, ``*tensors``
+            tensors = i == spread and str(arg.type) == "List[Tensor]"
+            actions.append((arg.name, "spread" if tensors else "position", None))
+        elif any_keyword and (arg.kwarg_only or i >= spread):  # taken by name: ``**kwargs``
             actions.append((arg.name, "keyword", name))
-        elif arg.name in adapters.INERT or arg.has_default_value():
-            actions.append((arg.name, "inert",
-                            arg.default_value if arg.has_default_value() else None))
         else:
             return False
+    required = {p.name for p in params if p.kind in _POSITIONAL and p.default is _P.empty}
+    if not required <= covered:
+        return False
     as_they_come = all(action == "position" or action == "keyword" and arg.kwarg_only and
                        detail == arg.name
                        for (_, action, detail), arg in zip(actions, func._schema.arguments))
-    return None if as_they_come else _reshaper(func, actions, "device" in by_name)
+    enumerated = any(a.name in adapters.ENUMERATIONS and str(a.type) == "int"
+                     for a in func._schema.arguments)
+    return None if as_they_come and not enumerated else \
+        _reshaper(func, actions, "device" in by_name)
 
 
 def _reshaper(func: Any, actions: list[tuple[str, str, Any]], takes_device: bool) -> Callable:
-    """The argument reshaping of ``_agreement``: positionals by keyword where the record
-    wants, inert values checked and dropped, a device equal to the operands' dropped."""
+    """The argument reshaping of ``_agreement``."""
     names = [a.name for a in func._schema.arguments]
+    enumerations = {a.name: adapters.ENUMERATIONS[a.name] for a in func._schema.arguments
+                    if a.name in adapters.ENUMERATIONS and str(a.type) == "int"}
     label = str(func)
 
     def arguments(args: tuple, iargs: list, ikwargs: dict) -> tuple[list, dict]:
@@ -169,8 +211,12 @@ def _reshaper(func: Any, actions: list[tuple[str, str, Any]], takes_device: bool
             if name not in given:
                 continue
             value = given[name]
+            if name in enumerations:
+                value = enumerations[name][value]
             if action == "position":
                 out_args.append(value)
+            elif action == "spread":
+                out_args.extend(value)
             elif action == "keyword":
                 out_kwargs[detail] = value
             elif action == "device":
@@ -181,9 +227,8 @@ def _reshaper(func: Any, actions: list[tuple[str, str, Any]], takes_device: bool
                             "result afterwards (x.to(device))")
                     out_kwargs["device"] = value
             elif not adapters.inert(name, value, detail):
-                raise NotImplementedError(
-                    f"{label}: {name}={value!r} is not supported by interop's record of it; "
-                    f"leave {name} at its default")
+                raise NotImplementedError(f"{label}: {name}={value!r} is not supported on "
+                                          f"interop's backends; leave {name} at its default")
         return out_args, out_kwargs
     return arguments
 

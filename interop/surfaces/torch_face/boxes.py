@@ -48,14 +48,29 @@ def torch_device(device: Any) -> Any:
     return found
 
 
+def element_strides(raw: Any) -> tuple | None:
+    """The array's strides in elements, as torch counts them, where its library has strides
+    torch can state (NumPy's, CuPy's: not negative ones); None: contiguous (Dask's chunks
+    have none until computed; an empty array's say nothing).  torch reads them to choose between a view and a copy
+    (``reshape``), so they must be the array's own."""
+    strides = getattr(raw, "strides", None)
+    if strides is None or not raw.size:  # an empty array's are anything: torch's contiguous
+        return None
+    size = raw.dtype.itemsize
+    if any(s < 0 or s % size for s in strides):
+        return None
+    return tuple(s // size for s in strides)
+
+
 def box(t: Tensor, requires_grad: bool = False) -> Any:
     """A ``TorchTensor`` over interop tensor ``t`` (no copy)."""
     raw = t._raw
     be = registry.backend_of(raw)
     try:
         obj = TorchTensor._make_wrapper_subclass(
-            TorchTensor, raw.shape, dtype=torch_dtype(be.dtype_of(raw)),
-            device=torch_device(be.device_of(raw)), requires_grad=requires_grad)
+            TorchTensor, raw.shape, strides=element_strides(raw),
+            dtype=torch_dtype(be.dtype_of(raw)), device=torch_device(be.device_of(raw)),
+            requires_grad=requires_grad)
     except TypeError:
         if any(n != n for n in raw.shape):
             raise UnknownShapeError(
@@ -65,6 +80,12 @@ def box(t: Tensor, requires_grad: bool = False) -> Any:
         raise
     obj._t = t
     return obj
+
+
+def restate(face: Any) -> None:
+    """``face``'s sizes and strides made its array's again, after an operation that changed
+    its array's shape in place (``squeeze_``, ``resize_``, an ``out=`` resized)."""
+    TORCH._C.TensorBase.data.__set__(face, box(face._t))
 
 
 def boxed(out: Any) -> Any:

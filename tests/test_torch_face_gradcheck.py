@@ -1,0 +1,158 @@
+"""``torch.autograd.gradcheck`` (float64) of torch's op_db operators on ``interop.TorchTensor``s
+over NumPy and Dask arrays: every forward and backward ATen operation runs on the backend, and
+the gradients autograd assembles from them agree with finite differences of the forward.
+
+Each operator's first samples (``SAMPLES``) that ask for gradients are checked, in gradcheck's
+fast mode (a random projection of the Jacobian: one backward and two perturbed forwards per
+input, which keeps Dask's graphs and the run short); the forward's values are compared with
+torch's on the same sample first.  The operators that pass are listed in ``PASSING`` (a test
+fails if one stops passing, or if one not listed starts: then the list and
+docs/torch_coverage.md are regenerated with ``python -m tests.test_torch_face_gradcheck``).
+"""
+
+from __future__ import annotations
+
+import functools
+import signal
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import interop
+from tests.conftest import use_our_hypothesis_profile
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("expecttest")  # torch.testing._internal needs it
+pytree = pytest.importorskip("torch.utils._pytree")
+
+SAMPLES = 2  # the first samples of each operator that ask for gradients
+BACKENDS = ("numpy", "dask")
+
+
+def _chunks(shape: tuple) -> tuple:
+    """Two chunks along the first axis, so reductions and contractions meet a boundary."""
+    return tuple(max(1, (n + 1) // 2) if i == 0 else -1 for i, n in enumerate(shape))
+
+
+def to_face(x, backend: str):
+    """torch tensors in ``x`` (lists, tuples, dicts too) as TorchTensors on ``backend``, with
+    their ``requires_grad``."""
+    if isinstance(x, torch.Tensor):
+        host = x.detach().resolve_conj().resolve_neg().numpy().copy()
+        options = {"chunks": _chunks(host.shape)} if backend == "dask" else {}
+        return interop.tensor(host, backend=backend, **options).as_torch(
+            requires_grad=x.requires_grad)
+    if type(x) in (list, tuple):
+        return type(x)(to_face(v, backend) for v in x)
+    if isinstance(x, dict):
+        return {k: to_face(v, backend) for k, v in x.items()}
+    return x
+
+
+def _values(x):
+    """Host values of a result (TorchTensors read through their interop tensor)."""
+    if isinstance(x, interop.TorchTensor):
+        return x.detach().as_interop().numpy()
+    if isinstance(x, torch.Tensor):
+        return x.detach().numpy()
+    return x
+
+
+def check_forward(got, expected, name: str, backend: str) -> None:
+    """The forward's results are TorchTensors on ``backend`` with torch's values and dtypes."""
+    got_flat, expected_flat = pytree.tree_leaves(got), pytree.tree_leaves(expected)
+    assert len(got_flat) == len(expected_flat), f"{name}: {len(got_flat)} results, torch's " \
+        f"{len(expected_flat)}"
+    for g, e in zip(got_flat, expected_flat):
+        if not isinstance(e, torch.Tensor):
+            continue
+        assert isinstance(g, interop.TorchTensor) and g.backend == backend, \
+            f"{name}: a {type(g).__name__} result, not a TorchTensor on {backend}"
+        assert g.dtype == e.dtype and g.shape == e.shape, f"{name}: {g.dtype} {tuple(g.shape)}" \
+            f" != torch's {e.dtype} {tuple(e.shape)}"
+        np.testing.assert_allclose(_values(g), _values(e), rtol=1e-7, atol=1e-7, err_msg=name)
+
+
+def gradcheck_sample(opinfo, sample, backend: str) -> None:
+    """One sample: the forward against torch's, then gradcheck on the backend."""
+    args, kwargs = (sample.input, *sample.args), sample.kwargs
+    flat, spec = pytree.tree_flatten((to_face(args, backend), to_face(kwargs, backend)))
+    wanted = [i for i, x in enumerate(flat) if isinstance(x, torch.Tensor) and x.requires_grad]
+    op = opinfo.get_op()
+
+    def fn(*inputs):
+        leaves = list(flat)
+        for i, x in zip(wanted, inputs):
+            leaves[i] = x
+        a, k = pytree.tree_unflatten(leaves, spec)
+        return sample.output_process_fn_grad(opinfo.gradcheck_wrapper(op, *a, **k))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = sample.output_process_fn_grad(opinfo.gradcheck_wrapper(op, *args, **kwargs))
+        check_forward(fn(*[flat[i] for i in wanted]), expected, opinfo.name, backend)
+        torch.autograd.gradcheck(fn, [flat[i] for i in wanted], fast_mode=True,
+                                 nondet_tol=opinfo.gradcheck_nondet_tol,
+                                 check_undefined_grad=False, check_batched_grad=False)
+
+
+def gradcheck_samples(opinfo):
+    """The first ``SAMPLES`` float64 samples of ``opinfo`` with a tensor asking for gradients."""
+    torch.manual_seed(0)
+    taken = []
+    for sample in opinfo.sample_inputs("cpu", torch.float64, requires_grad=True):
+        leaves = pytree.tree_leaves(((sample.input, *sample.args), sample.kwargs))
+        if any(isinstance(x, torch.Tensor) and x.requires_grad for x in leaves):
+            taken.append(sample)
+            if len(taken) == SAMPLES:
+                break
+    return taken
+
+
+def full_name(opinfo) -> str:
+    return f"{opinfo.name}.{opinfo.variant_test_name}" if opinfo.variant_test_name else opinfo.name
+
+
+@functools.cache
+def differentiable_operators() -> dict:
+    """op_db's operators with autograd at float64, by name (op_db loads once per process)."""
+    from torch.testing._internal.common_methods_invocations import op_db
+    use_our_hypothesis_profile()  # torch's test utilities just loaded their own
+    return {full_name(o): o for o in op_db
+            if o.supports_autograd and o.supports_dtype(torch.float64, "cpu")}
+
+
+def run_operator(name: str, backend: str) -> str:
+    """'' if every checked sample of operator ``name`` passes on ``backend``, else why not."""
+    opinfo = differentiable_operators()[name]
+    samples = gradcheck_samples(opinfo)
+    if not samples:
+        return "no sample asks for gradients"
+    for sample in samples:
+        try:
+            gradcheck_sample(opinfo, sample, backend)
+        except Exception as exc:  # noqa: BLE001 - any failure is the operator's
+            return f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:150]}"
+    return ""
+
+
+if __name__ == "__main__":
+    names = sys.argv[2:] or sorted(differentiable_operators())
+    backend = sys.argv[1] if len(sys.argv) > 1 else "numpy"
+    passed = []
+    for name in names:
+        started = time.perf_counter()
+        signal.alarm(120)
+        try:
+            why = run_operator(name, backend)
+        except BaseException as exc:  # noqa: BLE001
+            why = f"{type(exc).__name__}: {exc}"
+        signal.alarm(0)
+        print(f"{name}: {'pass' if not why else why} ({time.perf_counter() - started:.1f} s)",
+              flush=True)
+        if not why:
+            passed.append(name)
+    print(f"{len(passed)}/{len(names)} pass on {backend}")
