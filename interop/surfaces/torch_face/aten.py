@@ -177,8 +177,9 @@ def _agreement(func: Any, entry: Op) -> Callable | None | bool:
             actions.append((arg.name, "inert", arg.default_value if arg.has_default_value()
                             else None))
         elif in_order and i >= spread and not any_keyword:  # into ``*sizes``, ``*tensors``
-            tensors = i == spread and str(arg.type) == "List[Tensor]"
-            actions.append((arg.name, "spread" if tensors else "position", None))
+            listed = i == spread and str(arg.type) in _SPREAD
+            actions.append((arg.name, "spread" if listed else "position", _SPREAD.get(
+                str(arg.type))))
         elif any_keyword and (arg.kwarg_only or i >= spread):  # taken by name: ``**kwargs``
             actions.append((arg.name, "keyword", name))
         else:
@@ -191,8 +192,28 @@ def _agreement(func: Any, entry: Op) -> Callable | None | bool:
                        for (_, action, detail), arg in zip(actions, func._schema.arguments))
     enumerated = any(a.name in adapters.ENUMERATIONS and str(a.type) == "int"
                      for a in func._schema.arguments)
-    return None if as_they_come and not enumerated else \
-        _reshaper(func, actions, "device" in by_name)
+    if as_they_come and not enumerated:
+        return None
+    kinds = [a for _, a, _ in actions if a != "keyword"]
+    if kinds[-1:] == ["spread"] and all(a == "position" for a in kinds[:-1]) and all(
+            detail == arg.name for (_, action, detail), arg in zip(actions, func._schema.arguments)
+            if action == "keyword") and not enumerated:
+        return _spreading(len(kinds) - 1)  # view(self, size): view(t, *size), the common case
+    return _reshaper(func, actions, "device" in by_name)
+
+
+_SPREAD = {"List[Tensor]": "tensors", "List[int]": "sizes", "List[SymInt]": "sizes"}
+"""Lists an overload passes where the record takes ``*tensors`` or ``*sizes`` (an empty list
+of sizes stays one argument: ``view(t, ())`` is 0-d)."""
+
+
+def _spreading(at: int) -> Callable:
+    """The reshaping that spreads positional argument ``at`` (the last), sizes or tensors."""
+    def arguments(args: tuple, iargs: list, ikwargs: dict) -> tuple[list, dict]:
+        if len(iargs) <= at or not iargs[at]:
+            return iargs, ikwargs
+        return [*iargs[:at], *iargs[at]], ikwargs
+    return arguments
 
 
 def _reshaper(func: Any, actions: list[tuple[str, str, Any]], takes_device: bool) -> Callable:
@@ -216,7 +237,7 @@ def _reshaper(func: Any, actions: list[tuple[str, str, Any]], takes_device: bool
             if action == "position":
                 out_args.append(value)
             elif action == "spread":
-                out_args.extend(value)
+                out_args.extend(value) if value or detail == "tensors" else out_args.append(value)
             elif action == "keyword":
                 out_kwargs[detail] = value
             elif action == "device":

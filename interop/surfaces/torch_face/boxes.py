@@ -23,6 +23,9 @@ TorchTensor: Any = None
 
 _torch_dtypes: dict[Any, Any] = {}  # a backend's dtype -> torch's dtype of the same name
 _torch_devices: dict[str, Any] = {}  # interop's device ("cpu", "cuda:0") -> torch.device
+_placements: dict[tuple, tuple] = {}  # (array type, dtype) -> (torch dtype, torch device)
+_strides: dict[tuple, tuple | None] = {}  # (strides in bytes, itemsize) -> in elements
+_UNSEEN = object()
 _SEQUENCES = (list, tuple)
 
 
@@ -51,25 +54,43 @@ def torch_device(device: Any) -> Any:
 def element_strides(raw: Any) -> tuple | None:
     """The array's strides in elements, as torch counts them, where its library has strides
     torch can state (NumPy's, CuPy's: not negative ones); None: contiguous (Dask's chunks
-    have none until computed; an empty array's say nothing).  torch reads them to choose between a view and a copy
-    (``reshape``), so they must be the array's own."""
+    have none until computed; an empty array's say nothing).  torch reads them to choose
+    between a view and a copy (``reshape``), so they must be the array's own."""
     strides = getattr(raw, "strides", None)
-    if strides is None or not raw.size:  # an empty array's are anything: torch's contiguous
+    if strides is None or 0 in raw.shape:
         return None
-    size = raw.dtype.itemsize
-    if any(s < 0 or s % size for s in strides):
-        return None
-    return tuple(s // size for s in strides)
+    key = (strides, raw.itemsize)
+    found = _strides.get(key, _UNSEEN)
+    if found is _UNSEEN:
+        size = raw.itemsize
+        found = None if any(s < 0 or s % size for s in strides) else \
+            tuple(s // size for s in strides)
+        if len(_strides) > 4096:
+            _strides.clear()
+        _strides[key] = found
+    return found
+
+
+def placement(raw: Any) -> tuple[Any, Any]:
+    """(torch dtype, torch device) of a backend array; remembered per array type and dtype
+    for the backends whose arrays all sit on one device (NumPy's)."""
+    key = (type(raw), raw.dtype)
+    found = _placements.get(key)
+    if found is None:
+        be = registry.backend_of(raw)
+        found = (torch_dtype(be.dtype_of(raw)), torch_device(be.device_of(raw)))
+        if not be.multi_device and not be.lazy:
+            _placements[key] = found
+    return found
 
 
 def box(t: Tensor, requires_grad: bool = False) -> Any:
     """A ``TorchTensor`` over interop tensor ``t`` (no copy)."""
     raw = t._raw
-    be = registry.backend_of(raw)
+    dtype, device = placement(raw)
     try:
         obj = TorchTensor._make_wrapper_subclass(
-            TorchTensor, raw.shape, strides=element_strides(raw),
-            dtype=torch_dtype(be.dtype_of(raw)), device=torch_device(be.device_of(raw)),
+            TorchTensor, raw.shape, strides=element_strides(raw), dtype=dtype, device=device,
             requires_grad=requires_grad)
     except TypeError:
         if any(n != n for n in raw.shape):
