@@ -21,6 +21,7 @@ from tests.conftest import to_numpy
 
 torch = pytest.importorskip("torch")
 dask_counting = pytest.importorskip("tests.helpers.dask_counting")
+lazily = dask_counting.lazily
 D = torch.distributions
 
 X = np.linspace(-2, 2, 24).reshape(2, 3, 4)
@@ -37,18 +38,6 @@ def check(got, expected, backend) -> None:
     assert got.dtype == expected.dtype and got.shape == expected.shape
     np.testing.assert_allclose(to_numpy(got.as_interop()), expected.detach().numpy(),
                                rtol=1e-6, atol=1e-6)
-
-
-class lazily:
-    """Asserts that the block computes no Dask graph."""
-
-    def __enter__(self):
-        self.counter = dask_counting.ComputeCounter()
-        self.counter.__enter__()
-
-    def __exit__(self, *exc):
-        self.counter.__exit__(*exc)
-        assert self.counter.count == 0, f"{self.counter.count} computations"
 
 
 def test_import_interop_imports_no_torch_and_the_class_loads_it():

@@ -123,6 +123,11 @@ def _adaptive_max_pool(n: int) -> Callable[..., Any]:
     return adaptive_max_pool
 
 
+def split(input: Any, split_size: Any, dim: int = 0) -> Any:
+    """``aten.split`` and ``aten.split_with_sizes`` (and their ``unsafe_`` forms): views."""
+    return record("torch.split")(input, split_size, dim)
+
+
 def _adaptive_avg_pool(n: int) -> Callable[..., Any]:
     def adaptive_avg_pool(input: Any, output_size: Any) -> Any:
         """``aten._adaptive_avg_pool{n}d``: F.adaptive_avg_pool{n}d."""
@@ -134,6 +139,8 @@ ADAPTERS: dict[str, Callable[..., Any]] = {
     "aten.arange": arange,
     "aten.index.Tensor": index,
     "aten.scalar_tensor": scalar_tensor,
+    **dict.fromkeys(("aten.split", "aten.split_with_sizes", "aten.unsafe_split",
+                     "aten.unsafe_split_with_sizes"), split),
     **{f"aten.adaptive_max_pool{n}d": _adaptive_max_pool(n) for n in (1, 2, 3)},
     **{f"aten._adaptive_avg_pool{n}d": _adaptive_avg_pool(n) for n in (2, 3)},
     "aten.convolution": convolution,

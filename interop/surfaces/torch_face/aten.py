@@ -29,7 +29,7 @@ from ...core.dispatch import make_public
 from ...ops import TABLE, TORCH_NAMES
 from ...ops.registry import Op
 from . import adapters, boxes, decompose
-from .boxes import boxed, unboxed
+from .boxes import PLAIN, boxed, unboxed
 
 Handler = Callable[[tuple, dict], Any]
 HANDLERS: dict[Any, Handler] = {}
@@ -79,7 +79,8 @@ def _boxing(func: Any, call: Callable[..., Any], arguments: Callable | None = No
     written = _written_argument(func._schema)
 
     def run(args: tuple, kwargs: dict) -> Any:
-        iargs = [a._t if type(a) is boxes.TorchTensor else unboxed(a) for a in args]
+        iargs = [a._t if type(a) is boxes.TorchTensor else a if type(a) in PLAIN else unboxed(a)
+                 for a in args]
         ikwargs = {k: unboxed(v) for k, v in kwargs.items()} if kwargs else kwargs
         if arguments is not None:
             iargs, ikwargs = arguments(args, iargs, ikwargs)

@@ -27,6 +27,8 @@ _placements: dict[tuple, tuple] = {}  # (array type, dtype) -> (torch dtype, tor
 _strides: dict[tuple, tuple | None] = {}  # (strides in bytes, itemsize) -> in elements
 _UNSEEN = object()
 _SEQUENCES = (list, tuple)
+PLAIN = frozenset({int, float, bool, type(None)})
+"""Argument types that need no unboxing."""
 
 
 def bind(cls: type, torch: Any) -> None:
@@ -127,7 +129,10 @@ def unboxed(x: Any) -> Any:
     if t is TorchTensor:
         return x._t
     if t is list or t is tuple:
-        return t([unboxed(v) for v in x])
+        for v in x:
+            if type(v) not in PLAIN:
+                return t([unboxed(v) for v in x])
+        return x  # sizes, dims: as they are
     if isinstance(x, TORCH.Tensor):
         return plain_tensor(x)
     return x
