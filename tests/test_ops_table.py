@@ -487,6 +487,11 @@ NAMED_TESTS = {
     "segment_reduce": ("test_torch_opdb_ops.py", "torch.segment_reduce("),
     "max_pool2d_with_indices_backward": ("test_torch_opdb_ops.py",
                                          "aten.max_pool2d_with_indices_backward("),
+    **{name: ("test_aten_backward.py", f"aten.{name}") for name in (
+        "convolution_backward", "avg_pool2d_backward", "avg_pool3d_backward",
+        "_adaptive_avg_pool2d_backward", "_adaptive_avg_pool3d_backward",
+        "adaptive_max_pool2d_backward", "adaptive_max_pool3d_backward",
+        "max_pool3d_with_indices_backward", "hardshrink_backward", "softshrink_backward")},
 }
 
 
