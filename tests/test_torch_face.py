@@ -144,3 +144,16 @@ def test_to_backend_pickle_deepcopy_and_state_dict(backend):
     plain = torch.nn.Linear(4, 2).double()
     model.load_state_dict(plain.state_dict())  # torch tensors copied onto the backend
     check(model(face(X[0], backend)), plain(torch.from_numpy(X[0].copy())), backend)
+
+
+def test_mixing_the_faces_gives_the_plain_facade(backend):
+    """A TorchTensor among the operands of interop's own functions (or NumPy's, or a torch
+    function that a plain interop tensor takes over) is its interop tensor; one that requires
+    grad is refused, since the plain facade records no gradients."""
+    t = interop.tensor(X, backend=backend)
+    x = interop.tensor(X * 2, backend=backend).as_torch()
+    for got in (t + x, x + t, interop.add(t, x), torch.add(x, t), np.add(t, x)):
+        assert type(got) is interop.Tensor and got.backend == backend
+        np.testing.assert_allclose(to_numpy(got), X * 3)
+    with pytest.raises(TypeError, match="requires grad cannot be an operand"):
+        t + x.requires_grad_()
