@@ -60,7 +60,7 @@ def _values(x):
     if isinstance(x, interop.TorchTensor):
         return x.detach().as_interop().numpy()
     if isinstance(x, torch.Tensor):
-        return x.detach().numpy()
+        return x.detach().resolve_conj().resolve_neg().numpy()
     return x
 
 

@@ -1,5 +1,6 @@
 """The ATen backward kernels torch has no decomposition of, which autograd calls on tensors of
-other backends (``interop.TorchTensor``): convolution's and the pools' gradients, the shrinks'.
+other backends (``interop.TorchTensor``): convolution's, the pools', the shrinks' and
+interpolation's gradients.
 
 Written on the same primitives as the forward (``conv``: padded strided windows, einsum), so
 NumPy, CuPy and Dask (lazily) run them.
@@ -13,7 +14,9 @@ import numpy as np
 
 from .aten import indices_backward
 from .conv import _batched, _ceil_pads, _tuple, _windows, avg_divisor, conv_transpose, convolution
+from ...backends import registry
 from .functional import _adaptive_bounds
+from .resize import _contracted, _resampled
 from ..registry import op, torch_names
 
 
@@ -147,3 +150,42 @@ def hardshrink_backward(be: Any, grad_out: Any, input: Any, lambd: Any = 0.5) ->
 def softshrink_backward(be: Any, grad_output: Any, input: Any, lambd: Any = 0.5) -> Any:
     """softshrink's gradient: passed where |input| > lambd, else 0."""
     return _shrunk(be, grad_output, input, lambd)
+
+
+def _axis_matrix(length: int, out: int, factor: Any, mode: str, align_corners: bool,
+                 antialias: bool) -> np.ndarray:
+    """(length, out): how interpolate's forward along one dim mixes its ``length`` inputs into
+    ``out`` outputs, transposed (the forward run on the identity, on the host)."""
+    eye = np.eye(length).reshape(length, 1, length)
+    scale = None if factor is None else 1 / factor
+    return _resampled(registry.get_backend("numpy"), eye, [out], [scale], mode, align_corners,
+                      antialias)[:, 0, :]
+
+
+def _upsample_backward(name: str, mode: str, n: int, aligned: bool, antialias: bool) -> None:
+    def impl(be: Any, grad_output: Any, output_size: Any, input_size: Any, *args: Any) -> Any:
+        align_corners = bool(args[0]) if aligned else False
+        factors = [*(args[1:] if aligned else args), *(None,) * n][:n]
+        g = grad_output
+        for i in range(n):  # the forward is separable: its transpose, one dim at a time
+            share = _axis_matrix(int(input_size[2 + i]), int(output_size[i]), factors[i], mode,
+                                 align_corners, antialias)
+            g = _contracted(be, g, 2 + i, share)
+        return g.astype(grad_output.dtype)
+    impl.__name__ = name
+    impl.__doc__ = (f"{name.removesuffix('_backward')}'s gradient: each output's gradient "
+                    "shared back over the inputs it mixed, with the forward's weights.")
+    op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
+
+
+for _n, _dims in ((1, "1d"), (2, "2d"), (3, "3d")):
+    _upsample_backward(f"upsample_nearest{_dims}_backward", "nearest", _n, False, False)
+    _upsample_backward(f"_upsample_nearest_exact{_dims}_backward", "nearest-exact", _n, False,
+                       False)
+for _name, _mode, _n, _aa in (("upsample_linear1d_backward", "linear", 1, False),
+                              ("upsample_bilinear2d_backward", "bilinear", 2, False),
+                              ("upsample_trilinear3d_backward", "trilinear", 3, False),
+                              ("upsample_bicubic2d_backward", "bicubic", 2, False),
+                              ("_upsample_bilinear2d_aa_backward", "bilinear", 2, True),
+                              ("_upsample_bicubic2d_aa_backward", "bicubic", 2, True)):
+    _upsample_backward(_name, _mode, _n, True, _aa)

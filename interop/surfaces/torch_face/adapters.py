@@ -11,20 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import dtypes
-from ...core.dispatch import make_public
-from ...ops import TORCH_NAMES
-from . import boxes
-
-_publics: dict[str, Callable] = {}
-
-
-def record(torch_name: str) -> Callable:
-    """The public callable of the record answering ``torch_name`` (made once)."""
-    found = _publics.get(torch_name)
-    if found is None:
-        found = _publics[torch_name] = make_public(TORCH_NAMES[torch_name], torch_name,
-                                                   torch_name)
-    return found
+from . import boxes, fourier, linear_algebra
+from .records import record
 
 
 # ------------------------------------------------------------------ inert argument values
@@ -123,6 +111,25 @@ def _adaptive_max_pool(n: int) -> Callable[..., Any]:
     return adaptive_max_pool
 
 
+def conj(input: Any) -> Any:
+    """``aten._conj``: the conjugate (interop keeps no lazy conjugate bit)."""
+    return record("torch.conj")(input)
+
+
+def conj_physical(input: Any) -> Any:
+    return record("torch.conj_physical")(input)
+
+
+def where(pred: Any, a: Any, b: Any) -> Any:
+    """``prims.where``, which torch's reference decompositions call."""
+    return record("torch.where")(pred, a, b)
+
+
+def convert_element_type(a: Any, dtype: Any) -> Any:
+    """``prims.convert_element_type``, likewise."""
+    return record("torch.Tensor.to")(a, dtype=dtype)
+
+
 def split(input: Any, split_size: Any, dim: int = 0) -> Any:
     """``aten.split`` and ``aten.split_with_sizes`` (and their ``unsafe_`` forms): views."""
     return record("torch.split")(input, split_size, dim)
@@ -136,9 +143,13 @@ def _adaptive_avg_pool(n: int) -> Callable[..., Any]:
 
 
 ADAPTERS: dict[str, Callable[..., Any]] = {
+    **fourier.ADAPTERS,
+    **linear_algebra.ADAPTERS,
     "aten.arange": arange,
     "aten.index.Tensor": index,
     "aten.scalar_tensor": scalar_tensor,
+    "aten._conj": conj, "aten._conj_physical": conj_physical,
+    "prims.where": where, "prims.convert_element_type": convert_element_type,
     **dict.fromkeys(("aten.split", "aten.split_with_sizes", "aten.unsafe_split",
                      "aten.unsafe_split_with_sizes"), split),
     **{f"aten.adaptive_max_pool{n}d": _adaptive_max_pool(n) for n in (1, 2, 3)},

@@ -8,8 +8,10 @@
    lists it, else the record answering ``torch.<name>``, ``torch.Tensor.<name>``,
    ``torch.nn.functional.<name>`` (``torch.special``, ``torch.linalg``, ``torch.fft`` for
    ``special_*``, ``linalg_*``, ``fft_*``), used only if the overload's argument names are the
-   record's (``self`` is the record's ``input``); arguments the record lacks must hold their
-   inert value (``layout=torch.strided``, ``pin_memory=False``, the operands' own device);
+   record's (``self``, the operand, is the record's first argument: ``input``, ``A``);
+   arguments the record lacks must hold their inert value (``layout=torch.strided``,
+   ``pin_memory=False``, the operands' own device); an in-place overload without a record of
+   its own runs its functional form and writes the result back;
 3. torch's decomposition of the overload into others (``decompose``);
 4. else a ``NotImplementedError`` naming the overload and the backend: never torch's own kernels.
 
@@ -30,6 +32,7 @@ from ...ops import TABLE, TORCH_NAMES
 from ...ops.registry import Op
 from . import adapters, boxes, decompose
 from .boxes import PLAIN, boxed, unboxed
+from .records import record
 
 Handler = Callable[[tuple, dict], Any]
 HANDLERS: dict[Any, Handler] = {}
@@ -95,7 +98,8 @@ def _boxing(func: Any, call: Callable[..., Any], arguments: Callable | None = No
 
 
 def _adapted(func: Any) -> Handler | None:
-    adapter = adapters.ADAPTERS.get(str(func)) or adapters.ADAPTERS.get(f"aten.{func._opname}")
+    adapter = adapters.ADAPTERS.get(str(func)) or \
+        adapters.ADAPTERS.get(f"{func.namespace}.{func._opname}")
     return None if adapter is None else _boxing(func, adapter)
 
 
@@ -123,7 +127,10 @@ def _from_functional(func: Any) -> Handler | None:
     if not schema.name.endswith("_") or _written_argument(schema) != 0:
         return None
     packet = getattr(boxes.TORCH.ops.aten, func._opname[:-1], None)
-    functional = None if packet is None else getattr(packet, func._overloadname, None)
+    names = [a.name for a in schema.arguments]
+    functional = next((o for o in (getattr(packet, name) for name in packet.overloads())
+                       if [a.name for a in o._schema.arguments] == names), None) \
+        if packet is not None else None  # (transpose_.default is transpose.int)
     if functional is None:
         return None
     run = handler_for(functional)
@@ -135,7 +142,7 @@ def _from_functional(func: Any) -> Handler | None:
             target._t._raw = out._t._raw
             boxes.restate(target)
         else:
-            adapters.record("torch.Tensor.copy_")(target._t, out._t)
+            record("torch.Tensor.copy_")(target._t, out._t)
         return target
     return run_inplace
 
@@ -163,7 +170,11 @@ def _agreement(func: Any, entry: Op) -> Callable | None | bool:
     actions: list[tuple[str, str, Any]] = []  # (schema name, action, detail) per argument
     covered: set[str] = set()
     for i, arg in enumerate(func._schema.arguments):
-        name = "input" if arg.name == "self" and "self" not in by_name else arg.name
+        name = arg.name
+        if i == 0 and name in ("self", "input") and params and params[0].kind in _POSITIONAL:
+            name = params[0].name  # the operand, whatever the record calls it (input, A, x)
+        elif name == "self" and "self" not in by_name:
+            name = "input"
         own = by_name.get(name)
         in_order = not arg.kwarg_only and all(a in ("position", "spread") for _, a, _ in actions)
         if in_order and i < spread and own is params[i] and own.kind in _POSITIONAL:
