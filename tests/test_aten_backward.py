@@ -79,3 +79,34 @@ def test_backward_kernel_matches_torch(name, backend):
     for g, e in zip(*((got, expected) if isinstance(expected, tuple) else ((got,), (expected,)))):
         assert isinstance(g, interop.Tensor) and g.backend == backend
         np.testing.assert_allclose(to_numpy(g), e.numpy(), rtol=1e-10, atol=1e-10, err_msg=name)
+
+
+UPSAMPLE = {  # aten backward -> (spatial dims, align_corners or None, scale factors or None)
+    "aten.upsample_nearest1d_backward": (1, None, None),
+    "aten.upsample_nearest2d_backward": (2, None, (1.7, None)),
+    "aten.upsample_nearest3d_backward": (3, None, None),
+    "aten._upsample_nearest_exact1d_backward": (1, None, (2.5,)),
+    "aten._upsample_nearest_exact2d_backward": (2, None, None),
+    "aten._upsample_nearest_exact3d_backward": (3, None, None),
+    "aten.upsample_linear1d_backward": (1, True, None),
+    "aten.upsample_bilinear2d_backward": (2, False, (1.5, 0.75)),
+    "aten.upsample_trilinear3d_backward": (3, False, None),
+    "aten.upsample_bicubic2d_backward": (2, True, None),
+    "aten._upsample_bilinear2d_aa_backward": (2, False, None),
+    "aten._upsample_bicubic2d_aa_backward": (2, False, (0.6, None)),
+}
+
+
+@pytest.mark.parametrize("name", UPSAMPLE)
+def test_interpolation_backward_matches_torch(name, backend):
+    n, align, scales = UPSAMPLE[name]
+    sizes_in, sizes_out = (5, 4, 6)[:n], (8, 3, 7)[:n]
+    input_size = [2, 3, *sizes_in]
+    g = RNG.standard_normal((2, 3, *sizes_out))
+    args = [list(sizes_out), input_size] + ([align] if align is not None else []) + \
+        list(scales or (None,) * n)
+    kernel = getattr(torch.ops.aten, name.removeprefix("aten."))
+    expected = kernel(torch.from_numpy(g), *args)
+    got = kernel(interop.tensor(g, backend=backend), *args)
+    assert isinstance(got, interop.Tensor) and got.backend == backend
+    np.testing.assert_allclose(to_numpy(got), expected.numpy(), rtol=1e-10, atol=1e-10)
