@@ -34,21 +34,9 @@ def inert(name: str, value: Any, default: Any) -> bool:
         name == "memory_format" and value in (torch.contiguous_format, torch.preserve_format))
 
 
-def first_face(args: Any) -> Any:
-    """The first TorchTensor among ``args`` (lists searched too), or None."""
-    for a in args:
-        if type(a) is boxes.TorchTensor:
-            return a
-        if type(a) is list or type(a) is tuple:
-            found = first_face(a)
-            if found is not None:
-                return found
-    return None
-
-
 def same_device(device: Any, args: tuple) -> bool:
     """True if ``device`` is where the operation's TorchTensor operands already are."""
-    face = first_face(args)
+    face = boxes.first_face(args)
     return face is not None and boxes.TORCH.device(device) == face.device
 
 

@@ -134,6 +134,8 @@ def _from_functional(func: Any) -> Handler | None:
     if functional is None:
         return None
     run = handler_for(functional)
+    if run in _REFUSALS:
+        return None  # nothing runs the functional form either: the in-place one is refused
     aliases = functional._schema.returns[0].alias_info is not None
 
     def run_inplace(args: tuple, kwargs: dict) -> Any:
@@ -268,11 +270,16 @@ def _reshaper(func: Any, actions: list[tuple[str, str, Any]], takes_device: bool
 
 def _refusal(func: Any) -> Handler:
     def refuse(args: tuple, kwargs: dict) -> Any:
-        backends = sorted({a.backend for a in (*args, *kwargs.values())
-                           if type(a) is boxes.TorchTensor}) or ["any"]
+        face = boxes.first_face((*args, *kwargs.values()))
+        where = f"the {face.backend} backend" if face is not None else "any backend"
         raise NotImplementedError(
-            f"{func} is not implemented by interop for the {', '.join(backends)} backend: no "
+            f"{func} is not implemented by interop for {where}: no "
             "record of the operation table runs it and torch has no decomposition of it; "
             "interop does not fall back to torch's own kernels. Work on t.as_interop() "
             "(interop's functions), or on a torch tensor (torch.from_dlpack(t.as_interop())).")
+    _REFUSALS.add(refuse)
     return refuse
+
+
+_REFUSALS: set[Handler] = set()
+"""The handlers that only refuse (an overload nothing runs)."""

@@ -122,6 +122,18 @@ def boxed(out: Any) -> Any:
     return out
 
 
+def first_face(args: Any) -> Any:
+    """The first TorchTensor among ``args`` (lists searched too), or None."""
+    for a in args:
+        if type(a) is TorchTensor:
+            return a
+        if type(a) is list or type(a) is tuple:
+            found = first_face(a)
+            if found is not None:
+                return found
+    return None
+
+
 def unboxed(x: Any) -> Any:
     """An ATen argument for the operation table: a ``TorchTensor`` as its interop tensor, a
     plain torch tensor as an interop tensor over its data, lists of them likewise."""

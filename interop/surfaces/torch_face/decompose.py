@@ -37,21 +37,10 @@ def decomposed(func: Any, handler_for: Callable[[Any], Handler]) -> Handler | No
         return None
 
     def run(args: tuple, kwargs: dict) -> Any:
-        like = _first_face(args, kwargs)
+        like = boxes.first_face((*args, *kwargs.values()))
         with on_backend_mode()(like, handler_for):
             return decomposition(*args, **kwargs)
     return run
-
-
-def _first_face(args: tuple, kwargs: dict) -> Any:
-    for a in (*args, *kwargs.values()):
-        if type(a) is boxes.TorchTensor:
-            return a
-        if type(a) is list or type(a) is tuple:
-            found = _first_face(a, {})
-            if found is not None:
-                return found
-    return None
 
 
 class OnBackendMixin:

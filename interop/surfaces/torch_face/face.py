@@ -91,7 +91,8 @@ class TorchFace:
         self._t = new._t
 
     def __reduce_ex__(self, protocol: int) -> tuple:
-        return (_rebuild, (self._t, self.requires_grad, dict(self.__dict__, _t=None)))
+        attrs = {k: v for k, v in self.__dict__.items() if k != "_t"}  # _is_param
+        return (_rebuild, (self._t, self.requires_grad, attrs))
 
     def __deepcopy__(self, memo: dict) -> Any:
         if not self.is_leaf:
@@ -111,7 +112,5 @@ def _rebuild(t: Tensor, requires_grad: bool, attrs: dict) -> Any:
     """Unpickling: the TorchTensor over ``t``, its attributes (``_is_param``) restored."""
     torch_tensor_class()
     obj = box(t, requires_grad)
-    for key, value in attrs.items():
-        if key != "_t":
-            setattr(obj, key, value)
+    obj.__dict__.update(attrs)
     return obj
