@@ -100,7 +100,25 @@ def _boxing(func: Any, call: Callable[..., Any], arguments: Callable | None = No
 def _adapted(func: Any) -> Handler | None:
     adapter = adapters.ADAPTERS.get(str(func)) or \
         adapters.ADAPTERS.get(f"{func.namespace}.{func._opname}")
-    return None if adapter is None else _boxing(func, adapter)
+    return None if adapter is None else _boxing(func, adapter, _with_defaults(func))
+
+
+def _with_defaults(func: Any) -> Callable:
+    """The reshaping that hands an adapter every argument of the overload: torch leaves out
+    those equal to the schema's defaults, so the schema's defaults are put back (an adapter's
+    own defaults never decide)."""
+    arguments = func._schema.arguments
+    positional = [a for a in arguments if not a.kwarg_only]
+    keywords = [a for a in arguments if a.kwarg_only and a.has_default_value()]
+
+    def complete(args: tuple, iargs: list, ikwargs: dict) -> tuple[list, dict]:
+        missing = positional[len(iargs):]
+        if missing:
+            iargs = [*iargs, *(a.default_value for a in missing if a.has_default_value())]
+        if keywords:
+            ikwargs = {**{a.name: a.default_value for a in keywords}, **ikwargs}
+        return iargs, ikwargs
+    return complete
 
 
 def _from_record(func: Any) -> Handler | None:

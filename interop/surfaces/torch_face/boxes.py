@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import dtypes
 from ...backends import registry
 from ...backends.dlpack import foreign_to_raw
 from ...core.tensor import Tensor, make
@@ -136,7 +137,8 @@ def first_face(args: Any) -> Any:
 
 def unboxed(x: Any) -> Any:
     """An ATen argument for the operation table: a ``TorchTensor`` as its interop tensor, a
-    plain torch tensor as an interop tensor over its data, lists of them likewise."""
+    plain torch tensor as an interop tensor over its data, lists of them likewise, a torch
+    dtype as NumPy's."""
     t = type(x)
     if t is TorchTensor:
         return x._t
@@ -147,6 +149,8 @@ def unboxed(x: Any) -> Any:
         return x  # sizes, dims: as they are
     if isinstance(x, TORCH.Tensor):
         return plain_tensor(x)
+    if t is TORCH.dtype:
+        return dtypes.as_dtype(x)  # the records' dtypes are NumPy's
     return x
 
 

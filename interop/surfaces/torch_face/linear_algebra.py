@@ -25,8 +25,7 @@ def _info(A: Any) -> Any:
     return record("torch.Tensor.new_zeros")(A, tuple(A.shape[:-2]), dtype=np.int32)
 
 
-def linalg_svd(A: Any, full_matrices: bool = False, compute_uv: bool = False,  # noqa: N803
-               driver: Any = None) -> tuple:
+def linalg_svd(A: Any, full_matrices: bool, compute_uv: bool, driver: Any) -> tuple:  # noqa: N803
     """``_linalg_svd``: (U, S, Vh), U and Vh empty without ``compute_uv``."""
     if compute_uv:
         return tuple(record("torch.linalg.svd")(A, full_matrices))
