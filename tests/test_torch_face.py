@@ -157,3 +157,19 @@ def test_mixing_the_faces_gives_the_plain_facade(backend):
         np.testing.assert_allclose(to_numpy(got), X * 3)
     with pytest.raises(TypeError, match="requires grad cannot be an operand"):
         t + x.requires_grad_()
+
+
+@pytest.mark.parametrize("other", ["dask", "jax", "cubed", "torch"])
+def test_gradients_on_the_other_backends(other):
+    """The face holds any backend's tensor: JAX's (immutable: writes rebind), Cubed's (lazy),
+    torch's own (the table runs torch's functions); gradients come back on it, and a write
+    through a detached alias reaches the tensor, as torch's do."""
+    pytest.importorskip(other)
+    x = interop.tensor(X[0], backend=other).as_torch(requires_grad=True)
+    (torch.nn.functional.softmax(x, -1) * x).sum().backward()
+    ref = torch.from_numpy(X[0].copy()).requires_grad_()
+    (torch.nn.functional.softmax(ref, -1) * ref).sum().backward()
+    assert x.grad.backend == other
+    np.testing.assert_allclose(to_numpy(x.grad.as_interop()), ref.grad.numpy(), atol=1e-12)
+    x.detach().add_(1)[0] = 5.0
+    np.testing.assert_allclose(to_numpy(x.as_interop())[0], 5.0)

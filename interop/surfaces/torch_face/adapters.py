@@ -65,9 +65,11 @@ def local_scalar(input: Any) -> Any:
     return record("torch.Tensor.item")(input)
 
 
-def same_data(input: Any, *args: Any, **kwargs: Any) -> Any:
-    """``aten.alias``, ``aten.lift_fresh``: a new tensor over the same array."""
-    return record("torch.Tensor.detach")(input)
+def same_tensor(input: Any, *args: Any, **kwargs: Any) -> Any:
+    """``aten.detach``, ``aten.alias``, ``aten.lift_fresh``: a new TorchTensor over the same
+    interop tensor, so that a write through either reaches both on every backend (on Dask,
+    Cubed and JAX a write rebinds the interop tensor's array: sharing the array is not enough)."""
+    return input
 
 
 def unsafe_view(input: Any, size: Any) -> Any:
@@ -145,8 +147,9 @@ ADAPTERS: dict[str, Callable[..., Any]] = {
     "aten.convolution": convolution,
     "aten._to_copy": to_copy,
     "aten._local_scalar_dense": local_scalar,
-    "aten.alias": same_data,
-    "aten.lift_fresh": same_data,
+    "aten.detach": same_tensor,
+    "aten.alias": same_tensor,
+    "aten.lift_fresh": same_tensor,
     "aten._unsafe_view": unsafe_view,
 }
 """ATen names (with or without the overload) -> adapters."""

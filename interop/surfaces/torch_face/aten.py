@@ -158,8 +158,8 @@ def _from_functional(func: Any) -> Handler | None:
 
     def run_inplace(args: tuple, kwargs: dict) -> Any:
         target, out = args[0], run(args, kwargs)
-        if aliases:
-            target._t._raw = out._t._raw
+        if aliases:  # its own interop tensor now: others sharing the old one keep their shape
+            target._t = out._t
             boxes.restate(target)
         else:
             record("torch.Tensor.copy_")(target._t, out._t)
