@@ -144,6 +144,9 @@ def test_to_backend_pickle_deepcopy_and_state_dict(backend):
     plain = torch.nn.Linear(4, 2).double()
     model.load_state_dict(plain.state_dict())  # torch tensors copied onto the backend
     check(model(face(X[0], backend)), plain(torch.from_numpy(X[0].copy())), backend)
+    back = torch.nn.Linear(4, 2).double()
+    back.load_state_dict(clone.state_dict())  # and back into torch's own tensors
+    np.testing.assert_allclose(back.weight.detach().numpy(), to_numpy(clone.weight.as_interop()))
 
 
 def test_mixing_the_faces_gives_the_plain_facade(backend):
