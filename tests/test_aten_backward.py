@@ -97,15 +97,19 @@ UPSAMPLE = {  # aten backward -> (spatial dims, align_corners or None, scale fac
 }
 
 
-@pytest.mark.parametrize("name", UPSAMPLE)
-def test_interpolation_backward_matches_torch(name, backend):
+def upsample_case(name):
+    """(the aten kernel, a gradient array, the kernel's other arguments) for ``name``."""
     n, align, scales = UPSAMPLE[name]
     sizes_in, sizes_out = (5, 4, 6)[:n], (8, 3, 7)[:n]
-    input_size = [2, 3, *sizes_in]
-    g = RNG.standard_normal((2, 3, *sizes_out))
-    args = [list(sizes_out), input_size] + ([align] if align is not None else []) + \
+    g = np.random.default_rng(n).standard_normal((2, 3, *sizes_out))
+    args = [list(sizes_out), [2, 3, *sizes_in]] + ([align] if align is not None else []) + \
         list(scales or (None,) * n)
-    kernel = getattr(torch.ops.aten, name.removeprefix("aten."))
+    return getattr(torch.ops.aten, name.removeprefix("aten.")), g, args
+
+
+@pytest.mark.parametrize("name", UPSAMPLE)
+def test_interpolation_backward_matches_torch(name, backend):
+    kernel, g, args = upsample_case(name)
     expected = kernel(torch.from_numpy(g), *args)
     got = kernel(interop.tensor(g, backend=backend), *args)
     assert isinstance(got, interop.Tensor) and got.backend == backend

@@ -572,7 +572,7 @@ def test_packed_sequences_and_recurrent_modules():
 
 
 def test_large_tensors_print_their_corners_as_numpy_does():
-    from interop import repr as printing
+    from interop.core import repr as printing
     x = torch.arange(3000.0).reshape(50, 60)
     corners = printing._preview(interop.get_backend("torch"), x)  # a GPU tensor's bounded copy
     expected = printing._preview(interop.get_backend("numpy"), x.numpy())

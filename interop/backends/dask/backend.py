@@ -138,13 +138,14 @@ class DaskBackend(Backend):
             replace_in_place(raw, dask_indexing.put(raw, items, value))
 
     def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> da.Array:
-        """One blockwise task on the arrays, each in one chunk: unlike a delayed call, which
-        copies the arrays' graphs into its own, the graph stays one layer deeper."""
+        """One blockwise task on the arrays, each given whole (its blocks concatenated: none
+        of its axes is the output's): unlike a delayed call, which copies the arrays' graphs
+        into its own, the graph stays one layer deeper."""
         first = next(a for a in args if isinstance(a, da.Array))
         pairs: list = []
         for i, a in enumerate(args):
             if isinstance(a, da.Array):
-                pairs += [a.rechunk(-1), tuple(f"a{i}_{d}" for d in range(a.ndim))]
+                pairs += [a, tuple(f"a{i}_{d}" for d in range(a.ndim))]
             else:
                 pairs += [a, None]
         out = tuple(f"out{d}" for d in range(len(shape)))

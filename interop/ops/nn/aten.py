@@ -143,9 +143,6 @@ def indices_backward(be: Any, grad_output: Any, indices: Any, input: Any, n: int
     forms): each output's gradient added at the flat spatial index it picked over the last
     ``n`` dims of ``input``, zeros elsewhere; on Dask one lazy task."""
     planes, size = math.prod(input.shape[:-n]), math.prod(input.shape[-n:])
-    if be.lazy:
-        flat = whole_arrays(be, _add_planes, (planes, size), grad_output.dtype, grad_output,
-                            indices, planes, size)
-    else:
-        flat = _add_planes(be, grad_output, indices, planes, size)
+    flat = whole_arrays(be, _add_planes, (planes, size), grad_output.dtype, grad_output,
+                        indices, planes, size)  # a scatter-add: on lazy backends, one task
     return be.np.reshape(flat, tuple(input.shape)).astype(input.dtype)
