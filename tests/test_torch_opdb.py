@@ -334,13 +334,19 @@ def backend_section(path: Path, backend: str) -> None:
              "| operator | samples passed | first failure |", "|---|---|---|"]
     lines += [f"| {op} | {why.split(':', 1)[0]} | {why.split(': ', 1)[1].replace('|', '/')} |"
               for op, why in sorted(failures.items())]
+    write_section(path, label, lines)
+    print(lines[4])
+
+
+def write_section(path: Path, label: str, lines: list[str]) -> None:
+    """(Re)write the coverage page's section ``lines`` (its heading ``## On the <label> ...``
+    first), keeping the main table and the other sections."""
     main, _, rest = path.read_text().partition(SECTIONS)
     sections = {part.partition(" backend")[0]: SECTIONS + part.rstrip("\n")
                 for part in rest.split(SECTIONS) if part}
     sections[label] = "\n" + "\n".join(lines)
     path.write_text(main.rstrip("\n") + "\n" + "".join(
         sections[k] + "\n" for k in sorted(sections)))
-    print(lines[4])
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--backend"]:
