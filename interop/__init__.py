@@ -33,6 +33,8 @@ from .backends import dlpack as _dlpack
 from .surfaces import dlpack_export as _dlpack_export
 from .surfaces import einops_backend as _einops_backend
 from .surfaces import torch_participant as _torch_participant
+from .surfaces import torch_face as _torch_face
+from .surfaces.torch_face import to_backend
 from .core.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
                                   TorchFunctionMode)
 from .core.tensor import SizeAttribute as _SizeAttribute
@@ -47,6 +49,7 @@ _dlpack_export.install(Tensor)
 _dask_collection.install(Tensor)
 _einops_backend.install(sys.modules[__name__])
 _torch_participant.register_collate(Tensor)
+_torch_face.install(Tensor)
 from . import array_api  # noqa: E402  (interop.array_api: the standard's namespace)
 from .backends.registry import default_backend as _default  # noqa: E402
 
@@ -123,7 +126,10 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str) -> Any:
     """``interop.bfloat16``, loaded from ml_dtypes only when asked for (an optional extra);
-    without it an AttributeError (``hasattr`` is False) that says how to install it."""
+    without it an AttributeError (``hasattr`` is False) that says how to install it.
+    ``interop.TorchTensor``, the torch face's class, made (and torch imported) when asked for."""
+    if name == "TorchTensor":
+        return _torch_face.torch_tensor_class()
     if name == "bfloat16":
         try:
             return dtypes.bfloat16_dtype()

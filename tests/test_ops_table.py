@@ -238,6 +238,7 @@ SAMPLES = {
     "broadcast_tensors": [((M, M[:1]), {}, False)],
     "expand_as": [((M[:1], M), {}, True)],
     "view_as": [((M, X[0]), {}, True)],
+    "view_as_real": [((M + 1j * M[::-1],), {}, False), ((V.astype(np.complex128),), {}, False)],
     "reshape_as": [((M, X[0]), {}, True)],
     "flip": [((X, (0, 2)), {}, False), ((M, [1]), {}, True)],
     "roll": [((X, 1, 2), {}, False), ((V, 2), {}, False), ((M, (1, 2), (0, 1)), {}, False)],
@@ -490,6 +491,12 @@ NAMED_TESTS = {
     "segment_reduce": ("test_torch_opdb_ops.py", "torch.segment_reduce("),
     "max_pool2d_with_indices_backward": ("test_torch_opdb_ops.py",
                                          "aten.max_pool2d_with_indices_backward("),
+    **{name: ("test_aten_backward.py", f"aten.{name}") for name in (
+        "convolution_backward", "avg_pool2d_backward", "avg_pool3d_backward",
+        "_adaptive_avg_pool2d_backward", "_adaptive_avg_pool3d_backward",
+        "adaptive_max_pool2d_backward", "adaptive_max_pool3d_backward",
+        "max_pool3d_with_indices_backward", "hardshrink_backward", "softshrink_backward",
+        *(n for n in TABLE if "upsample" in n and n.endswith("_backward")))},
 }
 
 

@@ -20,6 +20,7 @@ from tests.test_torch_nn import assert_like_torch, tensor
 
 torch = pytest.importorskip("torch")
 dask_counting = pytest.importorskip("tests.helpers.dask_counting")
+lazily = dask_counting.lazily
 F = torch.nn.functional
 aten = torch.ops.aten
 
@@ -29,18 +30,6 @@ IMG = RNG.standard_normal((4, 3, 5, 6)).astype(np.float32)
 
 def t(x):
     return torch.from_numpy(np.array(x, copy=True))
-
-
-class lazily:
-    """Asserts that the block computes no Dask graph."""
-
-    def __enter__(self):
-        self.counter = dask_counting.ComputeCounter()
-        self.counter.__enter__()
-
-    def __exit__(self, *exc):
-        self.counter.__exit__(*exc)
-        assert self.counter.count == 0, f"{self.counter.count} computations"
 
 
 def _same(got, expected, backend):

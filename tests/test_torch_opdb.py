@@ -342,7 +342,7 @@ def run_sharded(backend: str, jobs: int) -> dict:
             "ran": sum(p["ran"] for p in parts)}
 
 
-def write_section(path: Path, backend: str, results: dict) -> str:
+def write_backend_section(path: Path, backend: str, results: dict) -> str:
     """(Re)write ``backend``'s section of the coverage page: the figure and each operator
     that fails there; the figure's line is returned."""
     failures, ran, too_slow = results["failures"], results["ran"], TOO_SLOW.get(backend, {})
@@ -358,13 +358,19 @@ def write_section(path: Path, backend: str, results: dict) -> str:
              "| operator | samples passed | first failure |", "|---|---|---|"]
     lines += [f"| {op} | {why.split(':', 1)[0]} | {why.split(': ', 1)[1].replace('|', '/')} |"
               for op, why in sorted(failures.items())]
+    write_section(path, label, lines)
+    return lines[4]
+
+
+def write_section(path: Path, label: str, lines: list[str]) -> None:
+    """(Re)write the coverage page's section ``lines`` (its heading ``## On the <label> ...``
+    first), keeping the main table and the other sections."""
     main, _, rest = path.read_text().partition(SECTIONS)
     sections = {part.partition(" backend")[0]: SECTIONS + part.rstrip("\n")
                 for part in rest.split(SECTIONS) if part}
     sections[label] = "\n" + "\n".join(lines)
     path.write_text(main.rstrip("\n") + "\n" + "".join(
         sections[k] + "\n" for k in sorted(sections)))
-    return lines[4]
 
 
 def backend_main(argv: list[str]) -> None:
@@ -384,8 +390,8 @@ def backend_main(argv: list[str]) -> None:
         return
     results = run_sharded(args.backend, args.jobs) if args.jobs > 1 else \
         run_backend(args.backend)
-    print(write_section(Path(__file__).resolve().parents[1] / "docs" / "torch_coverage.md",
-                        args.backend, results))
+    page = Path(__file__).resolve().parents[1] / "docs" / "torch_coverage.md"
+    print(write_backend_section(page, args.backend, results))
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--backend"]:

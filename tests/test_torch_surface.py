@@ -233,6 +233,21 @@ def test_finfo_iinfo_refuse_interop_dtypes_rather_than_misread():
             torch.finfo(d)
 
 
+TORCH_ASKS = ["is_quantized", "is_mps", "is_meta", "is_sparse", "is_sparse_csr", "is_mkldnn",
+              "is_xpu", "is_xla", "is_vulkan", "is_ipu", "is_maia", "is_mtia", "is_cpu",
+              "is_cuda", "is_nested", "layout"]
+
+
+@pytest.mark.parametrize("name", TORCH_ASKS)
+def test_constant_attributes_answer_as_a_dense_torch_tensor(name, backend):
+    """What torch code reads before a special path (torchvision's roi_align: is_quantized,
+    torchmetrics: is_mps): the answers of a dense host tensor, with no compute on Dask."""
+    expected = getattr(torch.from_numpy(A), name)
+    if backend == "cupy" and name in ("is_cpu", "is_cuda"):
+        expected = name == "is_cuda"  # a CUDA tensor's answers
+    assert getattr(tensor(A, backend), name) == expected
+
+
 def test_dtype_pickles_to_the_same_object():
     import pickle
     d = interop.tensor(np.ones(2, np.float32)).dtype

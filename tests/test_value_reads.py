@@ -21,6 +21,7 @@ from interop.ops import TABLE
 from interop.ops.elementwise.arithmetic import BINARY, UNARY
 from tests import test_ops_table, test_torch_composite, test_torch_linalg, test_torch_nn, \
     test_torch_opdb_ops
+from tests import test_aten_backward as backward_kernels
 
 torch = pytest.importorskip("torch")
 dask = pytest.importorskip("dask")
@@ -171,7 +172,17 @@ def _attribute_samples():
                 getattr(d, method)(*a)
 
 
-SAMPLES = [*_table_samples(), *_case_samples(), *_more_samples(), *_attribute_samples()]
+def _backward_samples():
+    """The backward kernels autograd calls on TorchTensors, on lazy operands."""
+    for name, (call, arrays) in backward_kernels.CASES.items():
+        yield name, lambda call=call, arrays=arrays: call(*map(lazy, arrays))
+    for name in backward_kernels.UPSAMPLE:
+        kernel, g, args = backward_kernels.upsample_case(name)
+        yield name, lambda kernel=kernel, g=g, args=args: kernel(lazy(g), *args)
+
+
+SAMPLES = [*_table_samples(), *_case_samples(), *_more_samples(), *_attribute_samples(),
+           *_backward_samples()]
 
 
 # Operands tried in turn for entries no sample above reaches (elementwise, special, fft...)

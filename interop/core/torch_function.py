@@ -104,7 +104,14 @@ def is_plain_value_type(arg_type: type) -> bool:
 def overrides(arg_type: type) -> bool:
     impl = getattr(arg_type, "__torch_function__", None)
     return impl is not None and impl is not disabled_torch_function_impl \
-        and not is_plain_value_type(arg_type)
+        and impl is not _torch_disabled_impl() and not is_plain_value_type(arg_type)
+
+
+def _torch_disabled_impl() -> Any:
+    """torch's own opt-out marker (``torch._C._disabled_torch_function_impl``, which wrapper
+    subclasses such as ``interop.TorchTensor`` assign), if torch is loaded."""
+    torch = sys.modules.get("torch")
+    return None if torch is None else getattr(torch._C, "_disabled_torch_function_impl", None)
 
 
 def overriding_args(relevant_args: Iterable[Any],

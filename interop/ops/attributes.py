@@ -65,6 +65,34 @@ def layout(be: Any, input: Any) -> Any:
     return "strided" if torch is None else torch.strided
 
 
+_DENSE_HOST_ANSWERS = ("is_quantized", "is_meta", "is_sparse", "is_sparse_csr", "is_mkldnn")
+"""What torch code asks of a tensor before taking a special path (torchvision's roi_align asks
+``is_quantized``): an interop tensor is none of these, on any backend."""
+_OTHER_DEVICES = ("is_mps", "is_xpu", "is_xla", "is_vulkan", "is_ipu", "is_maia", "is_mtia")
+"""Device kinds interop has no backend for (torchmetrics asks ``is_mps``)."""
+
+
+def _constant_false(name: str, doc: str) -> None:
+    def answer(be: Any, input: Any) -> bool:
+        return False
+    answer.__name__, answer.__doc__ = name, doc
+    op(name, function=False, method=name, property=True, family="attributes",
+       torch=(f"torch.Tensor.{name}.__get__",))(answer)
+
+
+for _name in _DENSE_HOST_ANSWERS:
+    _constant_false(_name, "False: interop tensors are dense and hold plain numbers.")
+for _name in _OTHER_DEVICES:
+    _constant_false(_name, f"False: no backend of interop runs on {_name[3:]} devices.")
+
+
+@op(function=False, family="attributes", method="is_cpu", property=True,
+    torch=("torch.Tensor.is_cpu.__get__",))
+def is_cpu(be: Any, input: Any) -> bool:
+    """True where the data is in host memory (NumPy, Dask, a CPU torch or JAX array)."""
+    return be.device_of(input).type == "cpu"
+
+
 @_prop("device", "Where the data lives.")
 def device(be: Any, input: Any) -> Device:
     """Where the data lives: device('cpu') or device('cuda', N); equal to 'cpu' / 'cuda:N'."""

@@ -13,3 +13,15 @@ class ComputeCounter(Callback):
 
     def _start(self, dsk) -> None:  # noqa: ANN001 - Dask's callback signature
         self.count += 1
+
+
+class lazily:
+    """Asserts that the block computes no Dask graph."""
+
+    def __enter__(self) -> None:
+        self.counter = ComputeCounter()
+        self.counter.__enter__()
+
+    def __exit__(self, *exc) -> None:  # noqa: ANN002
+        self.counter.__exit__(*exc)
+        assert self.counter.count == 0, f"{self.counter.count} computations"

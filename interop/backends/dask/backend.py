@@ -156,9 +156,20 @@ class DaskBackend(ChunkedBackend):
                             name=f"{fn.__name__}-{uuid.uuid4().hex}")
 
     def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> da.Array:
+        """One blockwise task on the arrays, each given whole (its blocks concatenated: none
+        of its axes is the output's): unlike a delayed call, which copies the arrays' graphs
+        into its own, the graph stays one layer deeper."""
         first = next(a for a in args if isinstance(a, da.Array))
-        task = dask.delayed(impl, pure=True)(self.chunk_backend(first), *args)
-        return da.from_delayed(task, shape=shape, dtype=dtype, meta=first._meta)
+        pairs: list = []
+        for i, a in enumerate(args):
+            if isinstance(a, da.Array):
+                pairs += [a, tuple(f"a{i}_{d}" for d in range(a.ndim))]
+            else:
+                pairs += [a, None]
+        out = tuple(f"out{d}" for d in range(len(shape)))
+        return da.blockwise(_whole, out, impl, None, self.chunk_backend(first), None, *pairs,
+                            new_axes=dict(zip(out, shape)), concatenate=True, dtype=dtype,
+                            meta=first._meta)
 
     def contiguous(self, raw: da.Array) -> da.Array:
         return raw  # chunks have no memory layout to fix until they are computed
@@ -397,3 +408,8 @@ def _client() -> Any:
 
 backend = DaskBackend()
 views.WITHOUT_VIEWS[da.Array] = replace_contents
+
+
+def _whole(impl: Any, backend: Any, *args: Any) -> Any:
+    """``in_one_task``'s task: ``impl`` on the chunks' backend and whole arrays."""
+    return impl(backend, *args)

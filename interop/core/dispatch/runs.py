@@ -107,6 +107,7 @@ def make_inplace_route(entry: Any) -> Route:
     On a backend with the library's own in-place function (``Backend.native``), that runs
     on the target's own array when the target stays where it is."""
     impl, name, names = entry.impl, entry.inplace, entry.inplace_native_names
+    out_of_place_names = entry.native_names
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
         be, rargs, rkwargs = unwrap_call(args, kwargs)
@@ -115,6 +116,6 @@ def make_inplace_route(entry: Any) -> Route:
             if native is not None:
                 native(*rargs, **rkwargs)
                 return convert(args[0], cls)
-        write_into(args[0], call_impl(impl, be, rargs, rkwargs, entry.native_names), name)
+        write_into(args[0], call_impl(impl, be, rargs, rkwargs, out_of_place_names), name)
         return convert(args[0], cls)
     return Route(run)

@@ -27,10 +27,20 @@ NEUTRAL = frozenset({int, float, bool, complex, str, type(None), slice, type(Ell
 
 
 def _foreign(x: Any) -> tuple[Backend, Any] | None:
-    """A backend array for a foreign object (raw arrays, torch tensors, DLPack producers)."""
+    """A backend array for a foreign object (raw arrays, torch tensors, DLPack producers, the
+    torch face's tensors: their interop tensor's array)."""
     be = registry.backend_of(x)
     if be is not None:
         return be, x
+    held = getattr(x, "as_interop", None)
+    if held is not None and callable(held):
+        if getattr(x, "requires_grad", False):
+            raise TypeError(f"a {type(x).__name__} that requires grad cannot be an operand of "
+                            "interop's own functions, which record no gradients: call torch's "
+                            "functions on it (and .as_torch() on the other operands), or "
+                            "detach it first")
+        raw = held()._raw
+        return registry.backend_of(raw), raw
     if type(x).__module__.startswith("torch") and hasattr(x, "__dlpack__"):
         raw = from_torch(x)
         return registry.backend_of(raw), raw

@@ -101,6 +101,15 @@ def view_as_complex(be: Any, input: Any) -> Any:
     return _complex(be, input[..., 0], input[..., 1])
 
 
+@op(method=False)
+def view_as_real(be: Any, input: Any) -> Any:
+    """A complex tensor as (..., 2) real pairs (a copy, as ``view_as_complex`` is)."""
+    if input.dtype.kind != "c":
+        raise RuntimeError(f"view_as_real is only supported for complex tensors, got "
+                           f"{input.dtype}; make it complex first (torch.complex(re, im))")
+    return be.np.stack([be.np.real(input), be.np.imag(input)], axis=-1)
+
+
 @op()
 def frexp(be: Any, input: Any) -> Any:
     """(mantissa, exponent) with ``input = mantissa * 2**exponent``, exponent int32."""

@@ -4,10 +4,11 @@
 ``activations`` the activations and softmax; ``functional`` normalisation, linear layers,
 padding and attention; ``conv``, ``loss``, ``resize``, ``rnn``, ... each declare their
 records; ``aten`` holds the aten-level kernels torch exposes (native_layer_norm,
-constant_pad_nd, the backward kernels op_db calls).  Importing this package registers them all.
+constant_pad_nd, the backward kernels op_db calls), ``backward`` the gradients autograd needs
+that torch has no decomposition of (convolution_backward).  Importing this package registers them all.
 """
 
 from . import activations, functional  # noqa: F401  (first: the others build on them)
 from . import (adaptive_max, batch_norm, conv, ctc, dropout, embedding, grid, loss, margin,  # noqa: F401
                resize, rnn, unpool)
-from . import aten  # noqa: F401
+from . import aten, backward  # noqa: F401

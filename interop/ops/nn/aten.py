@@ -135,7 +135,14 @@ def max_pool2d_with_indices_backward(be: Any, grad_output: Any, input: Any, kern
                              f"{list(t.shape)}, but max_pool2d's output is {list(expected)} for "
                              f"input {list(input.shape)}; pass the pool's own gradient and "
                              "indices")
-    planes, size = math.prod(input.shape[:-2]), math.prod(input.shape[-2:])
+    return indices_backward(be, grad_output, indices, input, 2)
+
+
+def indices_backward(be: Any, grad_output: Any, indices: Any, input: Any, n: int) -> Any:
+    """The gradient of a pool that picked one element per output (max pools, their adaptive
+    forms): each output's gradient added at the flat spatial index it picked over the last
+    ``n`` dims of ``input``, zeros elsewhere; on Dask one lazy task."""
+    planes, size = math.prod(input.shape[:-n]), math.prod(input.shape[-n:])
     flat = whole_arrays(be, _add_planes, (planes, size), grad_output.dtype, grad_output,
                         indices, planes, size)  # a scatter-add: on lazy backends, one task
     return be.np.reshape(flat, tuple(input.shape)).astype(input.dtype)

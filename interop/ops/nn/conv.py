@@ -41,6 +41,9 @@ def _windows(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list, dilation
     n = len(kernel)
     if any(lo or hi for lo, hi in pads):
         x = be.np.pad(x, [(0, 0), (0, 0), *pads], mode="constant", constant_values=fill)
+    # chunks along the batch only: each window one slice of each chunk, not a patchwork of
+    # the padding's chunks
+    x = be.whole_along(x, *range(1, x.ndim))
     out = [(x.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(n)]
     if any(o <= 0 for o in out):
         raise RuntimeError(f"convolution/pooling: kernel size {list(kernel)} (dilated) is larger "
@@ -76,14 +79,16 @@ def convolution(be: Any, input: Any, weight: Any, bias: Any, stride: Any, paddin
         raise RuntimeError(f"conv{n}d: Given groups={groups}, weight of size "
                            f"{list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[1] * groups} channels, but got {channels} channels")
-    sp = "uvw"[:n]  # spatial letters, distinct from z g c o
     w = weight.reshape((groups, out_ch // groups, *weight.shape[1:]))
-    total = None
+    total = sizes = None
     for offset, win in _windows(be, x, kernel, stride_, pads, dilation_, x.dtype.type(0)):
-        win = win.reshape((batch, groups, channels // groups, *win.shape[2:]))
-        term = be.np.einsum(f"zgc{sp},goc->zgo{sp}", win, w[(Ellipsis, *offset)])
+        sizes = tuple(win.shape[2:])
+        win = win.reshape((batch, groups, channels // groups, math.prod(sizes)))
+        # (groups, out, in) @ (batch, groups, in, positions): a matmul, which Dask keeps in
+        # the batch's chunks (its einsum would split them to bound the output's chunks)
+        term = be.np.matmul(w[(Ellipsis, *offset)], win)
         total = term if total is None else total + term
-    out = total.reshape((batch, out_ch, *total.shape[3:]))
+    out = total.reshape((batch, out_ch, *sizes))
     if bias is not None:
         out = out + bias.reshape((-1,) + (1,) * n)
     return out[0] if unbatched else out
@@ -132,6 +137,18 @@ def _window_counts(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
     return count
 
 
+def avg_divisor(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
+                count_include_pad: bool, divisor_override: Any) -> Any:
+    """What each window's sum is divided by: ``divisor_override``, the kernel's size, or (with
+    padding left out, or ceil_mode's overhang) each window's own count, shaped (1, 1, *out)."""
+    overhang = any(hi != lo for lo, hi in pads)
+    if divisor_override:
+        return x.dtype.type(divisor_override)
+    if not overhang and (count_include_pad or not any(lo for lo, _ in pads)):
+        return x.dtype.type(math.prod(kernel))
+    return _window_counts(be, x, kernel, stride, pads, count_include_pad, x.dtype)
+
+
 def _argmax_windows(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
                     dilation: tuple, fill: Any) -> tuple[Any, Any]:
     """(max, flat spatial index of the max) of each window: the first maximum, or a NaN."""
@@ -177,14 +194,8 @@ def pool(be: Any, input: Any, kernel_size: Any, stride: Any, padding: Any, dilat
         out = None
         for _, win in _windows(be, x, kernel, stride_, pads, (1,) * n, x.dtype.type(0)):
             out = win if out is None else out + win
-        overhang = any(hi != lo for lo, hi in pads)
-        if divisor_override:
-            out = out / x.dtype.type(divisor_override)
-        elif not overhang and (count_include_pad or not any(lo for lo, _ in pads)):
-            out = out / x.dtype.type(math.prod(kernel))
-        else:
-            out = out / _window_counts(be, x, kernel, stride_, pads, count_include_pad, x.dtype)
-        out = out.astype(x.dtype)
+        out = (out / avg_divisor(be, x, kernel, stride_, pads, count_include_pad,
+                                 divisor_override)).astype(x.dtype)
     if unbatched:
         out, indices = out[0], None if indices is None else indices[0]
     return out if indices is None else (out, indices)

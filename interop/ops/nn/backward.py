@@ -1,0 +1,191 @@
+"""The ATen backward kernels torch has no decomposition of, which autograd calls on tensors of
+other backends (``interop.TorchTensor``): convolution's, the pools', the shrinks' and
+interpolation's gradients.
+
+Written on the same primitives as the forward (``conv``: padded strided windows, einsum), so
+NumPy, CuPy and Dask (lazily) run them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .aten import indices_backward
+from .conv import _batched, _ceil_pads, _tuple, _windows, avg_divisor, conv_transpose, convolution
+from ...backends import registry
+from .functional import _adaptive_bounds
+from .resize import _contracted, _resampled
+from ..registry import op, torch_names
+
+
+def _weight_gradient(be: Any, input: Any, grad_output: Any, kernel: tuple, stride: tuple,
+                     padding: tuple, dilation: tuple, groups: int) -> Any:
+    """d(loss)/d(weight) of ``conv(input, weight)`` given the output's gradient: for each
+    kernel offset, the input's window there contracted with the gradient over batch and
+    positions; (O, C/groups, *kernel)."""
+    n = len(kernel)
+    batch, channels = input.shape[:2]
+    out_ch, sizes = grad_output.shape[1], tuple(grad_output.shape[2:])
+    sp = "uvw"[:n]
+    g = grad_output.reshape((batch, groups, out_ch // groups, *sizes))
+    terms = []
+    for _, win in _windows(be, input, kernel, stride, [(p, p) for p in padding], dilation,
+                           input.dtype.type(0)):
+        win = win[(slice(None), slice(None), *(slice(0, s) for s in sizes))]
+        win = win.reshape((batch, groups, channels // groups, *sizes))
+        terms.append(be.np.einsum(f"zgc{sp},zgo{sp}->goc", win, g))
+    stacked = be.np.stack(terms, axis=-1)
+    return stacked.reshape((out_ch, channels // groups, *kernel))
+
+
+@op(function=False, method=False, torch=torch_names("convolution_backward", "aten"))
+def convolution_backward(be: Any, grad_output: Any, input: Any, weight: Any, bias_sizes: Any,
+                         stride: Any, padding: Any, dilation: Any, transposed: bool,
+                         output_padding: Any, groups: int, output_mask: Any) -> Any:
+    """(grad_input, grad_weight, grad_bias) of ``aten.convolution`` (each None where
+    ``output_mask`` says it is not needed): the input's through the transposed convolution
+    (a convolution for a transposed one), the weight's by ``_weight_gradient``, the bias's a
+    sum over all but the channels."""
+    n = weight.ndim - 2
+    stride_, padding_, dilation_ = _tuple(stride, n), _tuple(padding, n), _tuple(dilation, n)
+    kernel = tuple(weight.shape[2:])
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        if transposed:
+            grad_input = convolution(be, grad_output, weight, None, stride_, padding_, dilation_,
+                                     groups, n)  # output padding past the stride: cropped
+            grad_input = grad_input[(slice(None), slice(None),
+                                     *(slice(0, int(x)) for x in input.shape[2:]))]
+        else:
+            extra = tuple(int(x) - ((int(y) - 1) * s - 2 * p + d * (k - 1) + 1) for x, y, s, p, d, k
+                          in zip(input.shape[2:], grad_output.shape[2:], stride_, padding_,
+                                 dilation_, kernel))
+            grad_input = conv_transpose(be, grad_output, weight, None, stride_, padding_, extra,
+                                        groups, dilation_, n)
+    if output_mask[1]:
+        grad_weight = _weight_gradient(be, grad_output, input, kernel, stride_, padding_,
+                                       dilation_, groups) if transposed else \
+            _weight_gradient(be, input, grad_output, kernel, stride_, padding_, dilation_,
+                             groups)
+    if output_mask[2]:
+        grad_bias = be.np.sum(grad_output, axis=(0, *range(2, grad_output.ndim)))
+    return grad_input, grad_weight, grad_bias
+
+
+def _avg_pool_backward(n: int) -> None:
+    def impl(be: Any, grad_output: Any, input: Any, kernel_size: Any, stride: Any, padding: Any,
+             ceil_mode: bool, count_include_pad: bool, divisor_override: Any) -> Any:
+        x, unbatched = _batched(input, n)
+        g = grad_output[None] if unbatched else grad_output
+        kernel = _tuple(kernel_size, n)
+        stride_ = _tuple(stride, n) if stride not in (None, (), []) else kernel
+        sizes = tuple(int(s) for s in x.shape[2:])
+        pads = _ceil_pads(sizes, kernel, stride_, _tuple(padding, n), (1,) * n, ceil_mode)
+        g = g / avg_divisor(be, x, kernel, stride_, pads, count_include_pad, divisor_override)
+        channels = x.shape[1]
+        ones = be.np.ones((channels, 1, *kernel), dtype=g.dtype)
+        # each window's share spread back over it: over the padded input's coordinates
+        spread = conv_transpose(be, g.astype(x.dtype), ones, None, stride_, 0, 0, channels, 1, n)
+        short = [max(0, lo + size - spread.shape[2 + i]) for i, ((lo, _), size)
+                 in enumerate(zip(pads, sizes))]
+        if any(short):  # input past the last window: no gradient there
+            spread = be.np.pad(spread, [(0, 0), (0, 0), *((0, s) for s in short)])
+        out = spread[(slice(None), slice(None),
+                      *(slice(lo, lo + size) for (lo, _), size in zip(pads, sizes)))]
+        return out[0] if unbatched else out
+    name = f"avg_pool{n}d_backward"
+    impl.__name__ = name
+    impl.__doc__ = (f"avg_pool{n}d's gradient: each output's gradient, divided as the forward "
+                    "divided, spread over its window (a transposed depthwise convolution).")
+    op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
+
+
+def _adaptive_avg_pool_backward(n: int) -> None:
+    def impl(be: Any, grad_output: Any, input: Any) -> Any:
+        g = grad_output
+        for k in range(n):  # the forward is separable: one averaging matrix per dim
+            axis = g.ndim - n + k
+            size, out = int(input.shape[axis]), int(g.shape[axis])
+            share = np.zeros((out, size), dtype=g.dtype)
+            for i, (lo, hi) in enumerate(_adaptive_bounds(size, out)):
+                share[i, lo:hi] = 1 / (hi - lo)
+            share = be.asarray(share, device=be.device_of(g))
+            g = be.np.moveaxis(be.np.matmul(be.np.moveaxis(g, axis, -1), share), -1, axis)
+        return g.astype(input.dtype)
+    name = f"_adaptive_avg_pool{n}d_backward"
+    impl.__name__ = name
+    impl.__doc__ = (f"adaptive_avg_pool{n}d's gradient: each output's gradient shared equally "
+                    "over its window, one dim at a time.")
+    op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
+
+
+def _picked_backward(name: str, n: int) -> None:
+    def impl(be: Any, grad_output: Any, input: Any, *args: Any) -> Any:
+        return indices_backward(be, grad_output, args[-1], input, n)
+    impl.__name__ = name
+    impl.__doc__ = "The gradient of a max pool: each output's at the index it picked."
+    op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
+
+
+for _n in (2, 3):
+    _avg_pool_backward(_n)
+    _adaptive_avg_pool_backward(_n)
+    _picked_backward(f"adaptive_max_pool{_n}d_backward", _n)
+_picked_backward("max_pool3d_with_indices_backward", 3)
+
+
+def _shrunk(be: Any, grad: Any, input: Any, lambd: Any) -> Any:
+    return be.np.where(be.np.abs(input) > lambd, grad, be.np.zeros_like(grad))
+
+
+@op(function=False, method=False, torch=torch_names("hardshrink_backward", "aten"))
+def hardshrink_backward(be: Any, grad_out: Any, input: Any, lambd: Any = 0.5) -> Any:
+    """hardshrink's gradient: passed where |input| > lambd, else 0."""
+    return _shrunk(be, grad_out, input, lambd)
+
+
+@op(function=False, method=False, torch=torch_names("softshrink_backward", "aten"))
+def softshrink_backward(be: Any, grad_output: Any, input: Any, lambd: Any = 0.5) -> Any:
+    """softshrink's gradient: passed where |input| > lambd, else 0."""
+    return _shrunk(be, grad_output, input, lambd)
+
+
+def _axis_matrix(length: int, out: int, factor: Any, mode: str, align_corners: bool,
+                 antialias: bool) -> np.ndarray:
+    """(length, out): how interpolate's forward along one dim mixes its ``length`` inputs into
+    ``out`` outputs, transposed (the forward run on the identity, on the host)."""
+    eye = np.eye(length).reshape(length, 1, length)
+    scale = None if factor is None else 1 / factor
+    return _resampled(registry.get_backend("numpy"), eye, [out], [scale], mode, align_corners,
+                      antialias)[:, 0, :]
+
+
+def _upsample_backward(name: str, mode: str, n: int, aligned: bool, antialias: bool) -> None:
+    def impl(be: Any, grad_output: Any, output_size: Any, input_size: Any, *args: Any) -> Any:
+        align_corners = bool(args[0]) if aligned else False
+        factors = [*(args[1:] if aligned else args), *(None,) * n][:n]
+        g = grad_output
+        for i in range(n):  # the forward is separable: its transpose, one dim at a time
+            share = _axis_matrix(int(input_size[2 + i]), int(output_size[i]), factors[i], mode,
+                                 align_corners, antialias)
+            g = _contracted(be, g, 2 + i, share)
+        return g.astype(grad_output.dtype)
+    impl.__name__ = name
+    impl.__doc__ = (f"{name.removesuffix('_backward')}'s gradient: each output's gradient "
+                    "shared back over the inputs it mixed, with the forward's weights.")
+    op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
+
+
+for _n, _dims in ((1, "1d"), (2, "2d"), (3, "3d")):
+    _upsample_backward(f"upsample_nearest{_dims}_backward", "nearest", _n, False, False)
+    _upsample_backward(f"_upsample_nearest_exact{_dims}_backward", "nearest-exact", _n, False,
+                       False)
+for _name, _mode, _n, _aa in (("upsample_linear1d_backward", "linear", 1, False),
+                              ("upsample_bilinear2d_backward", "bilinear", 2, False),
+                              ("upsample_trilinear3d_backward", "trilinear", 3, False),
+                              ("upsample_bicubic2d_backward", "bicubic", 2, False),
+                              ("_upsample_bilinear2d_aa_backward", "bilinear", 2, True),
+                              ("_upsample_bicubic2d_aa_backward", "bicubic", 2, True)):
+    _upsample_backward(_name, _mode, _n, True, _aa)

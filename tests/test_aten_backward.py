@@ -1,0 +1,116 @@
+"""The ATen backward kernels autograd calls on TorchTensors that torch has no decomposition
+of (interop/ops/nn/backward.py), called directly through ``torch.ops.aten`` on interop tensors
+and compared with torch's own kernels: convolution's (plain, strided, dilated, grouped,
+transposed with output padding), the average, adaptive and max pools', the shrinks'."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import interop
+from tests.conftest import to_numpy
+
+torch = pytest.importorskip("torch")
+aten = torch.ops.aten
+RNG = np.random.default_rng(3)
+
+
+def conv_case(n, transposed, stride, padding, dilation, groups, output_padding):
+    x = RNG.standard_normal((2, 4, *(7,) * n))
+    w = RNG.standard_normal((4, 4 // groups if not transposed else 3, *(3,) * n)) \
+        if transposed else RNG.standard_normal((6, 4 // groups, *(3,) * n))
+    out = aten.convolution(torch.from_numpy(x), torch.from_numpy(w), None, [stride] * n,
+                           [padding] * n, [dilation] * n, transposed, [output_padding] * n,
+                           groups)
+    g = RNG.standard_normal(tuple(out.shape))
+    return (lambda g, x, w: aten.convolution_backward(
+        g, x, w, [w.shape[1 if transposed else 0] * (groups if transposed else 1)],
+        [stride] * n, [padding] * n, [dilation] * n, transposed, [output_padding] * n, groups,
+        [True, True, True]), (g, x, w))
+
+
+IMG = RNG.standard_normal((2, 3, 7, 6))
+VOL = RNG.standard_normal((1, 2, 5, 4, 5))
+
+
+def pooled_grad(pool, x, *args, **kwargs):
+    """(grad_output, indices) of a pool on ``x``: random gradients of its output's shape."""
+    out = pool(torch.from_numpy(x), *args, **kwargs)
+    values, indices = out if isinstance(out, tuple) else (out, None)
+    return RNG.standard_normal(tuple(values.shape)), indices
+
+
+AVG2, _ = pooled_grad(torch.nn.functional.avg_pool2d, IMG, 3, 2, 1, True, False)
+AVG3, _ = pooled_grad(torch.nn.functional.avg_pool3d, VOL, 2, 1, 1, False, True, 3)
+ADA2, _ = pooled_grad(torch.nn.functional.adaptive_avg_pool2d, IMG, (3, 4))
+ADA3, _ = pooled_grad(torch.nn.functional.adaptive_avg_pool3d, VOL, (2, 3, 3))
+AMAX2, AMAX2_I = pooled_grad(torch.nn.functional.adaptive_max_pool2d, IMG, (3, 4), True)
+AMAX3, AMAX3_I = pooled_grad(torch.nn.functional.adaptive_max_pool3d, VOL, (2, 3, 3), True)
+MAX3, MAX3_I = pooled_grad(torch.nn.functional.max_pool3d, VOL, 2, 2, 1, 1, True, True)
+
+CASES = {
+    "conv2d": conv_case(2, False, 1, 1, 1, 1, 0),
+    "conv2d_strided_dilated_grouped": conv_case(2, False, 2, 0, 2, 2, 0),
+    "conv1d_transposed": conv_case(1, True, 2, 1, 1, 1, 1),
+    "conv3d_transposed_grouped": conv_case(3, True, 2, 0, 1, 2, 1),
+    "avg_pool2d_backward": (lambda g, x: aten.avg_pool2d_backward(
+        g, x, [3, 3], [2, 2], [1, 1], True, False, None), (AVG2, IMG)),
+    "avg_pool3d_backward": (lambda g, x: aten.avg_pool3d_backward(
+        g, x, [2, 2, 2], [1, 1, 1], [1, 1, 1], False, True, 3), (AVG3, VOL)),
+    "_adaptive_avg_pool2d_backward": (aten._adaptive_avg_pool2d_backward, (ADA2, IMG)),
+    "_adaptive_avg_pool3d_backward": (aten._adaptive_avg_pool3d_backward, (ADA3, VOL)),
+    "adaptive_max_pool2d_backward": (lambda g, x: aten.adaptive_max_pool2d_backward(
+        g, x, AMAX2_I), (AMAX2, IMG)),
+    "adaptive_max_pool3d_backward": (lambda g, x: aten.adaptive_max_pool3d_backward(
+        g, x, AMAX3_I), (AMAX3, VOL)),
+    "max_pool3d_with_indices_backward": (lambda g, x: aten.max_pool3d_with_indices_backward(
+        g, x, [2, 2, 2], [2, 2, 2], [1, 1, 1], [1, 1, 1], True, MAX3_I), (MAX3, VOL)),
+    "hardshrink_backward": (lambda g, x: aten.hardshrink_backward(g, x, 0.7), (IMG, IMG[::-1])),
+    "softshrink_backward": (lambda g, x: aten.softshrink_backward(g, x, 0.3), (IMG, IMG[::-1])),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_backward_kernel_matches_torch(name, backend):
+    call, arrays = CASES[name]
+    expected = call(*(torch.from_numpy(a.copy()) for a in arrays))
+    got = call(*(interop.tensor(a.copy(), backend=backend) for a in arrays))
+    for g, e in zip(*((got, expected) if isinstance(expected, tuple) else ((got,), (expected,)))):
+        assert isinstance(g, interop.Tensor) and g.backend == backend
+        np.testing.assert_allclose(to_numpy(g), e.numpy(), rtol=1e-10, atol=1e-10, err_msg=name)
+
+
+UPSAMPLE = {  # aten backward -> (spatial dims, align_corners or None, scale factors or None)
+    "aten.upsample_nearest1d_backward": (1, None, None),
+    "aten.upsample_nearest2d_backward": (2, None, (1.7, None)),
+    "aten.upsample_nearest3d_backward": (3, None, None),
+    "aten._upsample_nearest_exact1d_backward": (1, None, (2.5,)),
+    "aten._upsample_nearest_exact2d_backward": (2, None, None),
+    "aten._upsample_nearest_exact3d_backward": (3, None, None),
+    "aten.upsample_linear1d_backward": (1, True, None),
+    "aten.upsample_bilinear2d_backward": (2, False, (1.5, 0.75)),
+    "aten.upsample_trilinear3d_backward": (3, False, None),
+    "aten.upsample_bicubic2d_backward": (2, True, None),
+    "aten._upsample_bilinear2d_aa_backward": (2, False, None),
+    "aten._upsample_bicubic2d_aa_backward": (2, False, (0.6, None)),
+}
+
+
+def upsample_case(name):
+    """(the aten kernel, a gradient array, the kernel's other arguments) for ``name``."""
+    n, align, scales = UPSAMPLE[name]
+    sizes_in, sizes_out = (5, 4, 6)[:n], (8, 3, 7)[:n]
+    g = np.random.default_rng(n).standard_normal((2, 3, *sizes_out))
+    args = [list(sizes_out), [2, 3, *sizes_in]] + ([align] if align is not None else []) + \
+        list(scales or (None,) * n)
+    return getattr(torch.ops.aten, name.removeprefix("aten.")), g, args
+
+
+@pytest.mark.parametrize("name", UPSAMPLE)
+def test_interpolation_backward_matches_torch(name, backend):
+    kernel, g, args = upsample_case(name)
+    expected = kernel(torch.from_numpy(g), *args)
+    got = kernel(interop.tensor(g, backend=backend), *args)
+    assert isinstance(got, interop.Tensor) and got.backend == backend
+    np.testing.assert_allclose(to_numpy(got), expected.numpy(), rtol=1e-10, atol=1e-10)
