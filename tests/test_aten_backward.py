@@ -60,12 +60,12 @@ CASES = {
         g, x, [2, 2, 2], [1, 1, 1], [1, 1, 1], False, True, 3), (AVG3, VOL)),
     "_adaptive_avg_pool2d_backward": (aten._adaptive_avg_pool2d_backward, (ADA2, IMG)),
     "_adaptive_avg_pool3d_backward": (aten._adaptive_avg_pool3d_backward, (ADA3, VOL)),
-    "adaptive_max_pool2d_backward": (lambda g, x: aten.adaptive_max_pool2d_backward(
-        g, x, AMAX2_I), (AMAX2, IMG)),
-    "adaptive_max_pool3d_backward": (lambda g, x: aten.adaptive_max_pool3d_backward(
-        g, x, AMAX3_I), (AMAX3, VOL)),
-    "max_pool3d_with_indices_backward": (lambda g, x: aten.max_pool3d_with_indices_backward(
-        g, x, [2, 2, 2], [2, 2, 2], [1, 1, 1], [1, 1, 1], True, MAX3_I), (MAX3, VOL)),
+    "adaptive_max_pool2d_backward": (aten.adaptive_max_pool2d_backward,
+                                     (AMAX2, IMG, AMAX2_I.numpy())),
+    "adaptive_max_pool3d_backward": (aten.adaptive_max_pool3d_backward,
+                                     (AMAX3, VOL, AMAX3_I.numpy())),
+    "max_pool3d_with_indices_backward": (lambda g, x, i: aten.max_pool3d_with_indices_backward(
+        g, x, [2, 2, 2], [2, 2, 2], [1, 1, 1], [1, 1, 1], True, i), (MAX3, VOL, MAX3_I.numpy())),
     "hardshrink_backward": (lambda g, x: aten.hardshrink_backward(g, x, 0.7), (IMG, IMG[::-1])),
     "softshrink_backward": (lambda g, x: aten.softshrink_backward(g, x, 0.3), (IMG, IMG[::-1])),
 }

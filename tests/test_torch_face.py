@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import to_numpy, torch_device
 
 torch = pytest.importorskip("torch")
 dask_counting = pytest.importorskip("tests.helpers.dask_counting")
@@ -25,6 +25,14 @@ lazily = dask_counting.lazily
 D = torch.distributions
 
 X = np.linspace(-2, 2, 24).reshape(2, 3, 4)
+
+
+@pytest.fixture(autouse=True)
+def _a_device_torch_has(request):
+    """The face is a torch tensor: on the gpulike test device, which torch lacks, these
+    tests skip (test_a_device_torch_lacks_is_refused_naming_it checks the refusal)."""
+    if "backend" in request.fixturenames:
+        torch_device(request.getfixturevalue("backend"))
 
 
 def face(x, backend, **kwargs):
@@ -45,6 +53,11 @@ def test_import_interop_imports_no_torch_and_the_class_loads_it():
             "assert 'torch' not in sys.modules; x = t.as_torch(); import torch; "
             "assert isinstance(x, torch.Tensor) and interop.TorchTensor is type(x)")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_device_torch_lacks_is_refused_naming_it():
+    with pytest.raises(interop.DeviceMismatchError, match="torch has no device gpulike:0"):
+        interop.tensor(X, backend="gpulike").as_torch()
 
 
 def test_a_torch_tensor_over_the_same_data(backend):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import BACKENDS
+from tests.conftest import BACKENDS, torch_device
 
 torch = pytest.importorskip("torch")
 dask_counting = pytest.importorskip("tests.helpers.dask_counting")
@@ -86,6 +86,7 @@ def reference():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_cnn_trains_on_the_backend_as_on_torch(backend, reference):
+    torch_device(backend)  # the face is a torch tensor: it needs a device torch has
     x, y = data()
     model = interop.to_backend(cnn(), backend)
     assert all(isinstance(p, interop.TorchTensor) and isinstance(p, torch.nn.Parameter)
@@ -111,6 +112,7 @@ def test_cnn_trains_on_the_backend_as_on_torch(backend, reference):
 
 
 def test_autograd_grad_and_backward_agree_with_torch(backend):
+    torch_device(backend)
     x, _ = data()
     w = np.linspace(-1, 1, 9).reshape(1, 1, 3, 3)
     xt = interop.tensor(x, backend=backend).as_torch(requires_grad=True)

@@ -243,8 +243,8 @@ def test_constant_attributes_answer_as_a_dense_torch_tensor(name, backend):
     """What torch code reads before a special path (torchvision's roi_align: is_quantized,
     torchmetrics: is_mps): the answers of a dense host tensor, with no compute on Dask."""
     expected = getattr(torch.from_numpy(A), name)
-    if backend == "cupy" and name in ("is_cpu", "is_cuda"):
-        expected = name == "is_cuda"  # a CUDA tensor's answers
+    if backend in ("cupy", "gpulike") and name in ("is_cpu", "is_cuda"):
+        expected = name == "is_cuda" and backend == "cupy"  # a CUDA tensor's; off the CPU
     assert getattr(tensor(A, backend), name) == expected
 
 

@@ -151,3 +151,21 @@ def test_cubed_tasks_carry_their_blocks_not_the_plan_before_them():
                  if "primitive_op" in node and hasattr(node["primitive_op"].pipeline.config,
                                                        "function")]
     assert functions and sum(_arrays_carried(f, cubed.Array) for f in functions) == 0
+
+
+def test_lazy_weights_are_shared_not_copied_so_steps_grow_the_graph_linearly():
+    """A weight that is itself a graph (a training step's result) is an operand of the
+    per-chunk layer, not a literal Dask copies into it: the graph after n steps of
+    ``w -= lr * grad(conv(x, w))``-like updates grows by the same count each step."""
+    F = torch.nn.functional
+    x = interop.tensor(IMAGES, backend="dask", chunks=(6, 3, 16, 16))
+    w = interop.tensor(np.full((4, 3, 3, 3), 0.1, np.float32), backend="dask")
+
+    def graph_after(steps: int) -> int:
+        v = w
+        for _ in range(steps):
+            v = v - 0.01 * F.conv2d(x, v, padding=1).mean() * v
+        return len(v.raw.__dask_graph__())
+
+    sizes = [graph_after(n) for n in (2, 4, 8)]
+    assert sizes[2] - sizes[1] == 2 * (sizes[1] - sizes[0]), sizes

@@ -34,12 +34,14 @@ def _ns(*xs: Any) -> Any:
     return array_api_compat.array_namespace(*(x for x in xs if hasattr(x, "dtype")))
 
 
-def complex_of(xp: Any, real: Any, imag: Any, like: Any) -> Any:
-    """A complex array of ``like``'s dtype from its parts, signs of zeros and NaNs kept."""
-    out = xp.zeros(like.shape, dtype=like.dtype)
-    out.real[...] = real
-    out.imag[...] = imag
-    return out
+def complex_of(xp: Any, real: Any, imag: float, like: Any) -> Any:
+    """A complex array of ``like``'s dtype and shape, ``real + imag j``: ``real`` a number or an
+    array of that shape, whose zeros keep their signs.  Built by arithmetic, not by writes to
+    ``.real``/``.imag`` (views on NumPy, copies on Dask): adding ``-0.0`` keeps every real
+    part, ``-0.0`` too."""
+    if not hasattr(real, "dtype"):
+        return xp.full(like.shape, complex(real, imag), dtype=like.dtype)
+    return xp.astype(real, like.dtype) + complex(-0.0, imag)
 
 
 def remainder(x1: Any, x2: Any, /) -> Any:

@@ -144,13 +144,17 @@ class DaskBackend(ChunkedBackend):
     def per_block_layer(self, fn: Any, x: da.Array, axes: tuple[int, ...], wholes: list,
                         chunks: tuple, meta: Any) -> da.Array:
         """One ``da.blockwise`` layer: ``x``'s axes in ``axes`` keep their index (and chunks),
-        its other axes are contracted whole, the result's other axes are new, and the whole
-        operands have no index (each task gets them entire); layers like it fuse."""
-        letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-        x_ind = "".join(next(letters) for _ in range(x.ndim))
-        out_ind = "".join(x_ind[i] if i in axes else next(letters) for i in range(len(chunks)))
+        its other axes are contracted whole, the result's other axes are new; each whole
+        operand's axes are its own and contracted, so each task gets it entire (its blocks
+        concatenated).  An operand without an index would be a literal: Dask copies its graph
+        into the layer, and a graph built on such layers (training steps) doubles each time.
+        Layers like this fuse."""
+        x_ind = tuple(f"x{d}" for d in range(x.ndim))
+        out_ind = tuple(x_ind[i] if i in axes else f"out{i}" for i in range(len(chunks)))
         new_axes = {c: chunks[i][0] for i, c in enumerate(out_ind) if i not in axes}
-        operands = [x, x_ind, *(p for w in wholes for p in (w, None))]
+        operands = [x, x_ind]
+        for k, w in enumerate(wholes):
+            operands += [w, tuple(f"w{k}_{d}" for d in range(w.ndim))]
         return da.blockwise(fn, out_ind, *operands, new_axes=new_axes, concatenate=True,
                             dtype=meta.dtype, meta=meta,
                             name=f"{fn.__name__}-{uuid.uuid4().hex}")

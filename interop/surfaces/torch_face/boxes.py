@@ -47,10 +47,11 @@ def torch_dtype(dtype: Any) -> Any:
 
 
 def torch_device(device: Any) -> Any:
-    """The ``torch.device`` of an interop device (a Dask tensor's is its chunks')."""
+    """The ``torch.device`` of an interop device (a Dask tensor's is its chunks'); a device
+    torch lacks (interop's test devices) is refused naming it."""
     found = _torch_devices.get(device)
     if found is None:
-        found = _torch_devices[device] = TORCH.device(str(device))
+        found = _torch_devices[device] = device.to_torch()
     return found
 
 
