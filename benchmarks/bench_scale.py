@@ -15,9 +15,9 @@ Sections (default: dask resnet jax; ``all`` runs every one):
 - ``jax``: the CNN under ``jax.jit`` through the JAX backend against the same network written
   with ``jax.lax`` and ``jax.numpy``, per call (64 images).
 - ``out-of-core``: a ``distributed.LocalCluster`` of 2 workers with 1 GiB each, the CNN over
-  lazily generated images 1.5x the cluster's memory (3 GiB of float32), with the peak
-  memory of each worker sampled, workers restarted or paused counted, and 3 sampled chunks
-  checked against eager torch.
+  lazily generated images 1.5x the cluster's memory (3 GiB of float32), with each worker's
+  peak resident memory (the kernel's count), workers restarted or paused counted, and 3
+  sampled chunks checked against eager torch.
 - ``cubed``: the CNN on Cubed over images larger than its ``allowed_mem``, with Cubed's own
   record of the peak memory of each operation.
 
