@@ -441,3 +441,12 @@ def test_a_named_tuple_of_tensors_is_a_sequence(backend):
                          (torch.cat(parts), np.concat(host))):
         assert isinstance(ours, interop.Tensor) and ours.backend == backend
         np.testing.assert_array_equal(to_numpy(ours), np.asarray(theirs))
+
+
+def test_pinv_cuts_off_at_the_standards_default_rtol(backend):
+    """A singular value below max(M, N) * eps of the largest is dropped, as array-api-strict
+    drops it (NumPy's own pinv, which Dask's runs per matrix, keeps it down to 1e-15)."""
+    a = np.array([[1.0, 2.5809568e-08], [2.5809568e-08, 2.5809568e-08]], np.float32)
+    expected = np.asarray(strict.linalg.pinv(strict.asarray(a)))
+    got = interop.array_api.linalg.pinv(interop.tensor(a, backend=backend))
+    np.testing.assert_allclose(to_numpy(got), expected, atol=1e-6)

@@ -176,6 +176,14 @@ def _from_numpy_dask(qualname: str) -> Any:
     return run
 
 
+def _pinv(x: Any, /, *, rtol: Any = None) -> Any:
+    """The standard's default cut-off, max(M, N) * eps of the dtype (NumPy's pinv, which
+    Dask's runs per matrix, keeps singular values down to 1e-15 of the largest)."""
+    if rtol is None:
+        rtol = max(x.shape[-2:]) * np.finfo(x.dtype).eps
+    return _from_numpy_dask("linalg.pinv")(x, rtol=rtol)
+
+
 def _from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
     """A Dask array of ``x``: a Dask tensor's own graph (copied if asked), or a producer's
     memory (already brought in through DLPack) as one chunk."""
@@ -189,7 +197,8 @@ RULES = {
     "from_dlpack": _from_dlpack,
     **{n: _from_numpy_dask(n) for n in (
         "take_along_axis", "linalg.det", "linalg.slogdet", "linalg.eigh", "linalg.eigvalsh",
-        "linalg.matrix_power", "linalg.pinv")},
+        "linalg.matrix_power")},
+    "linalg.pinv": _pinv,
     "linalg.cross": _from_numpy_dask("cross"),  # array-api-compat's Dask linalg lacks it
     "linalg.cholesky": _cholesky,
     "linspace": _linspace,
