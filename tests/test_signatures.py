@@ -114,3 +114,13 @@ def test_names_agree_with_torchs_documentation() -> None:
     assert differing == set(KNOWN_DIFFERENCES), (
         f"new differences: {sorted(differing - set(KNOWN_DIFFERENCES))}; "
         f"fixed (remove from KNOWN_DIFFERENCES): {sorted(set(KNOWN_DIFFERENCES) - differing)}")
+
+
+@pytest.mark.parametrize("name", ["__bool__", "__setitem__", "sum", "reshape"])
+def test_signatures_made_when_first_read_act_as_signatures(name):
+    """``Signature.replace`` (the official Array API suite's signature test calls it) and
+    ``bind_partial`` work on the signatures made on first read, as on inspect's own."""
+    sig = inspect.signature(getattr(interop.Tensor, name))
+    replaced = sig.replace(return_annotation=int)
+    assert replaced.return_annotation is int and replaced.parameters == sig.parameters
+    assert list(sig.bind_partial(interop.tensor([1.0])).arguments) == ["self"]

@@ -63,6 +63,12 @@ class LazySignature(inspect.Signature):
         self._parameters, self._return_annotation = made.parameters, made.return_annotation
         return getattr(self, name)
 
+    def replace(self, **changes: Any) -> inspect.Signature:
+        """A plain ``Signature`` with ``changes`` (``Signature.replace`` calls the class with
+        parameters, which this one's constructor does not take)."""
+        return inspect.Signature(list(self.parameters.values()),
+                                 return_annotation=self.return_annotation).replace(**changes)
+
 
 _GENERIC = inspect.Signature([_P("args", _P.VAR_POSITIONAL), _P("kwargs", _P.VAR_KEYWORD)])
 
