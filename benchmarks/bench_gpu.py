@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from collections.abc import Callable
 
 from bench_backends import best_pair_s, cupy_rows
 

@@ -8,7 +8,6 @@ the table and this file in step: an operation without samples fails it.
 from __future__ import annotations
 
 import math
-import re
 from pathlib import Path
 
 import numpy as np

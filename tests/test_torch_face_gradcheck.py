@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import signal
-import sys
 import time
 import warnings
 from pathlib import Path
