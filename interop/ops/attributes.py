@@ -411,8 +411,8 @@ def fill(be: Any, input: Any, value: Any) -> Any:
             raise TypeError(f"fill_(): argument 'value' must be a number ({exc}); pass a bool, "
                             "int, float or complex") from None
         (value,) = kept_scalars("fill_", input.dtype, value)  # a value Dask would fail on later
-        shape = tuple(input.shape)
-        if all(n == n for n in shape):  # (not a Dask array of unknown, NaN, sizes)
+        shape = be.shape_of(input)
+        if None not in shape:  # (full_like serves unknown sizes: they are not a shape)
             # made by the backend (CuPy's full_like writes -0.0 as +0.0: backends/cupy/fills.py)
             return be.create("full", shape, value, dtype=input.dtype,
                              device=be.device_of(input), chunks=be.chunking(input))
