@@ -121,7 +121,7 @@ class ChunkedBackend(Backend):
         # Each task carries its arguments: the graphs' own arrays stay out of them (a Dask
         # array pickles its whole graph, so every task would carry the layers before it)
         keys = [key for key, _ in wholes]
-        plain_args = [None, *(None if isinstance(a, self.array_type) else a for a in args[1:])]
+        plain_args = [None if isinstance(a, self.array_type) else a for a in args]
         plain_kwargs = {key: None if isinstance(v, self.array_type) else v
                         for key, v in kwargs.items()}
 
