@@ -340,3 +340,17 @@ def test_where_of_numbers_stays_on_the_device_with_torchs_dtype(device, values_)
     assert got.device == device and got.backend == "strict"
     assert got.dtype == getattr(interop, str(expected.dtype).removeprefix("torch."))
     np.testing.assert_array_equal(values(got), expected.numpy())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("values_", [(np.float32(1.5), 2), (np.int8(3), -1),
+                                     (np.float64(1.0), np.float64(2.0))],
+                         ids=["float32 and int", "int8 and int", "two float64"])
+def test_where_of_numpy_scalars_works_on_every_device(device, values_):
+    """NumPy scalars are 0-d arrays of their dtype, on array-api-strict's devices as on the
+    host (array-api-strict takes no NumPy scalar: interop makes them arrays of the device)."""
+    mask = np.array([True, False, True])
+    got = interop.where(on(device, mask), *values_)
+    host = interop.where(interop.tensor(mask), *values_)
+    assert got.device == device and got.dtype == host.dtype
+    np.testing.assert_array_equal(values(got), np.where(mask, *values_).astype(host.dtype))

@@ -56,9 +56,10 @@ def route_for(func: Callable) -> Route | None:
     if hit is not None and hit[0] is func:
         return hit[1]
     owner = getattr(func, "__self__", None)
-    hit = known.get(id(owner))
-    if hit is not None and hit[0] is owner:  # a property's bound __get__
-        return hit[1]
+    if getattr(func, "__name__", None) == "__get__":  # a property's bound __get__ (only: the
+        hit = known.get(id(owner))                    # owner of np.add.reduce is np.add, whose
+        if hit is not None and hit[0] is owner:       # route is its __call__'s)
+            return hit[1]
     for resolver in RESOLVERS:
         route = resolver(func)
         if route is not None:

@@ -283,6 +283,8 @@ def where(be: Any, condition: Any, input: Any = None, other: Any = None) -> Any:
     a, b = promote(*kept_scalars("where", dt, input, other))
     if not hasattr(a, "dtype") and not hasattr(b, "dtype"):  # two numbers: torch's dtype for
         a = be.asarray(a, dtype=dt, device=be.device_of(condition))  # them (the default float)
+    a, b = (be.asarray(x, device=be.device_of(condition)) if isinstance(x, np.generic) else x
+            for x in (a, b))  # NumPy scalars: arrays of the backend (the standard takes no others)
     if be.dtype_of(condition) != dtypes.bool:
         condition = be.astype(condition, dtypes.bool)
     return be.np.where(condition, a, b)
