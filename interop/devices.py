@@ -18,9 +18,12 @@ from .errors import DeviceMismatchError, unknown_name
 # "gpulike:0" is the gpulike test backend's device: NumPy under a GPU's rules, so the tests
 # parametrised over backends meet those rules in CI (backends/gpulike/).
 BACKEND_NAMES = ("numpy", "cupy", "dask", "strict", "torch", "jax", "cubed", "gpulike")
+# torch's devices of its own ("meta": shapes and dtypes without data; Apple's "mps"; Intel's
+# "xpu") are torch tensors' only, so a torch-backed tensor there has a device, and a repr.
 DEVICE_TYPES: dict[str, tuple[str, int | None]] = {
     "cpu": ("numpy", None), "cuda": ("cupy", 0), "strict": ("strict", 1),
-    "gpulike": ("gpulike", 0)}
+    "gpulike": ("gpulike", 0), "meta": ("torch", None), "mps": ("torch", 0), "xpu": ("torch", 0)}
+TORCH_DEVICE_TYPES = ("cpu", "cuda", "meta", "mps", "xpu")
 
 
 class Device(str):
@@ -92,7 +95,7 @@ class Device(str):
 
     def to_torch(self) -> Any:
         """The torch.device of the same name (torch is loaded: only torch code asks)."""
-        if self.type not in ("cpu", "cuda"):
+        if self.type not in TORCH_DEVICE_TYPES:
             raise DeviceMismatchError(
                 f"torch has no device {self.memory} (a test device of interop's): torch code "
                 "that makes tensors on it (torch.zeros(n, device=t.device), a module's "

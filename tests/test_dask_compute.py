@@ -153,3 +153,22 @@ def test_sizes_from_eager_values_need_no_policy(size):
 def test_sizes_must_be_integers():
     with pytest.raises(TypeError, match="integer"):
         interop.tensor(np.arange(6)).reshape(2.0, 3)
+
+
+@pytest.mark.parametrize("momentum", [0.1, None], ids=["momentum", "cumulative average"])
+def test_a_refused_batch_norm_leaves_the_module_as_it_was(momentum):
+    """torch's BatchNorm counts the batch before calling F.batch_norm; when the compute policy
+    refuses the call (a lazy batch's statistics into eager running buffers), every buffer,
+    the count too, is as before, and the same module then trains as torch's does."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).random((8, 3)).astype(np.float32)
+    ours, ref = torch.nn.BatchNorm1d(3, momentum=momentum), torch.nn.BatchNorm1d(3, momentum=momentum)
+    before = {k: v.clone() for k, v in ours.state_dict().items()}
+    with interop.config(dask_compute="raise"), pytest.raises(interop.DaskComputeError):
+        ours(interop.tensor(x, backend="dask"))
+    for k, v in ours.state_dict().items():
+        assert torch.equal(v, before[k]), k
+    ours(interop.tensor(x, backend="dask"))
+    ref(torch.from_numpy(x))
+    for k, v in ours.state_dict().items():
+        torch.testing.assert_close(v, ref.state_dict()[k])

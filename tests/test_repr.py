@@ -145,3 +145,13 @@ def test_compute_progress_with_a_distributed_client(capsys):
         assert (d + 1).mean().compute(progress=True).item() == 2.0
     out = capsys.readouterr()  # the text bar; the dashboard link is the client's, not repeated
     assert "100% Completed" in out.out and client.dashboard_link not in out.out
+
+
+def test_a_tensor_on_torchs_meta_device_prints_as_torchs():
+    """A meta tensor has a shape and a dtype and no data: printed as torch prints it, with
+    interop's backend, never an error (the HTML card too)."""
+    t = interop.as_tensor(torch.ones(2, 3, device="meta", dtype=torch.float64))
+    assert t.device == "meta"
+    assert repr(t) == "tensor(..., size=(2, 3), dtype=float64, device='meta', backend='torch')"
+    assert repr(torch.ones(2, 3, device="meta", dtype=torch.float64)).startswith("tensor(...,")
+    assert "size" in t._repr_html_() or "(2, 3)" in t._repr_html_()

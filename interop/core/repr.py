@@ -102,6 +102,8 @@ def _host_values(be: Any, raw: Any, prefix: str) -> str:
     Printing reads no value that is not there: an array JAX is tracing shows its shape and
     dtype, as JAX's tracers print."""
     try:
+        if be.device_of(raw).type == "meta":  # torch's tensors of shape and dtype, no data:
+            return "..."                       # printed as torch prints them
         if be.device_of(raw).type == "cpu":
             return _values(np.asarray(be.to_host(raw)), prefix)
         return _values(np.asarray(be.to_host(_preview(be, raw))), prefix,
@@ -122,7 +124,7 @@ def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
         body = _lazy_body(raw)
     else:
         body = _host_values(be, raw, f"{name}(")
-        if math.prod(raw.shape) == 0 and raw.ndim != 1:
+        if device.type == "meta" or (math.prod(raw.shape) == 0 and raw.ndim != 1):
             extras.append(f"size={tuple(raw.shape)}")
         if not _implicit_dtype(be.dtype_of(raw)):
             extras.append(f"dtype={dtypes.as_dtype(be.dtype_of(raw))}")

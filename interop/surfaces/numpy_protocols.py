@@ -154,29 +154,39 @@ def run_ufunc(ufunc: np.ufunc, method: str, cls: type, args: tuple, kwargs: dict
     if be is not None and be.lazy and method == "__call__" and rkwargs.get("out") is not None:
         _check_out_cast(ufunc, rargs, rkwargs)
     out = kwargs.get("out") if kwargs else None
-    if out is not None and be is not None and not be.mutable:
-        return _written_out(_label(ufunc, method), out, ufunc, method, be, rargs, rkwargs)
+    if out is not None and be is not None and (not be.mutable or _many_lazy_outs(be, out)):
+        return _written_out(_label(ufunc, method), out, ufunc, method, be, rargs, rkwargs, cls,
+                            args)
     ret = _call_backend(ufunc, method, be, rargs, rkwargs)
     if out is None:
         return dispatch.wrap(ret, cls, args)
     return _out_results(_label(ufunc, method), out, rkwargs["out"], ret, cls, args)
 
 
+def _many_lazy_outs(be: Backend, out: Any) -> bool:
+    """Several ``out=`` arrays on a lazy backend: Dask's ufuncs take one (``np.modf``,
+    ``np.divmod`` and ``np.frexp`` with ``out=(o1, o2)`` raise there)."""
+    return be.lazy and isinstance(out, tuple) and len(out) > 1
+
+
 def _written_out(label: str, out: Any, func: Any, method: str, be: Backend, rargs: list,
-                 rkwargs: dict) -> Any:
-    """``out=`` on a backend whose arrays cannot be written (JAX): computed out of place, then
-    written into the out tensors as ``t.copy_(result)`` would (views replay)."""
-    rkwargs = {k: v for k, v in rkwargs.items() if k != "out"}
-    ret = _call_backend(func, method, be, rargs, rkwargs)
+                 rkwargs: dict, cls: type, args: tuple) -> Any:
+    """``out=`` where the backend's ufunc cannot write it (JAX's arrays are immutable, Dask's
+    multi-output ufuncs take no out=): computed out of place, then written into the out
+    tensors as ``t.copy_(result)`` would (views replay).  Every out is checked before the
+    first is written."""
     outs = out if isinstance(out, tuple) else (out,)
+    if not all(o is None or isinstance(o, Tensor) for o in outs):
+        raise TypeError(f"{label}: out= must hold interop tensors on a {be.name} call (the "
+                        "backend's function cannot write into other arrays): pass tensors")
+    ret = _call_backend(func, method, be, rargs, {k: v for k, v in rkwargs.items() if k != "out"})
     rets = ret if isinstance(ret, tuple) else (ret,)
     for o, r in zip(outs, rets):
         if o is not None:
-            if not isinstance(o, Tensor):
-                raise TypeError(f"{label}: out= must be an interop tensor on a {be.name} call "
-                                "(its arrays cannot be written in place): pass a tensor")
             dispatch.write_into(o, r, label)
-    return out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if len(outs) == 1:
+        return outs[0]
+    return tuple(o if o is not None else dispatch.wrap(r, cls, args) for o, r in zip(outs, rets))
 
 
 def _check_out_cast(ufunc: np.ufunc, rargs: list, rkwargs: dict) -> None:
@@ -219,7 +229,7 @@ def run_function(func: Callable, cls: type, args: tuple, kwargs: dict) -> Any:
     else:
         out = kwargs.get("out") if kwargs else None
         if out is not None and be is not None and not be.mutable:
-            return _written_out(_label(func), out, func, "__call__", be, rargs, rkwargs)
+            return _written_out(_label(func), out, func, "__call__", be, rargs, rkwargs, cls, args)
         ret = _call_backend(func, "__call__", be, rargs, rkwargs)
     out = kwargs.get("out") if kwargs else None
     if out is None:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from ..backends import registry
 from ..core.dispatch import Route, unwrap_call, wrap
+from ..errors import DaskComputeError
 from ..ops import TORCH_NAMES
 from ..ops.nn.rnn import HOST_SIZES
 from .after_import import when_imported
@@ -86,6 +87,43 @@ def _sizes_on_host(route: Route, position: int) -> Route:
     return Route(run_sizes)
 
 
+def _module_left_as_it_was(route: Route) -> Route:
+    """F.batch_norm as torch's ``_BatchNorm.forward`` calls it: that forward counts the batch
+    (``num_batches_tracked += 1``) before the call, so a call the compute policy refuses
+    (a lazy batch's statistics written into eager running buffers, under
+    ``dask_compute="raise"``) takes the count back: a refused call leaves the module as it
+    was.  The module is the forward's ``self`` whose ``running_mean`` is the one passed."""
+    run = route.run
+
+    def run_counted(cls: type, args: tuple, kwargs: dict) -> object:
+        try:
+            return run(cls, args, kwargs)
+        except DaskComputeError:
+            running = args[1] if len(args) > 1 else kwargs.get("running_mean")
+            module = _calling_batch_norm(running)
+            if module is not None and module.num_batches_tracked is not None:
+                module.num_batches_tracked.sub_(1)
+            raise
+    return Route(run_counted)
+
+
+def _calling_batch_norm(running_mean: object) -> object:
+    """The ``_BatchNorm`` module whose forward, up the stack, passed ``running_mean``."""
+    forward = sys.modules["torch"].nn.modules.batchnorm._BatchNorm.forward.__code__
+    frame = sys._getframe(1)
+    while frame is not None:
+        module = frame.f_locals.get("self") if frame.f_code is forward else None
+        if module is not None and running_mean is not None \
+                and module.running_mean is running_mean:
+            return module
+        frame = frame.f_back
+    return None
+
+
+_COUNTED = {"torch.nn.functional.batch_norm": _module_left_as_it_was}
+"""Routes wrapped so a refused call undoes what torch's module did before calling it."""
+
+
 def _runs_torch(x: object) -> bool:
     """True for a tensor on a backend that runs torch's own functions: sizes stay torch's."""
     be = registry.backend_of(getattr(x, "_raw", None))
@@ -142,6 +180,8 @@ def resolve_torch_callable(func: Callable) -> Route | None:
         route = _drop_none_out(route)
         if name in HOST_SIZES:
             route = _sizes_on_host(route, HOST_SIZES[name])
+        if name in _COUNTED:
+            route = _COUNTED[name](route)
     if route is None:
         route = _torch_python_body(func)
     if route is None:
