@@ -16,19 +16,16 @@ from .. import dtypes
 from ..backends.cupy.standard import complex_of
 from ..errors import NonNumericError
 
-_KIND = {"b": "bool", "i": "integral", "u": "integral", "f": "real", "c": "complex"}
-
-
 def can_cast(from_: Any, to: Any, /) -> bool:
-    """True where type promotion of ``from_`` with ``to`` gives ``to``.
+    """True where this namespace's ``result_type(from_, to)`` is ``to``.
 
-    NumPy (and so CuPy and Dask) also call int -> float and float -> int-free
-    "safe" casts castable; the standard never crosses kinds, except real to
-    complex floating.
+    The standard leaves promotion across kinds to the library; this namespace promotes as
+    NumPy does (``result_type(int8, float64)`` is float64), so ``can_cast`` answers by the
+    same rule: ``int8 -> float64`` and ``bool -> float64`` True, as NumPy and torch say;
+    ``int64 -> float32`` and any cast to a lower kind False.
     """
-    src, dst = np.dtype(getattr(from_, "dtype", from_)), np.dtype(to)
-    same_kind = _KIND[src.kind] == _KIND[dst.kind] or (src.kind, dst.kind) == ("f", "c")
-    return same_kind and np.promote_types(src, dst) == dst
+    dst = np.dtype(to)
+    return bool(np.promote_types(np.dtype(getattr(from_, "dtype", from_)), dst) == dst)
 
 
 @dataclass(frozen=True)

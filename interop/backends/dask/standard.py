@@ -179,6 +179,8 @@ def _from_numpy_dask(qualname: str) -> Any:
 def _pinv(x: Any, /, *, rtol: Any = None) -> Any:
     """The standard's default cut-off, max(M, N) * eps of the dtype (NumPy's pinv, which
     Dask's runs per matrix, keeps singular values down to 1e-15 of the largest)."""
+    if x.size == 0:  # an empty batch: NumPy's pinv cannot broadcast an rtol per matrix there
+        return x.swapaxes(-1, -2)
     if rtol is None:
         rtol = max(x.shape[-2:]) * np.finfo(x.dtype).eps
     return _from_numpy_dask("linalg.pinv")(x, rtol=rtol)

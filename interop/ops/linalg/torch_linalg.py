@@ -292,6 +292,8 @@ def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: A
     tol = rtol if rtol is not None else rcond
     if tol is None:
         tol = max(A.shape[-2:]) * np.finfo(A.dtype).eps if A.shape[-1] and A.shape[-2] else 0.0
+    if not A.size:  # nothing to invert: the transposed shape (Dask's pinv cannot broadcast an
+        return be.np.swapaxes(A, -1, -2).copy()  # rtol of an empty batch)
     if hermitian:
         return _hermitian_pinv(be, A, tol)
     return linalg(be, "pinv")(A, rcond=tol)
@@ -300,8 +302,6 @@ def pinv(be: Any, A: Any, rcond: Any = None, hermitian: bool = False, *, atol: A
 def _hermitian_pinv(be: Any, A: Any, tol: Any) -> Any:
     """NumPy's pinv(hermitian=True) by eigh, on every backend (CuPy's pinv has no
     ``hermitian=``): V diag(1/w) V^H over the eigenvalues w above tol * the largest |w|."""
-    if not A.size:
-        return be.np.swapaxes(A, -1, -2).copy()
     w, v = linalg(be, "eigh")(A)
     size = be.np.abs(w)
     cutoff = be.np.asarray(tol)[..., None] * be.np.max(size, axis=-1, keepdims=True)
