@@ -136,8 +136,8 @@ def as_dtype(dtype: Any) -> np.dtype | None:
         raise TypeError(f"unknown dtype {dtype!r}: pass an interop dtype such as interop.float32, "
                         "a NumPy dtype, or a torch dtype") from exc
     if kind(result) not in _CATEGORY:
-        raise TypeError(f"dtype {result} is not supported: interop tensors hold bool, integer, "
-                        "floating or complex numbers")
+        raise UnsupportedDtypeError(f"dtype {result} is not supported: interop tensors hold "
+                                    "bool, integer, floating or complex numbers")
     return result
 
 

@@ -298,11 +298,22 @@ def test_reduce_out_and_keepdims_match_numpy():
     np.testing.assert_allclose(out.raw, np.add.reduce(x, axis=0, keepdims=True))
 
 
-def test_out_on_another_backend_is_refused():
+def test_out_on_another_backend_lands_in_its_own_buffer():
+    """A write never moves its target: Dask inputs into a NumPy out= tensor write its buffer
+    (a value read, refused under dask_compute='raise' with nothing written); NumPy inputs
+    into a Dask out= tensor make it the new lazy value."""
     t = interop.tensor(np.arange(3.0), backend="dask")
     out = interop.tensor(np.zeros(3))
-    with pytest.raises(TypeError, match=r"numpy\.add: out= .*another backend"):
+    buffer = out.raw
+    with interop.config(dask_compute="raise"), pytest.raises(interop.DaskComputeError):
         np.add(t, 1.0, out=out)
+    np.testing.assert_array_equal(buffer, np.zeros(3))
+    assert np.add(t, 1.0, out=out) is out and out.raw is buffer
+    np.testing.assert_array_equal(buffer, np.arange(3.0) + 1)
+    lazy_out = interop.tensor(np.zeros(3), backend="dask")
+    assert np.add(interop.tensor(np.arange(3.0)), 1.0, out=lazy_out) is lazy_out
+    assert lazy_out.backend == "dask"
+    np.testing.assert_array_equal(to_numpy(lazy_out), np.arange(3.0) + 1)
 
 
 # ------------------------------------------------------------------ result classes

@@ -154,7 +154,8 @@ def run_ufunc(ufunc: np.ufunc, method: str, cls: type, args: tuple, kwargs: dict
     if be is not None and be.lazy and method == "__call__" and rkwargs.get("out") is not None:
         _check_out_cast(ufunc, rargs, rkwargs)
     out = kwargs.get("out") if kwargs else None
-    if out is not None and be is not None and (not be.mutable or _many_lazy_outs(be, out)):
+    if out is not None and be is not None and (not be.mutable or _many_lazy_outs(be, out)
+                                               or _outs_elsewhere(out, rkwargs["out"])):
         return _written_out(_label(ufunc, method), out, ufunc, method, be, rargs, rkwargs, cls,
                             args)
     ret = _call_backend(ufunc, method, be, rargs, rkwargs)
@@ -169,11 +170,19 @@ def _many_lazy_outs(be: Backend, out: Any) -> bool:
     return be.lazy and isinstance(out, tuple) and len(out) > 1
 
 
+def _outs_elsewhere(out: Any, raw_out: Any) -> bool:
+    """An out tensor whose array was brought onto the call's backend (a NumPy tensor beside
+    Dask inputs): a write never moves its target, so the result is written into it."""
+    pairs = zip(out, raw_out) if isinstance(out, tuple) else ((out, raw_out),)
+    return any(isinstance(o, Tensor) and r is not o._raw for o, r in pairs)
+
+
 def _written_out(label: str, out: Any, func: Any, method: str, be: Backend, rargs: list,
                  rkwargs: dict, cls: type, args: tuple) -> Any:
     """``out=`` where the backend's ufunc cannot write it (JAX's arrays are immutable, Dask's
-    multi-output ufuncs take no out=): computed out of place, then written into the out
-    tensors as ``t.copy_(result)`` would (views replay).  Every out is checked before the
+    multi-output ufuncs take no out=, an out tensor on another backend): computed out of
+    place, then written into the out tensors as ``t.copy_(result)`` would (views replay; a
+    lazy result into a host tensor is a value read under ``dask_compute``).  Every out is checked before the
     first is written."""
     outs = out if isinstance(out, tuple) else (out,)
     if not all(o is None or isinstance(o, Tensor) for o in outs):

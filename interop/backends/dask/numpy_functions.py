@@ -298,12 +298,18 @@ def _fft(func: Callable) -> Callable:
 
 
 def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
-    """Dask's gradient, with the axes whose chunks are too short for ``edge_order`` in one chunk."""
+    """Dask's gradient, with the axes whose chunks are too short for ``edge_order`` in one
+    chunk, answered in NumPy's form: one array for one axis, a tuple for several (Dask's is
+    a list either way)."""
     import dask.array as da
     f = as_dask(f)
     axes = range(f.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
     short = {a % f.ndim: -1 for a in axes if min(f.chunks[a % f.ndim]) <= edge_order + 1}
-    return da.gradient(f.rechunk(short) if short else f, *varargs, axis=axis, edge_order=edge_order)
+    out = da.gradient(f.rechunk(short) if short else f, *varargs, axis=axis,
+                      edge_order=edge_order)
+    if not isinstance(out, list):
+        return out
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
