@@ -130,6 +130,10 @@ def as_dtype(dtype: Any) -> np.dtype | None:
     try:
         result = np.dtype(dtype)
     except TypeError as exc:
+        if isinstance(dtype, str) and dtype.removeprefix("torch.").startswith(_TORCH_ONLY):
+            raise UnsupportedDtypeError(
+                f"dtype {dtype} is not supported: NumPy, and so interop, has no such dtype; "
+                "convert the torch tensor first (t.float())") from None
         if isinstance(dtype, str):
             raise unknown_name("dtype", dtype, _DTYPE_NAMES, fix="or pass an interop dtype such "
                                "as interop.float32, a NumPy dtype, or a torch dtype") from None
@@ -139,6 +143,12 @@ def as_dtype(dtype: Any) -> np.dtype | None:
         raise UnsupportedDtypeError(f"dtype {result} is not supported: interop tensors hold "
                                     "bool, integer, floating or complex numbers")
     return result
+
+
+_TORCH_ONLY = ("float8_", "float4_", "complex32", "chalf", "bits", "uint1", "uint2", "uint3",
+               "uint4", "uint5", "uint6", "uint7", "int1", "int2", "int3", "int4", "int5",
+               "int6", "int7")
+"""torch's dtypes that NumPy lacks (8- and 4-bit floats, complex32, sub-byte and bits types)."""
 
 
 def category(dtype: np.dtype) -> int:
