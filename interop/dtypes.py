@@ -130,7 +130,7 @@ def as_dtype(dtype: Any) -> np.dtype | None:
     try:
         result = np.dtype(dtype)
     except TypeError as exc:
-        if isinstance(dtype, str) and dtype.removeprefix("torch.").startswith(_TORCH_ONLY):
+        if isinstance(dtype, str) and _not_held(dtype):
             raise UnsupportedDtypeError(
                 f"dtype {dtype} is not supported: NumPy, and so interop, has no such dtype; "
                 "convert the torch tensor first (t.float())") from None
@@ -139,16 +139,24 @@ def as_dtype(dtype: Any) -> np.dtype | None:
                                "as interop.float32, a NumPy dtype, or a torch dtype") from None
         raise TypeError(f"unknown dtype {dtype!r}: pass an interop dtype such as interop.float32, "
                         "a NumPy dtype, or a torch dtype") from exc
+    if _not_held(result.name):  # ml_dtypes' small floats and ints: torch has no arithmetic
+        raise UnsupportedDtypeError(f"dtype {result} is not supported: interop tensors hold "
+                                    "bool, 8- to 64-bit integers, 16- to 64-bit floats, "
+                                    "bfloat16 and complex numbers; convert first (t.float())")
     if kind(result) not in _CATEGORY:
         raise UnsupportedDtypeError(f"dtype {result} is not supported: interop tensors hold "
                                     "bool, integer, floating or complex numbers")
     return result
 
 
-_TORCH_ONLY = ("float8_", "float4_", "complex32", "chalf", "bits", "uint1", "uint2", "uint3",
-               "uint4", "uint5", "uint6", "uint7", "int1", "int2", "int3", "int4", "int5",
-               "int6", "int7")
-"""torch's dtypes that NumPy lacks (8- and 4-bit floats, complex32, sub-byte and bits types)."""
+def _not_held(name: str) -> _builtins.bool:
+    """torch's (and ml_dtypes') dtypes NumPy's arithmetic lacks: 8-, 6- and 4-bit floats,
+    complex32, sub-byte integers and bits types."""
+    name = name.removeprefix("torch.")
+    return name.startswith(("float8_", "float6_", "float4_", "bits")) or name in _SUB_BYTE
+
+
+_SUB_BYTE = frozenset({"complex32", "chalf", *(f"{u}int{n}" for u in ("", "u") for n in range(1, 8))})
 
 
 def category(dtype: np.dtype) -> int:
