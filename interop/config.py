@@ -18,6 +18,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable
+from types import FrameType
 from typing import Any, NamedTuple
 
 from .errors import DaskComputeError, DaskComputeWarning
@@ -191,7 +192,8 @@ def user_stacklevel() -> int:
     Walks out of the frames of interop (and of the libraries that called into
     it), so a warning points at the code that asked for the value.
     """
-    frame, level = sys._getframe(2), 2
+    frame: FrameType | None = sys._getframe(2)
+    level = 2
     while frame is not None and \
             frame.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY_FRAMES:
         frame, level = frame.f_back, level + 1
@@ -202,7 +204,7 @@ def _asked_by_laziness_probe() -> bool:
     """Whether the code reading values (the first frame outside interop) is array-api-compat's
     ``is_lazy_array``, or a vendored copy (SciPy's, scikit-learn's): it decides known array
     types by class and probes others with ``bool()``, reading a raising one as lazy."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("interop."):
         frame = frame.f_back
     return frame is not None and frame.f_code.co_name == "is_lazy_array" and \

@@ -42,10 +42,10 @@ class Device(str):
     """
 
     type: str
-    index: int | None
+    index: int | None  # type: ignore[assignment]  # torch.device's index, over str.index
     backend: str | None
 
-    def __new__(cls, type: str | Device, index: int | None = None, *,  # noqa: A002
+    def __new__(cls, type: Any, index: int | None = None, *,  # noqa: A002
                 backend: str | None = None) -> Device:
         if isinstance(type, Device):
             backend = backend or type.backend

@@ -29,7 +29,8 @@ _is_torch_function_mode_enabled = mode_enabled
 def get_overridable_functions() -> dict[Any, list[Callable]]:
     """Every interop callable that dispatches, keyed by namespace (interop, interop.Tensor)."""
     interop = sys.modules[__package__]  # the package root, which imports this module
-    functions, methods = [], []
+    functions: list = []
+    methods: list = []
     for entry in TABLE.values():
         if entry.function:
             functions.extend(getattr(interop, n) for n in (entry.name, *entry.aliases))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -184,7 +184,7 @@ def _probe(impl: Callable, host: Backend, x: Any, axes: tuple, args: tuple, kwar
     return out if isinstance(out, host.array_type) else None
 
 
-def _placed(args: tuple, kwargs: dict, first: Any, at: dict) -> tuple[list, dict]:
+def _placed(args: Sequence, kwargs: dict, first: Any, at: dict) -> tuple[list, dict]:
     """``args`` and ``kwargs`` with ``first`` in first place and ``at``'s values at their
     positions (ints) and keywords (strs)."""
     a = [first, *(at.get(i, v) for i, v in enumerate(args[1:], 1))]

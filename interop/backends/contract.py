@@ -25,6 +25,7 @@ import abc
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+import numpy
 import numpy as np
 
 from ..devices import CPU, Device
@@ -37,7 +38,7 @@ class Backend(abc.ABC):
     # ------------------------------------------------------------ declared capabilities
     name: ClassVar[str] = ""
     """Its name in ``interop.BACKEND_NAMES`` (required: a class attribute of every backend)."""
-    array_type: ClassVar[type] = type(None)
+    array_type: ClassVar[Any] = type(None)
     """The type of its arrays (required: a class attribute of every backend)."""
     lazy: ClassVar[bool] = False
     """Operations build a graph and compute nothing (Dask, Cubed): a value read computes,
@@ -76,7 +77,7 @@ class Backend(abc.ABC):
         ``dask.array``; torch, JAX, Cubed: a namespace of NumPy's names over the library."""
 
     @abc.abstractmethod
-    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+    def asarray(self, data: Any, dtype: numpy.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, **options: Any) -> Any:
         """An array of this library holding host data (NumPy arrays, scalars, lists).
         NumPy: ``np.asarray``; CuPy: ``cupy.asarray``; Dask: ``da.from_array(chunks=)``;
@@ -92,11 +93,11 @@ class Backend(abc.ABC):
         a lazy library does not know yet (Dask's NaN; the Array API standard's None)."""
         return tuple(raw.shape)
 
-    def dtype_of(self, raw: Any) -> np.dtype:
+    def dtype_of(self, raw: Any) -> numpy.dtype:
         """The NumPy dtype of ``raw`` (the one interop reasons with; torch: converted)."""
         return raw.dtype
 
-    def astype(self, raw: Any, dtype: np.dtype) -> Any:
+    def astype(self, raw: Any, dtype: numpy.dtype) -> Any:
         """``raw`` in ``dtype``.  torch: ``.to(dtype)``; the others: ``.astype``."""
         return raw.astype(dtype)
 
@@ -129,7 +130,7 @@ class Backend(abc.ABC):
         """An array of another backend brought in (the policy already checked the move)."""
         return self.asarray(source.to_host(raw), **options)
 
-    def to_host(self, raw: Any, why: str = "") -> np.ndarray:
+    def to_host(self, raw: Any, why: str = "") -> numpy.ndarray:
         """A NumPy array with ``raw``'s values: the one gate of value reads.  CuPy:
         ``raw.get()``; Dask, Cubed: computed, under ``dask_compute``; JAX: refused under
         tracing.  ``why`` names the call that needs the values, for the messages."""
@@ -339,7 +340,7 @@ class Backend(abc.ABC):
         fn = getattr(self.np, name, None)
         return fn if fn is not None else getattr(np, name)
 
-    def ufunc_method(self, ufunc: np.ufunc, method: str) -> Callable:
+    def ufunc_method(self, ufunc: numpy.ufunc, method: str) -> Callable:
         """NumPy's ``ufunc.<method>`` (``reduce``, ``accumulate``, ``reduceat``, ``at``,
         ``outer``) for its arrays: NumPy's own, which arrays implementing NEP 13 run
         themselves.  CuPy: interop's where CuPy's ufuncs have none (``cupy/ufunc_methods``)."""

@@ -106,6 +106,14 @@ def backend_of(raw: Any) -> Backend | None:
     return None
 
 
+def owner(raw: Any) -> Backend:
+    """The backend of an array known to be one (a tensor's own, an unwrapped operand)."""
+    be = backend_of(raw)
+    if be is None:
+        raise TypeError(f"a {type(raw).__name__} is not an array of any interop backend")
+    return be
+
+
 def host_values(raw: Any, why: str) -> np.ndarray:
     """The values of ``raw`` in host memory: the one gate for value reads.
 
@@ -214,7 +222,7 @@ def lazy_mismatch_error(names: list[str]) -> TypeError:
 
 
 def mismatch_error(operands: list[tuple[Backend, Any]]) -> DeviceMismatchError:
-    seen = {}
+    seen: dict = {}
     for be, raw in operands:
         seen.setdefault(str(be.device_of(raw)), be.name)
     (dev_a, name_a), (dev_b, name_b) = list(seen.items())[:2]

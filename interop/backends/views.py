@@ -34,6 +34,7 @@ it that shares its memory, is replayed into the base (``written``).
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -70,7 +71,7 @@ def _cell(raw: Any, create: bool = False) -> dict | None:
     if not create:
         return None
     entries: dict = {}
-    _CELLS[key] = (weakref.ref(raw, lambda _, key=key, cells=_CELLS: cells.pop(key, None)), entries)
+    _CELLS[key] = (weakref.ref(raw, functools.partial(_forget, key)), entries)
     return entries
 
 
@@ -220,10 +221,17 @@ def _forward(index: Any, shape: tuple, flip: Callable[[Any, tuple], Any] | None 
     return forward, undo
 
 
+def _forget(key: int, _: Any) -> None:
+    """The entries of an array that is gone (a weakref's callback)."""
+    _CELLS.pop(key, None)
+
+
 def remember(view: Any, base: Any, index: Any) -> Any:
     """``view`` is ``base[index]`` (basic indexing)."""
     if not _tracked(view, base) or not _basic(index):
         return view
+    forward: Any
+    undo: Callable[[Any], Any]
     if type(base) in SETITEM:  # the library's own write takes the index as it is
         forward, undo = index, _same
     else:

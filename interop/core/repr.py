@@ -54,7 +54,7 @@ def _values(host: np.ndarray, prefix: str, summarize: bool | None = None) -> str
     return text.replace(", ..., ", ",  ..., ")  # torch pads the summary mark
 
 
-def _torch_format(shown: np.ndarray) -> tuple[dict | None, int]:
+def _torch_format(shown: np.ndarray) -> tuple[Any, int]:
     """numpy formatter (None: numpy's own) and element width, as torch formats ``shown``."""
     if shown.dtype.kind == "f":
         return _torch_float_format(shown)
@@ -173,7 +173,7 @@ def html_card(tensor: Any) -> str:
     no task); a GPU tensor's preview copies only the printed corners.
     """
     raw = tensor._raw
-    be = registry.backend_of(raw)
+    be = registry.owner(raw)
     facts = [("class", type(tensor).__name__), ("shape", shown_shape(raw.shape)), ("dtype", raw.dtype),
              ("backend", be.name), ("device", be.device_of(raw)), ("bytes", _size_text(be, raw))]
     if be.lazy:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy as _copy
 import copyreg
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
 import numpy as np
 
@@ -25,6 +25,11 @@ from ..errors import NonNumericError, NumberOverflowError
 from . import torch_function as _tf
 from ..backends.dlpack import foreign_to_raw
 from .repr import html_card
+
+if TYPE_CHECKING:  # what the operation table installs on Tensor, declared for type checkers
+    from .installed_members import InstalledMembers as _Installed
+else:
+    _Installed = object
 
 
 def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Backend | None = None,
@@ -43,7 +48,7 @@ def to_raw(data: Any, dtype: Any = None, device: Any = None, backend: str | Back
     source = registry.backend_of(data)
     if source is None:
         data = _host_data(data, dtype, copy)
-        source, copy = registry.backend_of(data), False
+        source, copy = registry.owner(data), False
         target = _target_backend(backend, device, None)
     else:
         _check_numeric(source.dtype_of(data))
@@ -107,7 +112,7 @@ def move(raw: Any, source: Backend, target: Backend, device: Any = None, **optio
         return target.from_foreign(raw, source, **options)
     if source.lazy:
         (raw,) = source.compute(raw)
-        source = registry.backend_of(raw)
+        source = registry.owner(raw)
         if source is target:
             return raw
     return target.asarray(source.to_host(raw) if source.name != "numpy" else raw, device=device)
@@ -175,7 +180,7 @@ def _holds_numpy_scalars(data: Any) -> bool:
     return any(isinstance(x, np.generic) for x in _leaves(data))
 
 
-def _torch_list_dtype(data: Any) -> np.dtype:
+def _torch_list_dtype(data: Any) -> np.dtype | None:
     """torch's dtype for a list mixing NumPy scalars and Python numbers: each NumPy scalar
     counts with its own dtype, each Python number with torch's (int64, the default float),
     combined by torch's promotion ([np.float64(1), 2.0] is float64; [np.int32(1), 2.0]
@@ -187,7 +192,7 @@ def _torch_list_dtype(data: Any) -> np.dtype:
     return result
 
 
-class Tensor:
+class Tensor(_Installed):
     """An array on NumPy, CuPy or Dask with PyTorch's API, NumPy's protocols and the Array API.
 
     ``Tensor(data)`` wraps ``data`` without copying where it can (scalars,
@@ -200,6 +205,7 @@ class Tensor:
 
     __slots__ = ("_raw", "__dict__", "__weakref__")
     _base_of_tensors = True  # (how modules below this one tell the base class from subclasses)
+    _raw: Any  # the backend array
 
     def __new__(cls, data: Any = (), *args: Any, **kwargs: Any) -> Tensor:
         if (args or kwargs) and cls.__init__ is object.__init__:
@@ -220,10 +226,12 @@ class Tensor:
         """A subclass's own ``__torch_function__`` gets the loop check (torch calls it
         directly), and its ``__slots__`` are listed for finalize, pickle and copies."""
         super().__init_subclass__(**kwargs)
-        cls._interop_slots = tuple(n for n in copyreg._slotnames(cls) if n != "_raw")
+        cls._interop_slots = tuple(n for n in copyreg._slotnames(cls)  # type: ignore[attr-defined]
+                                   if n != "_raw")  # (pickle's own list of a class's slots)
         handler = cls.__dict__.get("__torch_function__")
         if isinstance(handler, classmethod):
-            cls.__torch_function__ = classmethod(_tf.loop_checked(handler.__func__))
+            cls.__torch_function__ = classmethod(  # type: ignore[method-assign,assignment]
+                _tf.loop_checked(handler.__func__))  # (the subclass's own handler, wrapped)
         registry.register_tensor_type(cls)
 
     def __tensor_finalize__(self, source: Any) -> None:
@@ -255,7 +263,7 @@ class Tensor:
     @property
     def backend(self) -> str:
         """'numpy', 'cupy' or 'dask'."""
-        return registry.backend_of(self._raw).name
+        return registry.owner(self._raw).name
 
     def _repr_html_(self) -> str:
         """Jupyter's card: class, shape, dtype, backend, device, size, a bounded preview."""
@@ -281,7 +289,7 @@ class Tensor:
         return self.to(device)
 
     # ------------------------------------------------------------ pickling and copies
-    def __reduce_ex__(self, protocol: int) -> tuple:
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple:
         attrs = dict(self.__dict__) if self.__dict__ else None
         slots = _slots_of(self, self._interop_slots)
         return (_rebuild, (type(self), self._raw, attrs, slots) if slots else
@@ -294,7 +302,7 @@ class Tensor:
         return new
 
     def __deepcopy__(self, memo: dict) -> Tensor:
-        new = make(type(self), registry.backend_of(self._raw).copy(self._raw), None)
+        new = make(type(self), registry.owner(self._raw).copy(self._raw), None)
         memo[id(self)] = new
         new.__dict__.update(_copy.deepcopy(self.__dict__, memo))
         _set_slots(new, _copy.deepcopy(_slots_of(self, self._interop_slots), memo))
@@ -333,6 +341,8 @@ class Size(int):
     dispatched as ``torch.Tensor.size``).
     """
 
+    _call: tuple[Any, Tensor]
+
     def __new__(cls, n: int, method: Any, tensor: Tensor) -> Size:
         obj = super().__new__(cls, n)
         obj._call = (method, tensor)
@@ -365,7 +375,7 @@ class SizeAttribute:
         return None if n != n else Size(n, self.method, obj)
 
 
-def _rebuild(cls: type, raw: Any, attrs: dict | None, slots: dict | None = None) -> Tensor:
+def _rebuild(cls: type[Tensor], raw: Any, attrs: dict | None, slots: dict | None = None) -> Tensor:
     obj = object.__new__(cls)
     obj._raw = raw
     if attrs:
@@ -375,7 +385,7 @@ def _rebuild(cls: type, raw: Any, attrs: dict | None, slots: dict | None = None)
     return obj
 
 
-def make(cls: type, raw: Any, source: Any = None) -> Tensor:
+def make(cls: type[Tensor], raw: Any, source: Any = None) -> Tensor:
     """A ``cls`` handle on ``raw`` (no copy), finalized from ``source`` for subclasses."""
     obj = object.__new__(cls)
     obj._raw = raw

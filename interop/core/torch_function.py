@@ -88,7 +88,8 @@ def mode_enabled() -> bool:
 
 def _is_default_torch_tensor(arg_type: type) -> bool:
     """A real ``torch.Tensor`` (or Parameter) is data to us, not an override."""
-    impl = getattr(arg_type.__torch_function__, "__func__", arg_type.__torch_function__)
+    handler = getattr(arg_type, "__torch_function__")
+    impl = getattr(handler, "__func__", handler)
     return getattr(impl, "__module__", "") == "torch._tensor" or \
         type(impl).__name__ == "builtin_function_or_method" and impl.__module__ == "torch._C"
 
@@ -154,7 +155,7 @@ def _func_name(func: Callable) -> str:
     if owner is not None and not isinstance(owner, type(sys)) and \
             getattr(func, "__module__", None) is None:  # a builtin's bound method: np.add.reduce
         return f"{_func_name(owner)}.{func.__name__}"
-    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
+    name = str(getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func)))
     module = getattr(func, "__module__", None)
     return f"{module}.{name}" if module else name
 
@@ -216,11 +217,12 @@ def _loop_of(exc: RecursionError, depth: int, func: Callable,
     the cycle collector, as torch keeps its error paths)."""
     if isinstance(exc, OverrideRecursionError):
         return None
-    exc.__dict__.setdefault("interop_loop", (func, types))
-    exc.interop_levels = exc.__dict__.get("interop_levels", 0) + 1
-    if depth or exc.interop_levels < _RECURSING:
+    marks = exc.__dict__  # (the error carries the loop's first call and its depth so far)
+    marks.setdefault("interop_loop", (func, types))
+    marks["interop_levels"] = marks.get("interop_levels", 0) + 1
+    if depth or marks["interop_levels"] < _RECURSING:
         return None
-    return exc.interop_loop
+    return marks["interop_loop"]
 
 
 _public: dict[int, tuple[Any, str]] = {}
@@ -366,13 +368,13 @@ class _Guard:
     _field: int  # the index of its counter in _State
 
     def __enter__(self) -> _Guard:
-        state = list(_current())
+        state: list[Any] = list(_current())
         state[self._field] += 1
         _set(*state)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        state = list(_current())
+        state: list[Any] = list(_current())
         if not state[self._field]:
             raise RuntimeError(f"{type(self).__name__}: exited in a thread or task where it is "
                                "not active; enter and exit it in the same one")

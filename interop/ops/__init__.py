@@ -68,7 +68,7 @@ def _install_entry(entry: Op, tensor_cls: type, namespace: dict[str, Any]) -> No
         TORCH_NAMES[torch_name] = inplace_route if is_inplace else route
 
 
-def _install_operators(tensor_cls: type) -> None:
+def _install_operators(tensor_cls: Any) -> None:
     for dunder in operators.binary_dunders():
         route = make_route(TABLE[dunder.entry])
         route = _swapped(route) if dunder.swap else route
@@ -88,7 +88,7 @@ def _install_operators(tensor_cls: type) -> None:
         TORCH_NAMES[f"torch.Tensor.{name}"] = route
 
 
-def install(tensor_cls: type, namespace: dict[str, Any]) -> None:
+def install(tensor_cls: Any, namespace: dict[str, Any]) -> None:
     """Generate functions into ``namespace`` and methods/operators onto ``tensor_cls``."""
     for entry in TABLE.values():
         _install_entry(entry, tensor_cls, namespace)

@@ -13,7 +13,7 @@ the argument before the implementation runs, with torch's rules and errors.
 - ``VectorDim``: a dimension where a 0-d operand is one element along dim 0 (0 and -1
   read as 0): torch's scans, ``max(t, dim)`` of a 0-d tensor, ``unfold``.
 - ``NewDim``: a dimension of the result, one more than the operand has (``unsqueeze``,
-  ``stack``).  ``DimOf(param)`` counts another parameter's dimensions (a list of tensors:
+  ``stack``).  ``Annotated[int, DimOf(param)]`` counts another parameter's dimensions (a list of tensors:
   its first), for the few records whose dimension is not the first operand's.
 - ``KeepDim``: a bool; NumPy's ``keepdims``, where the record has it, is its alias.
 - ``DType``: a dtype in any spelling interop takes (NumPy's, torch's, a name), as NumPy's.
@@ -65,9 +65,8 @@ DType = Annotated[Any, DTypeSpec()]
 Size = Annotated[tuple[int, ...], SizeSpec()]
 
 
-def DimOf(of: str | tuple[str, ...], arity: str = "single", extra: int = 0,  # noqa: N802
-          vector_if_scalar: bool = False) -> Any:
+def DimOf(of: str | tuple[str, ...], extra: int = 0,  # noqa: N802
+          vector_if_scalar: bool = False) -> DimSpec:
     """A dimension of the parameter ``of`` (a list of tensors: of its first one; several
-    parameters: of their broadcast)."""
-    taken = int if arity == "single" else int | tuple[int, ...]
-    return Annotated[taken, DimSpec(arity, of=of, extra=extra, vector_if_scalar=vector_if_scalar)]
+    parameters: of their broadcast), as ``Annotated[int, DimOf("tensors")]``."""
+    return DimSpec("single", of=of, extra=extra, vector_if_scalar=vector_if_scalar)

@@ -56,11 +56,11 @@ class _Entry(NamedTuple):
     """One parameter to normalise."""
 
     name: str
-    index: int | None  # its position, if it can be passed by position
+    index: int | None  # type: ignore[assignment]  # its position (over tuple.index)
     spec: Any  # DimSpec, KeepDimSpec, DTypeSpec, SizeSpec
     default: Any
     alias: str | None  # NumPy's spelling of it, a parameter of the record too
-    of: int | str | None  # the operand a dim counts: its position, else its name
+    of: Any  # the operand a dim counts: its position, else its name
     checked: bool  # a dim checked against its operand's rank (annotated), or only converted
 
 
@@ -206,7 +206,7 @@ def normalizing(impl: Callable, name: str, *, all_dims_if_empty: bool = False,
     defaults = {p.name: p.default for p in params}
     names = [p.name for p in params]
 
-    def operand(of: int | str, args: list, kwargs: dict) -> Any:
+    def operand(of: Any, args: list, kwargs: dict) -> Any:
         if type(of) is int and of < len(args):
             return args[of]
         key = names[of] if type(of) is int else of
@@ -232,8 +232,8 @@ def normalizing(impl: Callable, name: str, *, all_dims_if_empty: bool = False,
             return value
         return in_range(name, e.name, value, max(rank, 1) if spec.vector_if_scalar else rank)
 
-    def fix(args: tuple, kwargs: dict) -> tuple:
-        args = list(args)
+    def fix(given: tuple, kwargs: dict) -> tuple:
+        args = list(given)
         for e in plan:
             if isinstance(e.spec, SizeSpec):
                 args[e.index:] = size_arg(tuple(args[e.index:]))

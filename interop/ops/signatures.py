@@ -63,7 +63,7 @@ class LazySignature(inspect.Signature):
         self._parameters, self._return_annotation = made.parameters, made.return_annotation
         return getattr(self, name)
 
-    def replace(self, **changes: Any) -> inspect.Signature:
+    def replace(self, **changes: Any) -> inspect.Signature:  # type: ignore[override]  # plain
         """A plain ``Signature`` with ``changes`` (``Signature.replace`` calls the class with
         parameters, which this one's constructor does not take)."""
         return inspect.Signature(list(self.parameters.values()),

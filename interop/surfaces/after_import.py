@@ -29,7 +29,7 @@ class _AfterImport:
         def exec_module(module: Any) -> None:
             load(module)
             self.then(module)
-        spec.loader.exec_module = exec_module
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]  # (the hook itself)
         return spec
 
 

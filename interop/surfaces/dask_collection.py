@@ -133,7 +133,7 @@ PROTOCOL: dict[str, Any] = {
 }
 
 
-def install(tensor_cls: type) -> None:
+def install(tensor_cls: Any) -> None:
     """Put the protocol onto ``tensor_cls`` (``interop.Tensor``)."""
     for name, attribute in PROTOCOL.items():
         setattr(tensor_cls, name, attribute)

@@ -52,7 +52,7 @@ def __dlpack_device__(self: Any) -> tuple[int, int]:
     return raw.__dlpack_device__()
 
 
-def install(tensor_cls: type) -> None:
+def install(tensor_cls: Any) -> None:
     """Give the Tensor class the DLPack producer protocol."""
     tensor_cls.__dlpack__ = __dlpack__
     tensor_cls.__dlpack_device__ = __dlpack_device__

@@ -326,7 +326,7 @@ def __array__(self: Tensor, dtype: Any = None, copy: bool | None = None) -> np.n
     return np.asarray(raw, dtype=dtype, copy=copy)
 
 
-def install(tensor_cls: type) -> None:
+def install(tensor_cls: Any) -> None:
     """Put the NumPy protocols on ``tensor_cls`` and teach the dispatch core NumPy callables."""
     tensor_cls.__array_ufunc__ = __array_ufunc__
     tensor_cls.__array_function__ = __array_function__

@@ -13,6 +13,7 @@ import dataclasses
 import sys
 import types
 from collections.abc import Callable
+from typing import Any
 
 from ..backends import registry
 from ..core.dispatch import Route, unwrap_call, wrap
@@ -107,7 +108,7 @@ def _module_left_as_it_was(route: Route) -> Route:
     return Route(run_counted)
 
 
-def _calling_batch_norm(running_mean: object) -> object:
+def _calling_batch_norm(running_mean: object) -> Any:
     """The ``_BatchNorm`` module whose forward, up the stack, passed ``running_mean``."""
     forward = sys.modules["torch"].nn.modules.batchnorm._BatchNorm.forward.__code__
     frame = sys._getframe(1)
@@ -134,7 +135,7 @@ _DISPATCH_CHECKS = ("has_torch_function", "has_torch_function_unary",
                     "has_torch_function_variadic")
 
 
-def _none_or_dtype(input: object) -> object:
+def _none_or_dtype(input: Any) -> object:
     """torch.nn.functional's helper, without its ``isinstance(input, torch.Tensor)`` check
     (it raises for any other tensor): the dtype of a tensor of any kind, or None."""
     return None if input is None else input.dtype
@@ -207,9 +208,9 @@ def _collate_tensors(batch: list, *, collate_fn_map: dict | None = None) -> obje
     return TORCH_NAMES["torch.stack"].run(type(batch[0]), (batch, 0), {})
 
 
-def register_collate(tensor_cls: type) -> None:
+def register_collate(tensor_cls: Any) -> None:
     """torch's ``default_collate`` batches ``tensor_cls`` (and subclasses), once torch's
     collation module loads: ``import interop`` imports no torch."""
-    def register(collate: object) -> None:
+    def register(collate: Any) -> None:
         collate.default_collate_fn_map.setdefault(tensor_cls, _collate_tensors)
     when_imported(COLLATE_MODULE, register)

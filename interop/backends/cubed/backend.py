@@ -23,6 +23,7 @@ import functools
 from typing import Any
 
 import cubed
+from cubed import Array
 import numpy as np
 from cubed.core.ops import general_blockwise
 from cubed.primitive.blockwise import ChunkKey, FunctionArgs
@@ -35,7 +36,7 @@ from ..contract import Backend
 from . import numpy_namespace as cubed_numpy
 from .numpy_namespace import DETACHED, source
 
-Array = cubed.Array
+
 _CUBEDS_GETITEM, _CUBEDS_RECHUNK = Array.__getitem__, Array.rechunk
 _CUBEDS_OWN = ("name", "_zarray", "_shape", "_dtype", "_chunks", "spec", "_plan")  # its state
 
@@ -399,7 +400,7 @@ def _shape_args(shape: tuple) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
 
 
-def _add_numpy_methods(cls: type) -> None:
+def _add_numpy_methods(cls: Any) -> None:
     """Give Cubed's array class the NumPy methods it lacks (names it has are left alone), and
     NumPy's indexing where Cubed's refuses or errs (``getitem``): operations index and call
     methods on raw arrays as on NumPy's."""

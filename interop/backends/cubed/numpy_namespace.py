@@ -26,11 +26,12 @@ from collections.abc import Callable
 from typing import Any
 
 import cubed
+from cubed import Array
 import numpy as np
 from cubed.core.ops import elemwise, general_blockwise
 from cubed.primitive.blockwise import ChunkKey, FunctionArgs
 
-Array = cubed.Array
+
 
 
 def source(a: Array) -> Array:
@@ -401,6 +402,7 @@ class Standard:
 
     def __getattr__(self, name: str) -> Any:
         theirs = getattr(self._module, name, None)
+        found: Any
         if name == "clip":
             found = functools.partial(_clip, self._numpy)
         elif name == "asarray":

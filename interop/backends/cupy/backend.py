@@ -20,6 +20,7 @@ from typing import Any
 
 import array_api_compat.cupy as compat_cupy
 import cupy
+import numpy
 import numpy as np
 
 from ...devices import Device
@@ -42,7 +43,7 @@ def _numpy_shaped() -> types.ModuleType:
     table = numpy_functions.supplements()
     for name in _IN_NP:
         setattr(module, name, functools.partial(table[f"numpy.{name}"], cupy, compat_cupy.linalg))
-    module.remainder = module.mod = standard.remainder  # NumPy's answer for floats
+    module.__dict__.update(remainder=standard.remainder, mod=standard.remainder)  # NumPy's, floats
     return module
 
 
@@ -61,7 +62,7 @@ class CupyBackend(KeptSigns, Backend):
     def native_device(self, device: Any) -> cupy.cuda.Device:
         return cupy.cuda.Device(Device(device).index)
 
-    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+    def asarray(self, data: Any, dtype: numpy.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, **options: Any) -> cupy.ndarray:
         index = 0 if device is None else Device(device).index
         if index is None:
@@ -91,7 +92,7 @@ class CupyBackend(KeptSigns, Backend):
     def random(self, seed: Any) -> Any:
         return cupy.random.default_rng(np.random.SeedSequence(seed).generate_state(1)[0])
 
-    def to_host(self, raw: cupy.ndarray, why: str = "") -> np.ndarray:
+    def to_host(self, raw: cupy.ndarray, why: str = "") -> numpy.ndarray:
         return cupy.asnumpy(raw)
 
     def shares_memory(self, a: cupy.ndarray, b: cupy.ndarray) -> bool:
@@ -109,7 +110,7 @@ class CupyBackend(KeptSigns, Backend):
         fn = getattr(cupy, name)
         return ufunc_methods.WithMethods(fn, getattr(np, name), self.ufunc_method)
 
-    def ufunc_method(self, ufunc: np.ufunc, method: str) -> Callable:
+    def ufunc_method(self, ufunc: numpy.ufunc, method: str) -> Callable:
         if method not in ufunc_methods.METHODS:
             return getattr(ufunc, method)
         return ufunc_methods.method_for(cupy, ufunc, method, self.to_host, checked_now)

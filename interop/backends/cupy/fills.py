@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from ..contract import Backend
+
 _SCALARS = (float, complex, np.floating, np.complexfloating)
 
 
@@ -32,7 +34,7 @@ def zero_d_copied(make: Any, data: Any, **kwargs: Any) -> Any:
     return make(host.reshape(1), **kwargs).reshape(())
 
 
-class KeptSigns:
+class KeptSigns(Backend):
     """Backend methods that write scalars, a negative zero passed as a 0-d array."""
 
     def _kept(self, raw: Any, value: Any) -> Any:

@@ -21,6 +21,7 @@ import array_api_compat.dask.array as compat_dask
 import dask
 import dask.array as da
 import dask.highlevelgraph
+import numpy
 import numpy as np
 
 from ...config import check_value_read
@@ -39,6 +40,11 @@ class _WithLazyExtras:
     """A Dask module (``dask.array``, ``dask.array.linalg``) with the NumPy functions it lacks
     added, built lazily from its blocks (``dask_numpy``): sort along an axis, batched det,
     eigh, pinv, ... so operations written against ``be.np`` run on Dask unchanged."""
+
+    linalg: Any  # (the top namespace's own extended submodules and sized extremes)
+    fft: Any
+    min: Any
+    max: Any
 
     def __init__(self, module: Any, extras: dict[str, Any]) -> None:
         self._module = module
@@ -62,7 +68,9 @@ def _sized_extremum(reduce: Any) -> Any:
 
 
 def _namespace() -> _WithLazyExtras:
-    plain, linalg, fft = {}, {}, {}
+    plain: dict = {}
+    linalg: dict = {}
+    fft: dict = {}
     for func, lazy in dask_numpy.lazy_functions().items():
         if func not in dask_numpy.VALUE_ANSWERS:  # those read values: the NumPy surface's own
             module = getattr(func, "__module__", "")
@@ -94,7 +102,7 @@ class DaskBackend(ChunkedBackend):
         chunks = self.chunk_backend(raw)
         return Device(chunks.device_of(raw._meta), backend=self.name)
 
-    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+    def asarray(self, data: Any, dtype: numpy.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, chunks: Any = "auto", **options: Any) -> da.Array:
         if isinstance(data, da.Array):
             out = data.astype(dtype) if dtype is not None and data.dtype != dtype else data
@@ -267,7 +275,7 @@ class DaskBackend(ChunkedBackend):
             f"t.compute_chunk_sizes() first (it computes the chunk sizes, not the values). "
             f"Dask said: {str(exc).strip().splitlines()[0]}")
 
-    def to_host(self, raw: da.Array, why: str = "") -> np.ndarray:
+    def to_host(self, raw: da.Array, why: str = "") -> numpy.ndarray:
         """The values on the host: the only implicit compute, governed by ``dask_compute``."""
         check_value_read(why, f"a lazy Dask tensor (shape {tuple(raw.shape)}, "
                               f"{raw.npartitions} chunks)")
@@ -294,7 +302,7 @@ def graph_errors(why: str) -> Iterator[None]:
     except np.linalg.LinAlgError as exc:
         raise LinAlgError(f"{str(exc).strip()} ({note})") from exc
     except Exception as exc:
-        exc.interop_graph_error = True
+        exc.interop_graph_error = True  # type: ignore[attr-defined]  # (a mark read below)
         if hasattr(exc, "add_note"):  # Python >= 3.11
             exc.add_note(f"({note})")
         raise
@@ -324,7 +332,7 @@ def _put_masked(block: Any, mask: Any, values: Any) -> Any:
     return out
 
 
-def _chunk_to(chunk: Any, device: str) -> Any:
+def _chunk_to(chunk: Any, device: Any) -> Any:
     """One chunk moved to ``device`` (runs inside a task, on whichever worker holds it)."""
     source = registry.backend_of(chunk)
     target = registry.backend_for_device(device)

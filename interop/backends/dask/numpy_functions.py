@@ -111,7 +111,7 @@ def _against_whole(func: Callable, x: Any, *wholes: Any, **kwargs: Any) -> Any:
     """``func(block, *wholes)`` for each block of ``x``, each of ``wholes`` concatenated into
     every task: lazy in all of them (interp's sample points, digitize's bins)."""
     import dask.array as da
-    x, wholes = as_dask(x), [as_dask(w) for w in wholes]
+    x, wholes = as_dask(x), tuple(as_dask(w) for w in wholes)
     dtype = numpy_checked(func, probe_array(x), *(np.ones(1, w.dtype) for w in wholes), **kwargs)
     index = "abcdefghij"[:x.ndim]
     pairs = [p for w in wholes for p in (w, "z")]

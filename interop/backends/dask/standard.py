@@ -168,7 +168,7 @@ def _from_numpy_dask(qualname: str) -> Any:
     apply_gufunc, take_along_axis on blocks whole along the axis): the standard's semantics
     here are NumPy 2's."""
     def run(*args: Any, **kwargs: Any) -> Any:
-        fn = np
+        fn: Any = np
         for part in qualname.split("."):
             fn = getattr(fn, part)
         return numpy_dask.lazy_functions()[fn](*args, **kwargs)

@@ -126,7 +126,7 @@ def _native_kwargs(kwargs: dict) -> dict:
     return kwargs
 
 
-def run(fn: Callable, args: tuple, kwargs: dict, host_ok: bool = False, name: str = "") -> Any:
+def run(fn: Callable, args: Any, kwargs: dict, host_ok: bool = False, name: str = "") -> Any:
     """``fn`` (called ``name``) on the device arrays' data, its results back on the device."""
     index = HOST_INDICES.get(name)
     if index is not None:  # the index may come from the host: copied over, as CuPy does
@@ -156,7 +156,7 @@ class DeviceArray(NDArrayOperatorsMixin):
     """An array on the ``gpulike`` device (see the module's docstring for its rules)."""
 
     __slots__ = ("_a",)
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __init__(self, data: np.ndarray) -> None:
         self._a = data

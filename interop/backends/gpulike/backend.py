@@ -19,6 +19,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import numpy
 import numpy as np
 
 from ...devices import Device
@@ -43,7 +44,7 @@ class GpulikeBackend(KeptSigns, Backend):
         return standard_namespace()
 
     @functools.cached_property
-    def standard_fixes(self) -> dict:  # CuPy's, run here so the conformance tests check them
+    def standard_fixes(self) -> dict:  # type: ignore[override]  # CuPy's, checked here too
         return {**standard.FIXES, **standard.creation_fixes(self.xp)}
 
     def device_of(self, raw: DeviceArray) -> Device:
@@ -58,7 +59,7 @@ class GpulikeBackend(KeptSigns, Backend):
                                       f"device), not on {device}")
         return DEVICE
 
-    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+    def asarray(self, data: Any, dtype: numpy.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, **options: Any) -> DeviceArray:
         if device is not None:
             self._checked(device)
@@ -76,7 +77,7 @@ class GpulikeBackend(KeptSigns, Backend):
         self._checked(device)
         return raw
 
-    def to_host(self, raw: DeviceArray, why: str = "") -> np.ndarray:
+    def to_host(self, raw: DeviceArray, why: str = "") -> numpy.ndarray:
         return raw.get()
 
     def random(self, seed: Any) -> Any:
@@ -92,7 +93,7 @@ class GpulikeBackend(KeptSigns, Backend):
         fn = getattr(np, name)
         return ufunc_methods.WithMethods(fn, fn, self.ufunc_method)
 
-    def ufunc_method(self, ufunc: np.ufunc, method: str) -> Callable:
+    def ufunc_method(self, ufunc: numpy.ufunc, method: str) -> Callable:
         if method not in ufunc_methods.METHODS:
             return getattr(ufunc, method)
         return ufunc_methods.method_for(self.np, ufunc, method, self.to_host, checked_now)

@@ -20,6 +20,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy
 import numpy as np
 
 from .. import registry, views
@@ -79,9 +80,8 @@ class _Special:
         host = getattr(scipy.special, name)
 
         def on_host(*args: Any, **kwargs: Any) -> Any:
-            args = [backend.to_host(a, f"scipy.special.{name}") if isinstance(a, jax.Array)
-                    else a for a in args]
-            out = host(*args, **kwargs)
+            out = host(*(backend.to_host(a, f"scipy.special.{name}") if isinstance(a, jax.Array)
+                         else a for a in args), **kwargs)
             return tuple(map(jnp.asarray, out)) if isinstance(out, tuple) else jnp.asarray(out)
         return on_host
 
@@ -184,7 +184,7 @@ class JaxBackend(Backend):
     def copy(self, raw: Any) -> Any:
         return jnp.array(raw, copy=True)
 
-    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+    def asarray(self, data: Any, dtype: numpy.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, **options: Any) -> Any:
         if device is not None and Device(device).type != "cpu":
             raise DeviceMismatchError(f"the jax backend holds data on the cpu, not on {device}: "
@@ -240,7 +240,7 @@ class JaxBackend(Backend):
     def write_at(self, raw: Any, index: Any, value: Any, name: str = "t[index] = value") -> None:
         views.forward(raw, views.latest(raw).at[index].set(value))
 
-    def to_host(self, raw: Any, why: str = "") -> np.ndarray:
+    def to_host(self, raw: Any, why: str = "") -> numpy.ndarray:
         try:
             return np.asarray(raw)
         except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError) as exc:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import array_api_strict
+from array_api_strict._array_object import Array  # not exported by the package
+import numpy
 import numpy as np
 
 from ...devices import CPU, Device
@@ -24,10 +26,10 @@ _OURS = {array_api_strict.Device("CPU_DEVICE"): CPU,
          array_api_strict.Device("device1"): Device("strict", 1),
          array_api_strict.Device("device2"): Device("strict", 2)}
 _THEIRS = {ours: theirs for theirs, ours in _OURS.items()}
-Array = type(array_api_strict.asarray(0))  # not exported by the package
+
 _DTYPES = {theirs: np.dtype(name)
            for name, theirs in array_api_strict.__array_namespace_info__().dtypes().items()}
-_NATIVE_DTYPES = {ours: theirs for theirs, ours in _DTYPES.items()}
+_NATIVE_DTYPES: dict[Any, Any] = {ours: theirs for theirs, ours in _DTYPES.items()}
 
 
 class StrictBackend(Backend):
@@ -46,10 +48,10 @@ class StrictBackend(Backend):
         """interop's name for an array-api-strict device."""
         return _OURS[native]
 
-    def dtype_of(self, raw: Array) -> np.dtype:
+    def dtype_of(self, raw: Array) -> numpy.dtype:
         return _DTYPES[raw.dtype]
 
-    def astype(self, raw: Array, dtype: np.dtype) -> Array:
+    def astype(self, raw: Array, dtype: numpy.dtype) -> Array:
         return array_api_strict.astype(raw, _NATIVE_DTYPES[np.dtype(dtype)])
 
     def copy(self, raw: Array) -> Array:
@@ -62,7 +64,7 @@ class StrictBackend(Backend):
             raise ValueError(f"the strict backend has devices {', '.join(map(str, _THEIRS))}, "
                              f"not {device}") from None
 
-    def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
+    def asarray(self, data: Any, dtype: numpy.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, **options: Any) -> Array:
         native = self.native_device(CPU if device is None else device)
         if isinstance(data, Array):
@@ -78,7 +80,7 @@ class StrictBackend(Backend):
     def to_device(self, raw: Array, device: Any) -> Array:
         return raw.to_device(self.native_device(device))
 
-    def to_host(self, raw: Array, why: str = "") -> np.ndarray:
+    def to_host(self, raw: Array, why: str = "") -> numpy.ndarray:
         return np.asarray(raw.to_device(array_api_strict.Device("CPU_DEVICE")))
 
 

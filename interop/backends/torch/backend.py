@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import array_api_compat.torch as compat_torch
+import numpy
 import numpy as np
 import torch
 
@@ -59,6 +60,8 @@ class _Namespace:
     the dtypes ``interop.array_api`` hands out); ``fallback``: torch's module of the same
     place, for names the namespace lacks, and ``first``: NumPy's meaning where torch's
     differs (the NumPy-shaped ``np``, ``torch_numpy``)."""
+
+    ix_: Any  # set on the NumPy-shaped namespace: NumPy's ix_ over torch's tensors
 
     def __init__(self, module: Any, fallback: Any = None, first: Any = None) -> None:
         self._module, self._fallback, self._first = module, fallback, first
@@ -152,7 +155,7 @@ class TorchBackend(Backend):
         return None if fn is None else _one_out(fn)
 
     # ------------------------------------------------------------ arrays, dtypes, devices
-    def dtype_of(self, raw: torch.Tensor) -> np.dtype:
+    def dtype_of(self, raw: torch.Tensor) -> numpy.dtype:
         return numpy_dtype(raw.dtype)
 
     def astype(self, raw: torch.Tensor, dtype: Any) -> torch.Tensor:
@@ -209,7 +212,7 @@ class TorchBackend(Backend):
         their memory, by DLPack, refused as before torch was a backend (meta, bfloat16)."""
         return from_torch(raw)
 
-    def to_host(self, raw: torch.Tensor, why: str = "") -> np.ndarray:
+    def to_host(self, raw: torch.Tensor, why: str = "") -> numpy.ndarray:
         """Host memory by DLPack (shared on the CPU; a module's parameters are remembered);
         bfloat16 through its bits, as NumPy has no such dtype."""
         if raw.device.type != "cpu":
@@ -397,7 +400,7 @@ def _imag(input: torch.Tensor) -> torch.Tensor:
     return torch.imag(input)
 
 
-_OWN = {"torch.Tensor.__getitem__": _getitem, "torch.Tensor.__setitem__": _setitem,
+_OWN: dict[str, Callable] = {"torch.Tensor.__getitem__": _getitem, "torch.Tensor.__setitem__": _setitem,
         "torch.imag": _imag, "torch.Tensor.imag.__get__": _imag}
 """torch names run by interop's functions on torch tensors (negative steps, ``imag``)."""
 

@@ -42,7 +42,9 @@ def plain_call(args: tuple, kwargs: dict | None) -> tuple[type, Backend | None, 
     that are plain values); else None, and the general path unwraps.  None
     when something may override: the protocol decides, and raises torch's
     TypeError for unrelated subclasses."""
-    cls, be, raws, device = Tensor, None, [], None
+    cls: type = Tensor
+    be, device = None, None
+    raws: list | None = []
     n_args = len(args)
     for i, a in enumerate((*args, *kwargs.values()) if kwargs else args):
         t = type(a)
@@ -174,7 +176,7 @@ def make_public(route: Route, name: str, qualname: str, doc: str = "",
     public.__name__, public.__qualname__, public.__module__ = name, qualname, module
     public.__doc__ = doc or None
     if signature is not None:
-        public.__signature__ = signature
+        public.__signature__ = signature  # type: ignore[attr-defined]  # (inspect reads it)
     publish(public, route, f"{module}.{qualname}")
     return public
 
@@ -188,7 +190,8 @@ def publish(obj: Any, route: Route, name: str) -> None:
 
 def default_handler(cls: type) -> bool:
     """True if ``cls`` keeps the default ``__torch_function__`` (results simply become cls)."""
-    return cls is Tensor or getattr(cls.__torch_function__, "__func__", None) is DEFAULT_HANDLER
+    handler = getattr(cls, "__torch_function__", None)
+    return cls is Tensor or getattr(handler, "__func__", None) is DEFAULT_HANDLER
 
 
 def make_getitem(route: Route) -> Callable:

@@ -17,7 +17,7 @@ from .unwrap import exact_tensors
 from .wrapping import finish, new_object
 
 
-def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
+def default_torch_function(cls: type[Tensor], func: Any, types: tuple, args: tuple = (),
                            kwargs: dict | None = None) -> Any:
     """The default handler (torch's ``Tensor.__torch_function__``): run ``func``, results as ``cls``.
 
@@ -64,5 +64,5 @@ def default_torch_function(cls: type, func: Any, types: tuple, args: tuple = (),
     return route.run(cls, args, kwargs)
 
 
-Tensor.__torch_function__ = classmethod(default_torch_function)  # installed here: one hook
+Tensor.__torch_function__ = classmethod(default_torch_function)  # type: ignore[method-assign,assignment]  # installed here: one hook
 DEFAULT_HANDLER = default_torch_function

@@ -106,10 +106,10 @@ def operand_ok(x: Any) -> bool:
 
 
 _SCALARS = frozenset({int, float, bool, complex})
-_NUMBERS = (int, float, complex)
+_NUMBERS: tuple[type, ...] = (int, float, complex)
 
 
-def plain_number(x: Any) -> int | float | complex:
+def plain_number(x: Any) -> Any:
     """The Python number an instance of a subclass of ``int``, ``float`` or ``complex`` is (the
     standard's ``t.size`` is an ``int`` that is also callable): operands take its value."""
     return next(base(x) for base in _NUMBERS if isinstance(x, base))

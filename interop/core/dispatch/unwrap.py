@@ -204,7 +204,7 @@ def unwrap_call(args: tuple, kwargs: dict) -> tuple[Backend | None, list, dict]:
     return be, rargs, rkwargs
 
 
-def exact_tensors(args: tuple, cls: type = Tensor) -> tuple[Backend, list] | None:
+def exact_tensors(args: tuple, cls: type[Tensor] = Tensor) -> tuple[Backend, list] | None:
     """The commonest call, checked before ``plain_call``: one or two tensors of exactly
     ``cls``, of one array type on one device, nothing else: (backend, raw arrays); else None."""
     if len(args) == 1:

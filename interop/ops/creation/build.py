@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections import namedtuple
-from typing import Any
+from typing import Annotated, Any
 
 from ... import dtypes
 from .._args import int_arg, promote
@@ -32,7 +32,7 @@ def block_diag(be: Any, *tensors: Any) -> Any:
                            "reshape the others into matrices first")
     if not blocks:
         return be.np.zeros((0, 0), dtype=dtypes.get_default_dtype())
-    blocks = promote(*blocks) if len(blocks) > 1 else blocks
+    blocks = list(promote(*blocks)) if len(blocks) > 1 else blocks
     width = sum(b.shape[1] for b in blocks)
     rows, left = [], 0
     for b in blocks:
@@ -122,7 +122,7 @@ def frexp(be: Any, input: Any) -> Any:
 
 @op("tensor_unfold", function=False, method="unfold",
     torch=("torch.Tensor.unfold",))
-def tensor_unfold(be: Any, input: Any, dimension: DimOf("input", vector_if_scalar=True),
+def tensor_unfold(be: Any, input: Any, dimension: Annotated[int, DimOf("input", vector_if_scalar=True)],
                   size: int, step: int) -> Any:
     """Windows of ``size`` every ``step`` along ``dimension``, as a new last dimension."""
     x = be.np.reshape(input, (1,)) if input.ndim == 0 else input

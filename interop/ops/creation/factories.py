@@ -339,6 +339,6 @@ def meshgrid(be: Any, *tensors: Any, indexing: str = "ij") -> Any:
     """Coordinate grids (``indexing='ij'`` by default, as torch)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    tensors = [be.np.reshape(t, (1,)) if t.ndim == 0 else t for t in tensors]  # as NumPy reads
-    return tuple(be.np.meshgrid(*tensors, indexing=indexing))  # 0-d (JAX's refuses them)
+    arrays = [be.np.reshape(t, (1,)) if t.ndim == 0 else t for t in tensors]  # as NumPy reads
+    return tuple(be.np.meshgrid(*arrays, indexing=indexing))  # 0-d (JAX's refuses them)
 

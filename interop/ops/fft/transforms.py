@@ -7,6 +7,7 @@ Dask transforms need one chunk along the transformed dims (Dask's own error says
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ def _prepare(input: Any) -> Any:
     return input
 
 
-def _complex_of(dt: np.dtype) -> np.dtype:
+def _complex_of(dt: np.dtype) -> Any:
     return dt if dt.kind == "c" else _COMPLEX[dt]
 
 
@@ -52,6 +53,7 @@ def _register(name: str, fname: str, kind: str, complex_out: bool) -> None:
         want = _complex_of(x.dtype) if complex_out else _real_of(x.dtype)
         return out if out.dtype == want else out.astype(want)
 
+    impl: Callable[..., Any]
     if kind == "1":
         def impl(be: Any, input: Any, n: Any = None, dim: int = -1, norm: Any = None) -> Any:
             return run(be, _prepare(input), n, dim, norm)

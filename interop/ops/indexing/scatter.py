@@ -9,6 +9,7 @@ whole arrays in one task (``whole_arrays``), exact but not parallel.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,8 @@ from ..registry import op
 _REDUCE = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
 
 
-def _written(be: Any, impl: Any, input: Any, *args: Any, shape: tuple | None = None) -> Any:
+def _written(be: Any, impl: Callable[..., Any], input: Any, *args: Any,
+             shape: tuple | None = None) -> Any:
     """``impl(be, input, *args)`` (writes into a copy of ``input``); on Dask, one lazy task."""
     return whole_arrays(be, impl, shape or tuple(input.shape), input.dtype, input, *args)
 
@@ -115,7 +117,7 @@ def index_reduce(be: Any, input: Any, dim: Dim, index: Any, source: Any, reduce:
         raise RuntimeError("index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
     d = dim or 0
-    return _written(be, lambda b, *a: _index_reduce(b, *a, reduce, include_self), input, d,
+    return _written(be, lambda b, x, d, i, s: _index_reduce(b, x, d, i, s, reduce, include_self), input, d,
                     index, source)
 
 
@@ -143,7 +145,7 @@ def scatter_reduce(be: Any, input: Any, dim: Dim, index: Any, src: Any, reduce: 
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     d = dim or 0
-    return _written(be, lambda b, *a: _scatter_reduce(b, *a, reduce, include_self), input, d,
+    return _written(be, lambda b, x, d, i, s: _scatter_reduce(b, x, d, i, s, reduce, include_self), input, d,
                     index, src)
 
 
@@ -160,7 +162,7 @@ def _put(be: Any, input: Any, index: Any, source: Any, accumulate: bool) -> Any:
 @op(inplace=True, keywords={"ind": "index", "v": "source"})
 def put(be: Any, input: Any, index: Any, source: Any, accumulate: bool = False) -> Any:
     """``source`` written (or added) at flat positions ``index`` of a copy of ``input``."""
-    return _written(be, lambda b, *a: _put(b, *a, accumulate), input, index, source)
+    return _written(be, lambda b, x, i, s: _put(b, x, i, s, accumulate), input, index, source)
 
 
 def _index_put(be: Any, input: Any, values: Any, *indices: Any, accumulate: bool) -> Any:

@@ -15,7 +15,7 @@ from ... import dtypes
 from ...backends import registry, views
 from ...errors import IndexOutOfRangeError, InvalidIndexError, NumberOverflowError, ShapeError
 from .._args import cast, int_arg, kept_scalars, open_grids, promote, whole_arrays
-from ..annotations import Dim, DimOrDims
+from ..annotations import Dim
 from ..registry import op
 
 
@@ -255,7 +255,7 @@ def gather(be: Any, input: Any, dim: Dim, index: Any, *, sparse_grad: bool = Fal
 
 
 @op(aliases=("take_along_axis",), method=True)
-def take_along_dim(be: Any, input: Any, indices: Any, dim: DimOrDims | None = None) -> Any:
+def take_along_dim(be: Any, input: Any, indices: Any, dim: Dim | None = None) -> Any:
     """Select along ``dim`` with ``indices`` broadcast against ``input``."""
     if dim is None:
         return be.np.take(be.np.reshape(input, (-1,)), be.np.reshape(indices, (-1,)))

@@ -17,7 +17,7 @@ import numpy as np
 from ..annotations import DimOrDims, DType
 from ..registry import op, torch_alias, torch_names
 
-RESULTS = {name: namedtuple(name, fields) for name, fields in {
+RESULTS: dict[str, Any] = {name: namedtuple(name, fields) for name, fields in {
     "linalg_qr": ("Q", "R"), "linalg_svd": ("U", "S", "Vh"), "linalg_eigh": ("eigenvalues", "eigenvectors"),
     "linalg_eig": ("eigenvalues", "eigenvectors"), "linalg_slogdet": ("sign", "logabsdet"),
     "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),

@@ -171,7 +171,7 @@ def glu(be: Any, input: Any, dim: Dim = -1) -> Any:
                            f"{input.shape[d]}")
     half = input.shape[d] // 2
     first = (slice(None),) * d
-    return input[(*first, slice(None, half))] * _sigmoid(be, input[(*first, slice(half, None))])
+    return input[first + (slice(None, half),)] * _sigmoid(be, input[first + (slice(half, None),)])
 
 
 @op(method=False, torch=torch_names("prelu", NN, function=True))

@@ -27,10 +27,10 @@ def adaptive_max(be: Any, input: Any, output_size: Any, n: int) -> tuple[Any, An
         pre = (slice(None),) * axis
         values, picks = [], []
         for lo, hi in _adaptive_bounds(sizes[k], outs[k]):
-            window = x[(*pre, slice(lo, hi))]
+            window = x[pre + (slice(lo, hi),)]
             arg = be.np.expand_dims(be.np.argmax(window, axis=axis), axis)
             values.append(_take_along(be, window, arg, axis))
-            picks.append(_take_along(be, index[(*pre, slice(lo, hi))], arg, axis))
+            picks.append(_take_along(be, index[pre + (slice(lo, hi),)], arg, axis))
         x, index = be.np.concatenate(values, axis=axis), be.np.concatenate(picks, axis=axis)
     return x, index.astype(np.int64)
 

@@ -8,7 +8,7 @@ same primitives as their torch.nn.functional and indexing forms.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
 from ... import dtypes
 from ...backends import views
@@ -83,7 +83,7 @@ def slice_(be: Any, input: Any, dim: Dim = 0, start: Any = None, end: Any = None
 
 @op("_softmax_backward_data", method=False,
     torch=torch_names("_softmax_backward_data", "aten", also=("torch._softmax_backward_data",)))
-def softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: DimOf("output"),
+def softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: Annotated[int, DimOf("output")],
                           input_dtype: Any) -> Any:
     """The gradient of softmax's input from its output's: ``y * (g - sum(g * y))`` along
     ``dim`` (torch's CPU kernel keeps the gradient's dtype)."""

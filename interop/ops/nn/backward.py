@@ -33,7 +33,7 @@ def _weight_gradient(be: Any, input: Any, grad_output: Any, kernel: tuple, strid
     terms = []
     for _, win in _windows(be, input, kernel, stride, [(p, p) for p in padding], dilation,
                            input.dtype.type(0)):
-        win = win[(slice(None), slice(None), *(slice(0, s) for s in sizes))]
+        win = win[(slice(None), slice(None)) + tuple(slice(0, s) for s in sizes)]
         win = win.reshape((batch, groups, channels // groups, *sizes))
         terms.append(be.np.einsum(f"zgc{sp},zgo{sp}->goc", win, g))
     stacked = be.np.stack(terms, axis=-1)
@@ -56,8 +56,8 @@ def convolution_backward(be: Any, grad_output: Any, input: Any, weight: Any, bia
         if transposed:
             grad_input = convolution(be, grad_output, weight, None, stride_, padding_, dilation_,
                                      groups, n)  # output padding past the stride: cropped
-            grad_input = grad_input[(slice(None), slice(None),
-                                     *(slice(0, int(x)) for x in input.shape[2:]))]
+            grad_input = grad_input[(slice(None), slice(None))
+                                    + tuple(slice(0, int(x)) for x in input.shape[2:])]
         else:
             extra = tuple(int(x) - ((int(y) - 1) * s - 2 * p + d * (k - 1) + 1) for x, y, s, p, d, k
                           in zip(input.shape[2:], grad_output.shape[2:], stride_, padding_,
@@ -92,8 +92,8 @@ def _avg_pool_backward(n: int) -> None:
                  in enumerate(zip(pads, sizes))]
         if any(short):  # input past the last window: no gradient there
             spread = be.np.pad(spread, [(0, 0), (0, 0), *((0, s) for s in short)])
-        out = spread[(slice(None), slice(None),
-                      *(slice(lo, lo + size) for (lo, _), size in zip(pads, sizes)))]
+        out = spread[(slice(None), slice(None))
+                     + tuple(slice(lo, lo + size) for (lo, _), size in zip(pads, sizes))]
         return out[0] if unbatched else out
     name = f"avg_pool{n}d_backward"
     impl.__name__ = name

@@ -52,7 +52,7 @@ def _windows(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list, dilation
     for offset in itertools.product(*(range(k) for k in kernel)):
         index = tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
                       for o, d, s, m in zip(offset, dilation, stride, out))
-        yield offset, x[(slice(None), slice(None), *index)]
+        yield offset, x[(slice(None), slice(None)) + index]
 
 
 def _batched(x: Any, n: int) -> tuple[Any, bool]:
@@ -86,7 +86,7 @@ def convolution(be: Any, input: Any, weight: Any, bias: Any, stride: Any, paddin
         win = win.reshape((batch, groups, channels // groups, math.prod(sizes)))
         # (groups, out, in) @ (batch, groups, in, positions): a matmul, which Dask keeps in
         # the batch's chunks (its einsum would split them to bound the output's chunks)
-        term = be.np.matmul(w[(Ellipsis, *offset)], win)
+        term = be.np.matmul(w[(Ellipsis,) + tuple(offset)], win)
         total = term if total is None else total + term
     out = total.reshape((batch, out_ch, *sizes))
     if bias is not None:
@@ -265,7 +265,7 @@ def conv_transpose(be: Any, input: Any, weight: Any, bias: Any, stride: Any, pad
               zip(kernel, dil, pad_, out_pad)]
     crop = tuple(slice(-min(lo, 0) or None, (x.shape[2 + i] + min(hi, 0)) if hi < 0 else None)
                  for i, (lo, hi) in enumerate(widths))
-    x = be.np.pad(x[(slice(None), slice(None), *crop)],
+    x = be.np.pad(x[(slice(None), slice(None)) + crop],
                   [(0, 0), (0, 0), *[(max(lo, 0), max(hi, 0)) for lo, hi in widths]])
     c_in, c_out_g = weight.shape[:2]
     w = weight.reshape((groups, c_in // groups, c_out_g, *kernel))

@@ -324,7 +324,7 @@ def _adaptive(n: int) -> None:
         for k, o in enumerate(outs):  # one spatial dim at a time: mean over each window
             axis = x.ndim - n + k
             pre = (slice(None),) * axis
-            parts = [be.np.mean(x[(*pre, slice(lo, hi))], axis=axis, keepdims=True)
+            parts = [be.np.mean(x[pre + (slice(lo, hi),)], axis=axis, keepdims=True)
                      for lo, hi in _adaptive_bounds(x.shape[axis], o)]
             x = be.np.concatenate(parts, axis=axis)
         return x.astype(input.dtype)

@@ -6,7 +6,7 @@ class weights, ``ignore_index`` and label smoothing.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
 from ... import dtypes
 from .._args import float_input
@@ -185,7 +185,7 @@ def cross_entropy(be: Any, input: Any, target: Any, weight: Any = None, size_ave
 
 @op(method=False, torch=torch_names("cosine_similarity", NN, function=True))
 def cosine_similarity(be: Any, x1: Any, x2: Any,
-                      dim: DimOf(("x1", "x2"), vector_if_scalar=True) = 1,
+                      dim: Annotated[int, DimOf(("x1", "x2"), vector_if_scalar=True)] = 1,
                       eps: float = 1e-8) -> Any:
     """sum((x1 / max(||x1||, eps)) * (x2 / max(||x2||, eps))) along ``dim`` (torch's order)."""
     x1, x2 = be.np.broadcast_arrays(x1, x2)

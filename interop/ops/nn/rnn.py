@@ -166,7 +166,9 @@ def _kernel(kind: str):
         hx = tuple(hx) if kind == "lstm" else (hx,)
         _check_dtypes(kind, data, params)
         x = be.np.swapaxes(data, 0, 1) if batch_first else data
-        out, *state = _recurrent(be, kind, x, hx, params, *options, sizes=sizes)
+        has_biases, layers, dropout, train, bidirectional = options
+        out, *state = _recurrent(be, kind, x, hx, params, has_biases, layers, dropout, train,
+                                 bidirectional, sizes=sizes)
         return (be.np.swapaxes(out, 0, 1) if batch_first else out, *state)
     run.__name__ = run.__qualname__ = kind
     run.__doc__ = f"torch.{kind}: the recurrence of nn.{kind.upper()} over a sequence or packed batch."

@@ -21,7 +21,7 @@ from ..annotations import Dim, DimOrDims, DType, KeepDim, VectorDim
 from ..registry import op
 from ..linalg.torch_linalg import matrix_norm
 
-values_indices = {name: namedtuple(name, ["values", "indices"])
+values_indices: dict[str, Any] = {name: namedtuple(name, ["values", "indices"])
                   for name in ("max", "min", "sort", "topk", "kthvalue", "median", "mode",
                                "cummax", "cummin", "aminmax")}
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import dtypes
 from .._args import int_arg, ordered
-from ..annotations import Dim, DimOrDims
+from ..annotations import Dim
 from ..indexing.selection import _take_along
 from .aggregates import values_indices
 from ..registry import op
@@ -115,7 +115,7 @@ unique_all_result = namedtuple("unique_all", ["values", "indices", "inverse_indi
 
 @op(keywords={"axis": "dim"})
 def unique(be: Any, input: Any, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
-           return_counts: bool = False, dim: DimOrDims | None = None) -> Any:
+           return_counts: bool = False, dim: Dim | None = None) -> Any:
     """Sorted unique values, optionally with inverse indices and counts."""
     if dim is not None:
         return _unique_slices(be, input, dim, return_inverse,

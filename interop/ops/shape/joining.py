@@ -5,7 +5,7 @@ are views of the input (on Dask, slices remembered for the write replay, ``backe
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
 from ...backends import views
 from ...errors import ShapeError
@@ -19,7 +19,7 @@ def _promoted_list(tensors: Any) -> list:
 
 
 @op(aliases=("concat", "concatenate"), out=True, method=False)
-def cat(be: Any, tensors: Any, dim: DimOf("tensors") = 0, *, axis: Any = None) -> Any:
+def cat(be: Any, tensors: Any, dim: Annotated[int, DimOf("tensors")] = 0, *, axis: Any = None) -> Any:
     """Join tensors along an existing dimension (dtypes promote as in torch).
 
     >>> interop.cat([interop.ones(2), interop.zeros(1)])
@@ -63,7 +63,7 @@ def _check_cat_shapes(kept: list, d: int) -> None:
 
 
 @op(out=True, method=False)
-def stack(be: Any, tensors: Any, dim: DimOf("tensors", extra=1) = 0, *,
+def stack(be: Any, tensors: Any, dim: Annotated[int, DimOf("tensors", extra=1)] = 0, *,
           axis: Any = None) -> Any:
     """Join tensors along a new dimension.
 

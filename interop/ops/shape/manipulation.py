@@ -99,8 +99,8 @@ def transpose(be: Any, input: Any, dim0: DimOrDims, dim1: Dim | None = None) -> 
         return input  # (its dims, 0 or -1, read as None)
     if dim1 is None:
         raise TypeError("transpose() missing 1 required positional argument: 'dim1'")
-    axes = list(range(input.ndim))
-    axes[dim0], axes[dim1] = dim1, dim0
+    axes: list = list(range(input.ndim))
+    axes[dim0], axes[dim1] = dim1, dim0  # type: ignore[index]  # (dim0 is one dim here)
     return views.permuted(be.np.swapaxes(input, dim0, dim1), input, axes)
 
 

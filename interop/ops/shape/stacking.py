@@ -125,8 +125,8 @@ def select(be: Any, input: Any, dim: Dim, index: int) -> Any:
     if not -input.shape[d] <= index < input.shape[d]:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {d}")
-    index = (slice(None),) * d + (index, Ellipsis)  # (a 0-d result too is a view, not a copy)
-    return views.remember(input[index], input, index)
+    at = (slice(None),) * d + (index, Ellipsis)  # (a 0-d result too is a view, not a copy)
+    return views.remember(input[at], input, at)
 
 def _atleast(n: int) -> None:
     def impl(be: Any, *tensors: Any) -> Any:
