@@ -16,32 +16,56 @@ from typing import Any
 
 from . import dtypes, overrides
 from .backends import BACKEND_NAMES, Device, DeviceMismatchError, get_backend, set_default_backend
+from .backends import dlpack as _dlpack
 from .backends import registry as _registry
-from .errors import DaskComputeError, DaskComputeWarning, InteropWarning, UnknownShapeError
 from .config import config, transfer_guard
-from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, float, float16,
-                     float32, float64, get_default_dtype, half, int, int8, int16, int32, int64,
-                     long, set_default_dtype, short, uint8, uint16, uint32, uint64)  # noqa: A004
+from .core import dispatch as _dispatch
+from .core.tensor import SizeAttribute as _SizeAttribute
+from .core.tensor import Tensor, stacked_if_lazy, to_raw
+from .core.torch_function import DisableTorchFunction, DisableTorchFunctionSubclass, TorchFunctionMode
+from .dtypes import (
+    bool,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
+    double,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,  # noqa: A004
+    set_default_dtype,
+    short,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from .errors import DaskComputeError, DaskComputeWarning, InteropWarning, UnknownShapeError
 from .ops import TABLE as _TABLE
 from .ops import install as _install
 from .ops.creation.factories import Generator, default_generator, manual_seed
 from .ops.dask_api import compute_all as compute
 from .ops.dask_api import persist_all as persist
-from .surfaces import numpy_protocols as _numpy_protocols
 from .surfaces import dask_collection as _dask_collection
-from .backends import dlpack as _dlpack
 from .surfaces import dlpack_export as _dlpack_export
 from .surfaces import einops_backend as _einops_backend
-from .surfaces import torch_participant as _torch_participant
+from .surfaces import numpy_protocols as _numpy_protocols
 from .surfaces import torch_face as _torch_face
+from .surfaces import torch_participant as _torch_participant
 from .surfaces.torch_face import to_backend
-from .core.torch_function import (DisableTorchFunction, DisableTorchFunctionSubclass,
-                                  TorchFunctionMode)
-from .core.tensor import SizeAttribute as _SizeAttribute
-from .core.tensor import Tensor, stacked_if_lazy, to_raw
-from .core import dispatch as _dispatch
 
+_before_the_table = set(globals())
 _install(Tensor, globals())
+_FROM_THE_TABLE = sorted(set(globals()) - _before_the_table - {"_before_the_table"})
 Tensor.size = _SizeAttribute(Tensor.__dict__["size"])  # an int (Array API) callable as torch's size()
 _dispatch.RESOLVERS.append(_torch_participant.resolve_torch_callable)
 _numpy_protocols.install(Tensor)
@@ -122,6 +146,20 @@ def operations() -> list[str]:
 
 
 __version__ = "0.1.0"
+
+__all__ = [  # the names given here; the table's functions follow (interop.add, interop.sum, ...)
+    "BACKEND_NAMES", "DaskComputeError", "DaskComputeWarning", "Device", "DeviceMismatchError",
+    "DisableTorchFunction", "DisableTorchFunctionSubclass", "Generator", "InteropWarning",
+    "Tensor", "TorchFunctionMode", "UnknownShapeError", "array_api", "as_tensor", "asarray",
+    "bool", "cdouble", "cfloat", "complex64", "complex128", "compute", "config",
+    "default_backend", "default_generator", "device", "double", "dtypes", "float", "float16",
+    "float32", "float64", "from_dlpack", "get_backend", "get_default_dtype", "half", "int",
+    "int8", "int16", "int32", "int64", "is_tensor", "long", "make_subclass", "manual_seed",
+    "operations", "overrides", "persist", "set_default_backend", "set_default_dtype", "short",
+    "stacked_if_lazy", "tensor", "to_backend", "to_raw", "transfer_guard", "uint8", "uint16",
+    "uint32", "uint64",
+]
+__all__ += [name for name in _FROM_THE_TABLE if not name.startswith("_")]
 
 
 def __getattr__(name: str) -> Any:

@@ -17,8 +17,8 @@ import contextvars
 import sys
 import threading
 import warnings
-from collections.abc import Callable
-from types import FrameType
+from collections.abc import Callable, Mapping
+from types import FrameType, MappingProxyType
 from typing import Any, NamedTuple
 
 from .errors import DaskComputeError, DaskComputeWarning
@@ -40,8 +40,8 @@ class _Entry(NamedTuple):
     block: bool  # False while its config object has not been entered: a plain call, so far
 
 
-_stacks: contextvars.ContextVar[dict[str, tuple[_Entry, ...]]] = contextvars.ContextVar(
-    "interop_settings", default={})
+_stacks: contextvars.ContextVar[Mapping[str, tuple[_Entry, ...]]] = contextvars.ContextVar(
+    "interop_settings", default=MappingProxyType({}))
 """option -> its entries in this context, innermost last (copied on every change)."""
 
 

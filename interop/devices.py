@@ -11,7 +11,6 @@ from typing import Any
 from .dtypes import TORCH_STAND_INS, call_with_torch_objects
 from .errors import DeviceMismatchError, unknown_name
 
-
 # Device types, the backend that holds data there, and the index a bare type means.
 # "strict:N" is array-api-strict's Device("deviceN"): a second device without a GPU,
 # so the device logic below is exercised on every CI run (tests/test_devices_strict.py).

@@ -7,12 +7,25 @@ from collections.abc import Callable
 from typing import Any
 
 from .core.dispatch import DispatchedProperty
-from .core.torch_function import (BaseTorchFunctionMode, DisableTorchFunction,
-                                  DisableTorchFunctionSubclass, NoImplementationFound,
-                                  TorchFunctionMode, all_disabled, current_mode,
-                                  disabled_torch_function_impl, enabled, handle_torch_function,
-                                  has_torch_function, is_tensor_like, mode_enabled, mode_stack,
-                                  overriding_args, resolve_name, wrap_torch_function)
+from .core.torch_function import (
+    BaseTorchFunctionMode,
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    NoImplementationFound,
+    TorchFunctionMode,
+    all_disabled,
+    current_mode,
+    disabled_torch_function_impl,
+    enabled,
+    handle_torch_function,
+    has_torch_function,
+    is_tensor_like,
+    mode_enabled,
+    mode_stack,
+    overriding_args,
+    resolve_name,
+    wrap_torch_function,
+)
 from .ops import TABLE
 from .ops.operators import UNARY_OPERATORS, binary_dunders, inplace_dunders
 

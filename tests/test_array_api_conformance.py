@@ -24,6 +24,7 @@ from tests.conftest import to_numpy
 StrictArray, StrictDType = type(strict.asarray(0)), type(strict.float32)
 INT = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 FLOAT = ("float32", "float64")
+NORMS = ("backward", "ortho", "forward")
 COMPLEX = ("complex64", "complex128")
 REAL = INT + FLOAT
 NUMERIC = REAL + COMPLEX
@@ -621,12 +622,12 @@ def _vnorm(draw, n):
 # the fft extension
 @spec("fft.fft", "fft.ifft", "fft.fftn", "fft.ifftn")
 def _cfft(draw, n):
-    return (array(draw, COMPLEX, min_dims=1, min_side=1),), {"norm": draw(st.sampled_from(["backward", "ortho", "forward"]))}
+    return (array(draw, COMPLEX, min_dims=1, min_side=1),), {"norm": draw(st.sampled_from(NORMS))}
 
 
 @spec("fft.rfft", "fft.rfftn", "fft.ihfft")
 def _rfft(draw, n):
-    return (array(draw, FLOAT, min_dims=1, min_side=1),), {"norm": draw(st.sampled_from(["backward", "ortho", "forward"]))}
+    return (array(draw, FLOAT, min_dims=1, min_side=1),), {"norm": draw(st.sampled_from(NORMS))}
 
 
 @spec("fft.irfft", "fft.irfftn", "fft.hfft")

@@ -104,7 +104,8 @@ def test_unary_operators_match_strict(name, backend):
 
 A = np.arange(24).reshape(2, 3, 4)
 INDICES = {
-    "int, ...": (0, Ellipsis), "negative ints": (-1, -2, -3), "steps": (slice(None, None, -1), slice(0, 3, 2), Ellipsis),
+    "int, ...": (0, Ellipsis), "negative ints": (-1, -2, -3),
+    "steps": (slice(None, None, -1), slice(0, 3, 2), Ellipsis),
     "ellipsis": (Ellipsis, 0), "newaxis": (None, 0, Ellipsis), "empty slice": (slice(2, 1), Ellipsis),
     "all ints": (1, 2, 3), "ellipsis only": Ellipsis, "boolean mask": "mask", "0-d int array": ("i0", 1, 2),
     "integer arrays": (0, "i1", "i2"),

@@ -12,7 +12,6 @@ import interop
 from interop.backends.contract import REQUIRED, Backend
 from interop.backends.registry import get_backend
 from interop.devices import BACKEND_NAMES
-
 from tests.conftest import to_numpy
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -131,7 +131,8 @@ CALLS: list[Call] = [
          lambda: interop.add, numpy=False),
     Call("interop.mul", lambda x, y, m: interop.mul(x, y), _torch(lambda x, y, m: torch.mul(x, y)),
          lambda: interop.mul, numpy=False),
-    Call("interop.maximum", lambda x, y, m: interop.maximum(x, y), _torch(lambda x, y, m: torch.maximum(x, y)),
+    Call("interop.maximum", lambda x, y, m: interop.maximum(x, y),
+         _torch(lambda x, y, m: torch.maximum(x, y)),
          lambda: interop.maximum, numpy=False),
     Call("interop.outer", lambda x, y, m: interop.outer(x, y), _torch(lambda x, y, m: torch.outer(x, y)),
          lambda: interop.outer, numpy=False),
@@ -155,7 +156,8 @@ CALLS: list[Call] = [
     Call("t.T", lambda x, y, m: m.T, _torch(lambda x, y, m: m.T), numpy=False),
     Call("t.mT", lambda x, y, m: m.mT, _torch(lambda x, y, m: m.mT), numpy=False),
     Call("t.real", lambda x, y, m: x.real, _torch(lambda x, y, m: x.real), numpy=False),
-    Call("torch.add", lambda x, y, m: torch.add(x, y), _torch(lambda x, y, m: torch.add(x, y)), lambda: torch.add,
+    Call("torch.add", lambda x, y, m: torch.add(x, y), _torch(lambda x, y, m: torch.add(x, y)),
+         lambda: torch.add,
          numpy=False),
     Call("torch.outer", lambda x, y, m: torch.outer(x, y), _torch(lambda x, y, m: torch.outer(x, y)),
          lambda: torch.outer, numpy=False),
@@ -189,7 +191,7 @@ class Sub(interop.Tensor):
 class Hooked(interop.Tensor):
     """A subclass whose hook records the callable of each call, then runs the default."""
 
-    seen: list = []  # noqa: RUF012 - one log for the class, cleared before each call
+    seen: ClassVar[list] = []  # one log for the class, cleared before each call
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):

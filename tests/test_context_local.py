@@ -32,10 +32,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import interop
-from interop.overrides import (DisableTorchFunction, DisableTorchFunctionSubclass,
-                               TorchFunctionMode, _get_current_function_mode,
-                               _get_current_function_mode_stack)
 from interop.core import torch_function as tf
+from interop.overrides import (
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    TorchFunctionMode,
+    _get_current_function_mode,
+    _get_current_function_mode_stack,
+)
 from tests.conftest import to_numpy
 
 THREADS = TASKS = 8

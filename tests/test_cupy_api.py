@@ -90,8 +90,8 @@ def _backend():
 # ------------------------------------------------------------------ the backend's own calls
 def _roots():
     import array_api_compat.cupy as compat_cupy
-    import cupyx.scipy.special  # noqa: F401 (cupyx.scipy.special resolves as an attribute)
     import cupyx
+    import cupyx.scipy.special  # noqa: F401 (cupyx.scipy.special resolves as an attribute)
     return {"cupy": cupy, "cupyx": cupyx, "compat_cupy": compat_cupy}
 
 

@@ -19,6 +19,7 @@ from tests.conftest import home_device, to_numpy
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 from dask.base import is_dask_collection, tokenize  # noqa: E402
+
 from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
 
 HOST = np.arange(24.0).reshape(4, 6) - 7.0

@@ -106,7 +106,8 @@ def test_distribution_log_prob_uses_batched_triangular_solve() -> None:
 def test_lstsq_matches_torch(shape: tuple, driver) -> None:
     a, b = RNG.standard_normal(shape), RNG.standard_normal((shape[0], 2))
     expected = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
-    call = (lambda x, y: torch.linalg.lstsq(x, y, driver=driver))
+    def call(x, y):
+        return torch.linalg.lstsq(x, y, driver=driver)
     if driver == "gelsd" and shape[0] > shape[1]:  # residuals only if every A has full rank:
         with pytest.raises(DaskComputeError, match="residuals"):  # a size known from values
             _lazily(call, _split_in_two(a), _split_in_two(b))
@@ -127,7 +128,8 @@ def test_cross_matches_torch(dim: int) -> None:
     a = RNG.standard_normal((3, 3) if dim == 0 else (4, 3))
     b = RNG.standard_normal((3, 1) if dim == 0 else (1, 3))
     got = _lazily(lambda x, y: torch.linalg.cross(x, y, dim=dim), _split_in_two(a), _split_in_two(b))
-    np.testing.assert_allclose(got.numpy(), torch.linalg.cross(torch.tensor(a), torch.tensor(b), dim=dim).numpy())
+    expected = torch.linalg.cross(torch.tensor(a), torch.tensor(b), dim=dim)
+    np.testing.assert_allclose(got.numpy(), expected.numpy())
 
 
 def test_cross_refuses_other_than_3_vectors() -> None:
@@ -195,8 +197,9 @@ def test_airy_ai_runs_per_chunk(dtype) -> None:
     x = RNG.standard_normal((5, 3)).astype(dtype)
     got = _lazily(torch.special.airy_ai, _split_in_two(x))
     expected = torch.special.airy_ai(torch.tensor(x))
-    assert got.dtype == expected.dtype
-    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-5)
+    assert got.dtype == expected.dtype  # (torch's float32 kernel and SciPy's differ by ~2e-5)
+    np.testing.assert_allclose(got.numpy(), expected.numpy(),
+                               rtol=1e-4 if dtype == np.float32 else 1e-10)
 
 
 @pytest.mark.parametrize("right", [False, True])

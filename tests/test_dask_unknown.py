@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 
 pytest.importorskip("dask.array")
-from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
-
 import interop  # noqa: E402
 from tests.conftest import to_numpy  # noqa: E402
+from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
 
 HOST = np.arange(24.0).reshape(4, 6) - 7.0
 MASKED = HOST[HOST > 4]  # 12 values
@@ -78,6 +77,7 @@ def test_unknown_sizes_are_none_as_the_standard_says(masked):
     stays inside. torch's ``t.size(d)`` and ``t.shape`` show the same None; ``numel()``
     raises; after compute_chunk_sizes() every spelling matches NumPy's."""
     import array_api_compat as aac
+
     import interop.array_api as xp
     values = xp.unique_values(interop.tensor([1, 1, 2], backend="dask"))
     assert values.shape == (None,) and values.size is None and aac.size(values) is None

@@ -192,7 +192,7 @@ def test_every_fenced_block_is_run_or_marked_illustrative():
     and no block is in a language this list does not know."""
     seen = {}
     for page in PAGES:
-        for language, code, line in blocks(page):
+        for language, _code, line in blocks(page):
             assert language in _FENCES, f"{page.name}:{line}: fence '{language}' is neither " \
                 "run (python) nor marked illustrative (py)"
             seen.setdefault(language, []).append(f"{page.name}:{line}")

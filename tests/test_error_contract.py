@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import HAS_GPU, to_numpy
+from tests.conftest import to_numpy
 
 torch = pytest.importorskip("torch")
 

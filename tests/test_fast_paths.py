@@ -7,6 +7,7 @@ modes, another thread, dask_compute="raise")."""
 from __future__ import annotations
 
 import threading
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -94,7 +95,7 @@ def test_a_subclass_comes_back_from_the_fast_paths_with_its_attributes() -> None
         unit = "m"
 
     class Hooked(interop.Tensor):
-        seen: list = []
+        seen: ClassVar[list] = []
 
         @classmethod
         def __torch_function__(cls, func, types, args=(), kwargs=None):

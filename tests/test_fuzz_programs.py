@@ -178,7 +178,7 @@ def run(program: tuple, ns: Any, make: Callable[[np.ndarray], Any]) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            for step, (name, params) in enumerate(steps):
+            for step, (name, params) in enumerate(steps):  # noqa: B007 - read after a failure
                 x = OPS[name][1](ns, x, y, **dict(params))
             step = len(steps)
             return x.numpy() if isinstance(x, torch.Tensor) else to_numpy(x)

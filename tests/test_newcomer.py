@@ -117,7 +117,7 @@ def test_strides_of_unknown_sizes_say_so() -> None:
     d = interop.tensor(np.arange(6.0), backend="dask")
     assert d.strides == (8,)
     with pytest.raises(interop.UnknownShapeError, match="compute_chunk_sizes"):
-        d[d > 2].strides
+        _ = d[d > 2].strides
 
 
 @pytest.mark.parametrize("name, s, dim", [

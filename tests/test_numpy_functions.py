@@ -11,6 +11,8 @@ and one ``__torch_function__`` that sees every surface.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
@@ -401,7 +403,7 @@ def test_twenty_chained_numpy_calls_never_compute():
 
 # ------------------------------------------------------------------ one hook sees everything
 class LoggingTensor(interop.Tensor):
-    log: list = []
+    log: ClassVar[list] = []
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):

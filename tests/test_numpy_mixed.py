@@ -45,15 +45,15 @@ def test_ndarray_op_tensor_and_tensor_op_ndarray_both_match_numpy(op, backend):
     for dx, dy in itertools.product(DTYPES, DTYPES):
         x, y = values(dx, 1), values(dy, 2)
         if off_host(backend):
-            for call in (lambda: op(x, as_tensors(y, backend)),
-                         lambda: op(as_tensors(x, backend), y)):
+            for call in (lambda x=x, y=y: op(x, as_tensors(y, backend)),
+                         lambda x=x, y=y: op(as_tensors(x, backend), y)):
                 with pytest.raises(interop.DeviceMismatchError):
                     call()
             continue
-        expected = outcome(lambda: op(x, y))
+        expected = outcome(lambda x=x, y=y: op(x, y))
         where = f"{op.__name__}({dx}, {dy})"
-        for got in (outcome(lambda: op(x, as_tensors(y, backend))),
-                    outcome(lambda: op(as_tensors(x, backend), y))):
+        for got in (outcome(lambda x=x, y=y: op(x, as_tensors(y, backend))),
+                    outcome(lambda x=x, y=y: op(as_tensors(x, backend), y))):
             if isinstance(expected, type):
                 assert got is expected or (isinstance(got, type) and issubclass(got, expected)), where
             else:

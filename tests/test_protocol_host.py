@@ -14,12 +14,21 @@ import pytest
 
 import interop
 from interop import Tensor
-from interop.overrides import (BaseTorchFunctionMode, DisableTorchFunction,
-                               DisableTorchFunctionSubclass, TorchFunctionMode,
-                               _disabled_torch_function_impl, _get_overloaded_args,
-                               _is_torch_function_all_disabled, get_overridable_functions,
-                               handle_torch_function, has_torch_function, is_tensor_like,
-                               resolve_name, wrap_torch_function)
+from interop.overrides import (
+    BaseTorchFunctionMode,
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    TorchFunctionMode,
+    _disabled_torch_function_impl,
+    _get_overloaded_args,
+    _is_torch_function_all_disabled,
+    get_overridable_functions,
+    handle_torch_function,
+    has_torch_function,
+    is_tensor_like,
+    resolve_name,
+    wrap_torch_function,
+)
 
 
 def _rec(log, ret="R"):
@@ -73,10 +82,10 @@ def test_A2_order_subclass_first_then_left_to_right_dedup():
     class SubD(D):
         pass
 
-    class O:
+    class Other:
         __torch_function__ = classmethod(lambda *a: NotImplemented)
-    d, sd, o = D(), SubD(), O()
-    assert [type(x) for x in _get_overloaded_args([d, o, sd, d])] == [SubD, D, O]
+    d, sd, o = D(), SubD(), Other()
+    assert [type(x) for x in _get_overloaded_args([d, o, sd, d])] == [SubD, D, Other]
 
 
 def test_A3_exact_tensor_is_collected_on_the_python_path():

@@ -26,10 +26,15 @@ import numpy as np
 import pytest
 
 import interop
-from interop.overrides import (BaseTorchFunctionMode, DisableTorchFunction,
-                               DisableTorchFunctionSubclass, TorchFunctionMode,
-                               _is_torch_function_all_disabled, _is_torch_function_enabled)
 from interop.core import torch_function as tf
+from interop.overrides import (
+    BaseTorchFunctionMode,
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    TorchFunctionMode,
+    _is_torch_function_all_disabled,
+    _is_torch_function_enabled,
+)
 from tests.conftest import to_numpy
 
 torch = pytest.importorskip("torch")

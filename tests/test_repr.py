@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
@@ -16,7 +18,7 @@ class Meters(interop.Tensor):
 
 
 class Logged(interop.Tensor):
-    calls: list = []
+    calls: ClassVar[list] = []
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):

@@ -169,6 +169,7 @@ def _render(browser: str, page, tmp_path) -> tuple[list[dict], Any]:
     """``page`` in headless chromium: the report of what it laid out, and a screenshot."""
     import json
     import subprocess
+
     from PIL import Image
     url = page.as_uri()
     common = [browser, *CHROMIUM_FLAGS, "--window-size=800,900"]

@@ -21,7 +21,8 @@ PAGE = (ROOT / "docs" / "support-matrix.md").read_text(encoding="utf-8")
 
 def _headline() -> dict[tuple[str, str], list[int]]:
     """(surface, backend) -> [operations, then one count per mark in MARKS order]."""
-    rows = re.findall(r"^\| (interop|torch|NumPy|Array API) \| (numpy|dask|cupy|torch|jax|cubed) \| ([\d |]+)\|$",
+    rows = re.findall(r"^\| (interop|torch|NumPy|Array API) \| "
+                      r"(numpy|dask|cupy|torch|jax|cubed) \| ([\d |]+)\|$",
                       PAGE, flags=re.M)
     return {(surface, be): [int(n) for n in counts.split("|")] for surface, be, counts in rows}
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import sys
 
-import numpy as np
 import pytest
 
 import interop
@@ -27,8 +26,7 @@ from tests.helpers.table_surfaces_xfail import TOO_SLOW, XFAIL
 torch = pytest.importorskip("torch")
 pytest.importorskip("expecttest")  # torch.testing._internal needs it
 
-from tests.test_torch_opdb import (RANDOM, _call, compare, float32_operators,  # noqa: E402
-                                  to_interop)
+from tests.test_torch_opdb import RANDOM, _call, compare, float32_operators, to_interop  # noqa: E402
 
 SAMPLES_PER_OPERATOR = 3  # the first few: op_db's first samples cover the plain forms
 BACKENDS = ("numpy", "dask")

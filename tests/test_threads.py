@@ -18,15 +18,19 @@ import asyncio
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
 
 import interop
-from interop.overrides import (DisableTorchFunction, TorchFunctionMode,
-                               _get_current_function_mode, _is_torch_function_all_disabled)
 from interop.core import torch_function as tf
+from interop.overrides import (
+    DisableTorchFunction,
+    TorchFunctionMode,
+    _get_current_function_mode,
+    _is_torch_function_all_disabled,
+)
 from tests.conftest import to_numpy
 
 OPS_PER_THREAD = int(os.environ.get("INTEROP_THREAD_OPS", "10000"))
@@ -51,7 +55,7 @@ def logged_class() -> type:
     """A fresh subclass whose handler counts calls and their threads."""
     class Logged(interop.Tensor):
         calls = 0
-        threads: set[int] = set()
+        threads: ClassVar[set[int]] = set()
 
         @classmethod
         def __torch_function__(cls, func, types, args=(), kwargs=None):

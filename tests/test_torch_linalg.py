@@ -293,7 +293,7 @@ def test_lstsq_matches_torch_per_driver(shapes, dtype, driver, backend):
         gated = driver in ("gelsd", "gelss") and A.shape[-2] > A.shape[-1]
         with interop.config(dask_compute="allow" if gated else "raise"):
             got = torch.linalg.lstsq(_tensor(A, backend), _tensor(b, backend), driver=driver)
-        for i, (g, e) in enumerate(zip(got, expected)):
+        for g, e in zip(got, expected):
             _close(g, e)
 
 
@@ -327,9 +327,9 @@ def test_matrix_rank_tolerances_broadcast_like_torch(shape, tolerances, hermitia
     if "batch" in tolerances.values() and not batch:
         pytest.skip("one matrix: no batch to give tolerances to")
     args = [values.pop("tol")] if "tol" in values else []
-    expected = torch.linalg.matrix_rank(torch.from_numpy(a), *args, hermitian=hermitian,
-                                        **{k: torch.from_numpy(np.asarray(v)) if isinstance(v, np.ndarray) else v
-                                           for k, v in values.items()})
+    theirs = {k: torch.from_numpy(np.asarray(v)) if isinstance(v, np.ndarray) else v
+              for k, v in values.items()}
+    expected = torch.linalg.matrix_rank(torch.from_numpy(a), *args, hermitian=hermitian, **theirs)
     with interop.config(dask_compute="raise"):
         got = torch.linalg.matrix_rank(_tensor(a, backend), *args, hermitian=hermitian,
                                        **{k: _tensor(v, backend) if isinstance(v, np.ndarray) else v

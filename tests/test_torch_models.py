@@ -16,11 +16,12 @@ from tests.conftest import to_numpy, torch_device
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("dask")
-from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
-from tests.test_torch_modules import as_interop, assert_like_torch, from_checkpoint  # noqa: E402
 from torch import distributions as D  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.utils.data import DataLoader, Dataset  # noqa: E402
+
+from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
+from tests.test_torch_modules import as_interop, assert_like_torch, from_checkpoint  # noqa: E402
 
 RNG = np.random.default_rng(7)
 

@@ -20,6 +20,7 @@ from tests.conftest import off_host, to_numpy, torch_device
 torch = pytest.importorskip("torch")
 pytest.importorskip("dask")
 from tests.helpers.dask_counting import ComputeCounter  # noqa: E402
+
 nn = torch.nn
 
 RNG = np.random.default_rng(0)

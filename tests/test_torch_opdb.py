@@ -102,7 +102,8 @@ def compare(got, expected, where: str, values: bool = True) -> None:
     elif isinstance(expected, float) and math.isnan(expected):
         assert math.isnan(got), where
     else:  # a Python value: the same type (a 0-d tensor is no bool), then the same value
-        assert type(got) is type(expected), f"{where}: {type(got).__name__}, torch's {type(expected).__name__}"
+        assert type(got) is type(expected), \
+            f"{where}: {type(got).__name__}, torch's {type(expected).__name__}"
         assert got == expected, f"{where}: {got!r} != torch's {expected!r}"
 
 

@@ -62,7 +62,8 @@ CASES = {
     **{f"scatter_reduce_{r}_{s}": (
         lambda a, i, r=r, s=s: a.scatter_reduce(1, i[:, :3] % 4, a[:, 1:] * 3, r, include_self=s),
         (INTS, IDX), True) for r in ("sum", "prod", "mean", "amax", "amin") for s in (True, False)},
-    "scatter_reduce_float_mean": (lambda a, i: torch.scatter_reduce(a, 0, i % 3, a * 2, "mean"), (M, IDX), True),
+    "scatter_reduce_float_mean": (lambda a, i: torch.scatter_reduce(a, 0, i % 3, a * 2, "mean"),
+                                  (M, IDX), True),
     **{f"index_reduce_{r}": (
         lambda a, i, r=r: a.index_reduce(0, i[0, :3] % 3, a[:3] * 2, r, include_self=r != "prod"),
         (M, IDX), True) for r in ("prod", "mean", "amax", "amin")},

@@ -19,9 +19,8 @@ import interop
 from interop.core.dispatch import callables, handler, running, runs
 from interop.ops import TABLE
 from interop.ops.elementwise.arithmetic import BINARY, UNARY
-from tests import test_ops_table, test_torch_composite, test_torch_linalg, test_torch_nn, \
-    test_torch_opdb_ops
 from tests import test_aten_backward as backward_kernels
+from tests import test_ops_table, test_torch_composite, test_torch_linalg, test_torch_nn, test_torch_opdb_ops
 
 torch = pytest.importorskip("torch")
 dask = pytest.importorskip("dask")
@@ -168,8 +167,8 @@ def _attribute_samples():
         if entry.property:
             yield name, lambda method=method: getattr(d, method)
         else:
-            yield name, lambda method=method, a=args.get(name, args.get(method, ())): \
-                getattr(d, method)(*a)
+            given = args.get(name, args.get(method, ()))
+            yield name, lambda method=method, a=given: getattr(d, method)(*a)
 
 
 def _backward_samples():
@@ -239,7 +238,7 @@ def test_no_operation_computes_under_raise(monkeypatch):
     leaks = [_leak(label, thunk)[1] for label, thunk in SAMPLES]
     for name in sorted(set(TABLE) - reached - set(VALUE_READS) - set(EXPLICIT) - set(GPU_ONLY)):
         for operands in GENERIC_OPERANDS:  # the first that the operation accepts
-            outcome, leak = _leak(name, lambda o=operands: _call(name, *map(lazy, o)))
+            outcome, leak = _leak(name, lambda o=operands, n=name: _call(n, *map(lazy, o)))
             leaks.append(leak)
             if not isinstance(outcome, Exception):
                 break

@@ -25,7 +25,8 @@ _SHARED = {
         "imag isfinite isinf isnan log log1p log2 log10 logical_not negative positive real "
         "reciprocal round sign signbit sin sinh square sqrt tan tanh trunc matrix_transpose "
         "nonzero unique_all unique_counts unique_inverse unique_values linalg.det linalg.eigh "
-        "linalg.eig linalg.eigvals linalg.eigvalsh linalg.inv linalg.matrix_transpose linalg.slogdet linalg.svdvals"),
+        "linalg.eig linalg.eigvals linalg.eigvalsh linalg.inv linalg.matrix_transpose linalg.slogdet "
+        "linalg.svdvals"),
     "x1, x2, /": (
         "add atan2 bitwise_and bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor "
         "copysign divide equal floor_divide greater greater_equal hypot less less_equal "

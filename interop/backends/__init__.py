@@ -1,10 +1,17 @@
 """Backends: the array libraries below the facade (numpy, cupy, dask), loaded lazily."""
 
 from ..devices import CPU, Device
-from .contract import Backend
 from ..errors import DeviceMismatchError
-from .registry import (BACKEND_NAMES, array_types, backend_of, common_backend, default_backend,
-                       get_backend, set_default_backend)
+from .contract import Backend
+from .registry import (
+                       BACKEND_NAMES,
+                       array_types,
+                       backend_of,
+                       common_backend,
+                       default_backend,
+                       get_backend,
+                       set_default_backend,
+)
 
 __all__ = ["BACKEND_NAMES", "CPU", "Backend", "Device", "DeviceMismatchError", "array_types",
            "backend_of", "common_backend", "default_backend", "get_backend", "set_default_backend"]

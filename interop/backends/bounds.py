@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..errors import IndexOutOfRangeError
 
 
@@ -13,7 +15,7 @@ def dims_indexed(items: tuple, ndim: int) -> list:
     def width(i: Any) -> int:
         if i is None or i is Ellipsis or isinstance(i, bool):
             return 0
-        return i.ndim if getattr(i, "dtype", None) == bool else 1
+        return i.ndim if getattr(i, "dtype", None) == np.bool_ else 1
     free = ndim - sum(width(i) for i in items)
     dims, d = [], 0
     for item in items:

@@ -64,7 +64,7 @@ class ChunkedBackend(Backend):
                                   dtype=raw.dtype)
 
     def select(self, raw: Any, index: Any, name: str) -> Any:
-        if getattr(index, "dtype", None) == bool:  # a 0-d mask (arrays take the advanced path):
+        if getattr(index, "dtype", None) == np.bool_:  # a 0-d mask (arrays take the advanced path):
             return raw[None][index[None]]          # Dask refuses it as it is
         out = self.getitem(raw, self.checked_index(index, raw.shape, name))
         return views.remember(out, raw, index)  # no views: writes into out must reach raw

@@ -386,7 +386,7 @@ class Backend(abc.ABC):
         """A clearer error for ``exc``, raised by operation ``name`` on ``args``; None: no better one."""
         return None
 
-    def register_tensor_type(self, cls: type) -> None:
+    def register_tensor_type(self, cls: type) -> None:  # noqa: B027 - optional, most register none
         """``cls`` (``Tensor`` or a subclass) was defined: a backend may register it with its
         library (JAX: as a pytree).  Called for each such class, also those defined before
         the backend loaded."""

@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DeviceMismatchError
-from ..errors import UnsupportedDtypeError
+from ..errors import DeviceMismatchError, UnsupportedDtypeError
 
 KDLCPU, _KDLCUDA, _KDLCUDAHOST, _KDLCUDAMANAGED = 1, 2, 3, 13  # DLPack's device types
 

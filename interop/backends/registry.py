@@ -27,10 +27,9 @@ from typing import Any
 import numpy as np
 
 from ..config import setting
-from ..errors import unknown_name
 from ..devices import BACKEND_NAMES, CPU, DEVICE_TYPES, Device
+from ..errors import DeviceMismatchError, unknown_name
 from .contract import Backend
-from ..errors import DeviceMismatchError
 
 # Each backend: the top-level modules whose arrays it holds, and what to install for it.
 # Adding a backend is one line here, its name in base.BACKEND_NAMES, and its module.

@@ -15,7 +15,6 @@ from ..devices import Device
 from ..dtypes import DType
 from .tensor import Tensor
 
-
 class InstalledMembers:
     """Declarations only (a stub: nothing here exists at run time)."""
 

@@ -20,10 +20,10 @@ import numpy as np
 from .. import dtypes
 from ..backends import registry, views
 from ..backends.contract import Backend
+from ..backends.dlpack import foreign_to_raw
 from ..devices import Device
 from ..errors import NonNumericError, NumberOverflowError
 from . import torch_function as _tf
-from ..backends.dlpack import foreign_to_raw
 from .repr import html_card
 
 if TYPE_CHECKING:  # what the operation table installs on Tensor, declared for type checkers

@@ -88,7 +88,7 @@ def mode_enabled() -> bool:
 
 def _is_default_torch_tensor(arg_type: type) -> bool:
     """A real ``torch.Tensor`` (or Parameter) is data to us, not an override."""
-    handler = getattr(arg_type, "__torch_function__")
+    handler = arg_type.__torch_function__
     impl = getattr(handler, "__func__", handler)
     return getattr(impl, "__module__", "") == "torch._tensor" or \
         type(impl).__name__ == "builtin_function_or_method" and impl.__module__ == "torch._C"

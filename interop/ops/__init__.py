@@ -10,10 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.dispatch import (DispatchedProperty, Route, make_getitem, make_inplace_route,
-                             make_operator, make_public, make_route, route_for)
+from ..core.dispatch import (
+    DispatchedProperty,
+    Route,
+    make_getitem,
+    make_inplace_route,
+    make_operator,
+    make_public,
+    make_route,
+    route_for,
+)
 from ..core.repr import display_name
 from . import attributes, dask_api, dtype_functions, interchange, operators, torch_checks  # noqa: F401
+
+# isort: split
 from . import creation, elementwise, fft, indexing, linalg, nn, reductions, shape  # noqa: F401  (domains)
 from .registry import TABLE, Op, op
 from .signatures import lazy_public_signature

@@ -17,11 +17,10 @@ import numpy as np
 
 from .. import dtypes
 from ..backends import registry
-from ..devices import Device
-from ..errors import UnknownShapeError, shown_shape
-from ..errors import ShapeError
 from ..core.repr import format_tensor
 from ..core.tensor import to_raw
+from ..devices import Device
+from ..errors import ShapeError, UnknownShapeError, shown_shape
 from ._args import kept_scalars
 from .annotations import VectorDim
 from .registry import op

@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core import dispatch
 from ..backends import registry, views
+from ..backends.contract import Backend
 from ..backends.dask import numpy_functions as numpy_dask
 from ..backends.dask import ufunc_methods
-from ..backends.contract import Backend
+from ..core import dispatch
 from ..core.tensor import Tensor
 
 _active = dispatch.active

@@ -10,5 +10,6 @@ TOO_SLOW: dict[tuple[str, str, str], str] = {
 """Cases not run: they pass or fail no differently, but take too long for a test run."""
 
 XFAIL: dict[tuple[str, str, str], str] = {
-    ('linalg.eig', 'function', 'numpy'): "eigenvectors are unique up to a complex phase: NumPy's differ from torch's (values agree)",
+    ('linalg.eig', 'function', 'numpy'): "eigenvectors are unique up to a complex phase: NumPy's "
+                                         "differ from torch's (values agree)",
 }

@@ -23,8 +23,8 @@ import functools
 from typing import Any
 
 import cubed
-from cubed import Array
 import numpy as np
+from cubed import Array
 from cubed.core.ops import general_blockwise
 from cubed.primitive.blockwise import ChunkKey, FunctionArgs
 
@@ -35,7 +35,6 @@ from ..chunked import ChunkedBackend
 from ..contract import Backend
 from . import numpy_namespace as cubed_numpy
 from .numpy_namespace import DETACHED, source
-
 
 _CUBEDS_GETITEM, _CUBEDS_RECHUNK = Array.__getitem__, Array.rechunk
 _CUBEDS_OWN = ("name", "_zarray", "_shape", "_dtype", "_chunks", "spec", "_plan")  # its state

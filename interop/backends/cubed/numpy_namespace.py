@@ -26,12 +26,10 @@ from collections.abc import Callable
 from typing import Any
 
 import cubed
-from cubed import Array
 import numpy as np
+from cubed import Array
 from cubed.core.ops import elemwise, general_blockwise
 from cubed.primitive.blockwise import ChunkKey, FunctionArgs
-
-
 
 
 def source(a: Array) -> Array:

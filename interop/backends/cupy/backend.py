@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import array_api_compat.cupy as compat_cupy
 import cupy
@@ -54,7 +54,8 @@ class CupyBackend(KeptSigns, Backend):
     multi_device = True
     xp = compat_cupy
     np = _numpy_shaped()
-    standard_fixes = {**standard.FIXES, **standard.creation_fixes(compat_cupy)}
+    standard_fixes: ClassVar[dict[str, Callable]] = {**standard.FIXES,
+                                                     **standard.creation_fixes(compat_cupy)}
 
     def device_of(self, raw: cupy.ndarray) -> Device:
         return Device("cuda", raw.device.id)

@@ -1,10 +1,11 @@
 """Negative zeros written as negative zeros.
 
 CuPy writes a scalar zero with a memset (``ndarray.fill``, which ``x[...] = v``,
-``cupy.full`` and ``cupy.asarray`` of 0-d host data use): ``-0.0`` lands as ``+0.0``.  NumPy, torch and the Array API standard keep
-the sign (``atan2(-0.0, 1.0)`` is ``-0.0``, ``1 / -0.0`` is ``-inf``): here a negative zero
-goes in as a 0-d array, which CuPy copies element by element.  ``KeptSigns`` is mixed into
-the CuPy backend, and into the gpulike test backend, whose arrays write zeros as CuPy does.
+``cupy.full`` and ``cupy.asarray`` of 0-d host data use): ``-0.0`` lands as ``+0.0``.
+NumPy, torch and the Array API standard keep the sign (``atan2(-0.0, 1.0)`` is ``-0.0``,
+``1 / -0.0`` is ``-inf``): here a negative zero goes in as a 0-d array, which CuPy copies
+element by element.  ``KeptSigns`` is mixed into the CuPy backend, and into the gpulike test
+backend, whose arrays write zeros as CuPy does.
 """
 
 from __future__ import annotations

@@ -32,8 +32,7 @@ from ..chunked import ChunkedBackend
 from ..contract import Backend
 from . import indexing as dask_indexing
 from . import numpy_functions as dask_numpy
-from . import ufunc_methods
-from . import standard
+from . import standard, ufunc_methods
 
 
 class _WithLazyExtras:

@@ -237,7 +237,8 @@ def _lstsq(a: Any, b: Any, rcond: Any = None) -> Any:
     dtype = np.linalg.lstsq(np.eye(1, dtype=a.dtype), np.eye(1, dtype=b.dtype))[0].dtype
 
     def part(i: int, signature: str, dtype: Any) -> Any:
-        return da.apply_gufunc(lambda x, y: np.asarray(np.linalg.lstsq(x, y, rcond=rcond)[i], dtype=dtype), signature,
+        return da.apply_gufunc(lambda x, y: np.asarray(np.linalg.lstsq(x, y, rcond=rcond)[i],
+                                                       dtype=dtype), signature,
                                a, b, output_dtypes=dtype)
     x = part(0, "(m,n),(m,k)->(n,k)", dtype)
     rank = part(2, "(m,n),(m,k)->()", np.dtype(np.int64))
@@ -414,6 +415,7 @@ def lazy_functions() -> dict[Callable, Callable]:
 
 # Dask has these, but only for one chunk or tall-and-skinny chunks (matrices, transformed
 # axes): the versions above, which rechunk lazily first, replace them.
-REPLACE_DASKS = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq", "gradient", "searchsorted", *FFTS})
+REPLACE_DASKS = frozenset({"inv", "cholesky", "qr", "svd", "solve", "norm", "lstsq", "gradient",
+                           "searchsorted", *FFTS})
 
 VALUE_ANSWERS = frozenset({np.array_equal, np.array_equiv, np.allclose})

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from . import numpy_functions as numpy_dask
 from ...dtypes import complex_result
+from . import numpy_functions as numpy_dask
 
 
 def _cholesky(x: Any, /, *, upper: bool = False) -> Any:

@@ -27,6 +27,7 @@ import numpy as np
 from .. import views
 from ..ufunc_probes import NO_VALUE, axes_of, numpy_checked, probe_array, reorderable
 
+
 def as_dask(x: Any) -> Any:
     import dask.array as da
     return x if isinstance(x, da.Array) else da.asarray(x)

@@ -16,19 +16,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
 import numpy
 import numpy as np
 
+from ...devices import Device
+from ...errors import DeviceMismatchError, TracedValueError
 from .. import registry, views
 from ..contract import Backend
 from .native import PRIMITIVES
-from ...devices import Device
-from ...errors import TracedValueError
-from ...errors import DeviceMismatchError
 
 jax.config.update("jax_enable_x64", True)
 
@@ -69,7 +68,7 @@ class _Special:
     """SciPy's special functions for JAX arrays: ``jax.scipy.special``'s (traceable), else
     SciPy's on the host values (a value read: refused under tracing)."""
 
-    _ALIASES = {"psi": "digamma"}
+    _ALIASES: ClassVar[dict[str, str]] = {"psi": "digamma"}
 
     def __getattr__(self, name: str) -> Any:
         import jax.scipy.special
@@ -295,7 +294,7 @@ class _Static:
                 try:
                     if not bool(a == b):
                         return False
-                except Exception:  # arrays among the attributes: compared by identity
+                except Exception:  # noqa: BLE001 - arrays among the attributes: by identity
                     return False
         return True
 

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from ...devices import CPU, Device
-from ..contract import Backend
 from ...errors import DeviceMismatchError
+from ..contract import Backend
 
 
 class NumpyBackend(Backend):

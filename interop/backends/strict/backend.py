@@ -13,13 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 import array_api_strict
-from array_api_strict._array_object import Array  # not exported by the package
 import numpy
 import numpy as np
+from array_api_strict._array_object import Array  # not exported by the package
 
 from ...devices import CPU, Device
 from ..contract import Backend
-
 
 # interop's name for each array-api-strict device, and back.
 _OURS = {array_api_strict.Device("CPU_DEVICE"): CPU,

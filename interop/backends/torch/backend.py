@@ -26,12 +26,12 @@ import numpy as np
 import torch
 
 from ... import dtypes
+from ...devices import Device
 from ...errors import NoImaginaryPartError
-from ..dlpack import from_torch
-from . import numpy_namespace as torch_numpy
 from .. import views
 from ..contract import Backend
-from ...devices import Device
+from ..dlpack import from_torch
+from . import numpy_namespace as torch_numpy
 
 _TORCH_DTYPES = {np.dtype(name): getattr(torch, name) for name in (
     "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",

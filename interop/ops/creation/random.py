@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from .factories import Generator
 from ..registry import op
+from .factories import Generator
 
 
 def backend_rng(be: Any, generator: Any) -> Any:

@@ -12,9 +12,9 @@ import math
 from typing import Any
 
 from ... import dtypes
+from .. import nn  # noqa: F401  (the torch.special aliases at the end name nn's softmax)
 from .._args import promote, special_module
 from ..registry import op, torch_alias
-from .. import nn  # noqa: F401  (the torch.special aliases at the end name nn's softmax)
 
 
 def _floating(be: Any, *xs: Any) -> tuple[Any, ...]:

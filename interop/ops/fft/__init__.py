@@ -2,4 +2,4 @@
 
 Importing the package declares its operations (fills ``registry.TABLE``)."""
 
-from . import transforms, stft  # noqa: F401
+from . import stft, transforms  # noqa: F401

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from ...backends.registry import get_backend, host_values
-from .transforms import _complex_of, _real_of
 from ..registry import TABLE, op
+from .transforms import _complex_of, _real_of
 
 
 def _whole(be: Any, x: Any, axis: int) -> Any:

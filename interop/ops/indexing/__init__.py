@@ -2,4 +2,4 @@
 
 Importing the package declares its operations (fills ``registry.TABLE``)."""
 
-from . import selection, scatter, strided  # noqa: F401
+from . import scatter, selection, strided  # noqa: F401

@@ -169,7 +169,7 @@ def _index_put(be: Any, input: Any, values: Any, *indices: Any, accumulate: bool
     out = be.np.array(input, copy=True)
     where = tuple(slice(None) if i is None else i for i in indices)
     if accumulate:
-        where = tuple(be.np.nonzero(i)[0] if getattr(i, "dtype", None) == bool else i
+        where = tuple(be.np.nonzero(i)[0] if getattr(i, "dtype", None) == np.bool_ else i
                       for i in where)
     return be.updated(out, where, _source_dtype(values, input.dtype), "add" if accumulate else None)
 

@@ -97,7 +97,7 @@ def setitem(be: Any, input: Any, index: Any, value: Any) -> None:
             raise _index_error("t[index] = value", exc) from None
         views.written(target)
         return
-    if getattr(index, "dtype", None) == bool and be.assign_masked(input, index, value):
+    if getattr(index, "dtype", None) == np.bool_ and be.assign_masked(input, index, value):
         views.written(input)  # values of unknown size, lazily
         return
     try:
@@ -131,7 +131,7 @@ def _advanced_split(be: Any, index: Any) -> tuple[tuple | None, tuple] | None:
             basic += [slice(None)] * (i.ndim if i.dtype == bool else 1)
             rest.append(i)
         elif i is None or i is Ellipsis or type(i) is slice or isinstance(i, bool) \
-                or getattr(i, "dtype", None) == bool:  # a 0-d mask, as True or False
+                or getattr(i, "dtype", None) == np.bool_:  # a 0-d mask, as True or False
             basic.append(i)  # None, True and False add a dimension, a slice keeps one
             rest.append(Ellipsis if i is Ellipsis else slice(None))
         else:

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .torch_linalg import _float, mH
 from ..registry import op
+from .torch_linalg import _float, mH
 
 _GEQRF = namedtuple("geqrf", ["a", "tau"])
 

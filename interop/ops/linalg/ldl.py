@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from . import torch_linalg as tl
 from .._args import whole_arrays
 from ..registry import op
+from . import torch_linalg as tl
 from .lu import factors_in_one_task
 
 _FACTOR = namedtuple("linalg_ldl_factor", ["LD", "pivots"])

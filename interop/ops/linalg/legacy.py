@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
-from . import torch_linalg as tl
 from ..registry import op, torch_names
+from . import torch_linalg as tl
 
 _QR = namedtuple("qr", ["Q", "R"])
 _SVD = namedtuple("svd", ["U", "S", "V"])

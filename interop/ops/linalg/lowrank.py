@@ -14,9 +14,10 @@ import sys
 from typing import Any
 
 from ... import dtypes
-from .matmul import matmul
 from ..registry import op
+from .matmul import matmul
 from .torch_linalg import qr, svd
+
 
 def _mh(be: Any, x: Any) -> Any:
     """The conjugate transpose of the last two dimensions."""

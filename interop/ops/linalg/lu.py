@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from . import torch_linalg as tl
 from .._args import whole_arrays
 from ..registry import op
+from . import torch_linalg as tl
 
 _LU = namedtuple("linalg_lu", ["P", "L", "U"])
 _LU_FACTOR = namedtuple("linalg_lu_factor", ["LU", "pivots"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from ... import dtypes
 from .._args import promote, scaled
 from ..registry import op

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-
 from ..annotations import DimOrDims, DType
 from ..registry import op, torch_alias, torch_names
 

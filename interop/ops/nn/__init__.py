@@ -9,6 +9,21 @@ that torch has no decomposition of (convolution_backward).  Importing this packa
 """
 
 from . import activations, functional  # noqa: F401  (first: the others build on them)
-from . import (adaptive_max, batch_norm, conv, ctc, dropout, embedding, grid, loss, margin,  # noqa: F401
-               resize, rnn, unpool)
-from . import aten, backward  # noqa: F401
+
+# isort: split
+from . import (  # noqa: F401  # noqa: F401
+               adaptive_max,
+               aten,
+               backward,
+               batch_norm,
+               conv,
+               ctc,
+               dropout,
+               embedding,
+               grid,
+               loss,
+               margin,
+               resize,
+               rnn,
+               unpool,
+)

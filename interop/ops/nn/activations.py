@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from ...errors import UnsupportedDtypeError
 from ...backends.registry import python_value
+from ...errors import UnsupportedDtypeError
 from .._args import float_input, ordered, special_module
 from ..annotations import Dim, DType
 from ..registry import op, torch_names

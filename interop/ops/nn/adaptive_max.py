@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..indexing.selection import _take_along
+from ..registry import op, torch_names
 from .common import NN
 from .functional import _adaptive_bounds
-from ..registry import op, torch_names
 
 
 def adaptive_max(be: Any, input: Any, output_size: Any, n: int) -> tuple[Any, Any]:

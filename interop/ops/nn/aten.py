@@ -13,13 +13,13 @@ from typing import Annotated, Any
 from ... import dtypes
 from ...backends import views
 from ...errors import ShapeError
-from . import functional
 from .._args import int_arg, promote, whole_arrays
 from ..annotations import Dim, DimOf
-from .conv import _ceil_pads, _tuple
-from .functional import _affine, _channel
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
+from . import functional
+from .conv import _ceil_pads, _tuple
+from .functional import _affine, _channel
 
 
 def _stats(be: Any, x: Any, axes: tuple, eps: float) -> tuple[Any, Any]:

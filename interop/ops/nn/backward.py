@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from ...backends import registry
+from ..registry import op, torch_names
 from .aten import indices_backward
 from .conv import _batched, _ceil_pads, _tuple, _windows, avg_divisor, conv_transpose, convolution
-from ...backends import registry
 from .functional import _adaptive_bounds
 from .resize import _contracted, _resampled
-from ..registry import op, torch_names
 
 
 def _weight_gradient(be: Any, input: Any, grad_output: Any, kernel: tuple, stride: tuple,

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .common import NN, running_update
-from .functional import _affine, _channel
 from ..blockwise import Blockwise
 from ..registry import op, torch_names
+from .common import NN, running_update
+from .functional import _affine, _channel
 
 
 def _check(name: str, input: Any, running_mean: Any, running_var: Any, weight: Any,

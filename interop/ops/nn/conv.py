@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .common import NN
 from ..blockwise import Blockwise
 from ..registry import op, torch_names
+from .common import NN
 
 
 def _tuple(v: Any, n: int) -> tuple[int, ...]:

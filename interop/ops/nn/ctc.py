@@ -17,9 +17,9 @@ import numpy as np
 from ...backends.registry import host_values
 from ...errors import UnsupportedDtypeError
 from .._args import whole_arrays
+from ..registry import op, torch_names
 from .common import NN
 from .loss import reduce_loss
-from ..registry import op, torch_names
 
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 """torch.ctc_loss's integer reduction codes (torch's Reduction enum)."""

@@ -11,8 +11,8 @@ import warnings
 from typing import Any
 
 from ..creation.factories import default_generator
-from .common import in_place, NN
 from ..registry import op, torch_names
+from .common import NN, in_place
 
 ALPHA = 1.7580993408473766
 """-SELU's negative saturation (scale * alpha): where alpha dropout puts a dropped element."""

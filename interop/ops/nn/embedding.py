@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from .rnn import host_sizes
 from ..registry import op
+from .rnn import host_sizes
 
 MODES = ("sum", "mean", "max")
 

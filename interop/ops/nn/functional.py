@@ -20,8 +20,8 @@ from ...backends import views
 from ...backends.registry import python_value
 from .._args import float_input, int_arg
 from ..annotations import Dim
-from ..reductions.aggregates import norm as vector_norm
 from ..blockwise import Blockwise
+from ..reductions.aggregates import norm as vector_norm
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
 from .activations import softmax

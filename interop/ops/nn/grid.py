@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from ...errors import UnsupportedDtypeError
-from .common import NN
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
+from .common import NN
 
 MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}

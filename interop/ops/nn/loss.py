@@ -11,10 +11,10 @@ from typing import Annotated, Any
 from ... import dtypes
 from .._args import float_input
 from ..annotations import DimOf
-from .common import NN
-from .activations import log_softmax_raw
-from .functional import linear
 from ..registry import op, torch_names
+from .activations import log_softmax_raw
+from .common import NN
+from .functional import linear
 
 
 def reduction_arg(size_average: Any, reduce: Any, reduction: str) -> str:

@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 
 from ..indexing.selection import _take_along
+from ..registry import op, torch_names
 from .common import NN
 from .functional import pairwise_distance
 from .loss import reduce_loss, reduction_arg
-from ..registry import op, torch_names
 
 
 @op(method=False, torch=torch_names("triplet_margin_loss", NN))  # torch.* takes an int reduction

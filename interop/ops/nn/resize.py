@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .common import NN
 from ..registry import TABLE, op, torch_names
+from .common import NN
 
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
 

@@ -9,9 +9,9 @@ import math
 from typing import Any
 
 from .._args import whole_arrays
-from .conv import _batched, _tuple
-from .common import NN
 from ..registry import op, torch_names
+from .common import NN
+from .conv import _batched, _tuple
 
 
 def _scatter_planes(be: Any, x: Any, indices: Any, planes: int, size: int) -> Any:

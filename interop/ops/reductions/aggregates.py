@@ -8,7 +8,6 @@ products are int64, ``mean`` refuses integers, ``std``/``var`` default to
 from __future__ import annotations
 
 import functools
-
 import math
 from collections import namedtuple
 from typing import Any
@@ -18,8 +17,8 @@ import numpy as np
 from ... import dtypes
 from .._args import cast, float_input, ordered
 from ..annotations import Dim, DimOrDims, DType, KeepDim, VectorDim
-from ..registry import op
 from ..linalg.torch_linalg import matrix_norm
+from ..registry import op
 
 values_indices: dict[str, Any] = {name: namedtuple(name, ["values", "indices"])
                   for name in ("max", "min", "sort", "topk", "kthvalue", "median", "mode",

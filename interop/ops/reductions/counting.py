@@ -14,8 +14,8 @@ from ... import dtypes
 from ...backends.registry import host_values
 from .._args import float_input
 from ..annotations import Dim
-from .aggregates import values_indices
 from ..registry import op
+from .aggregates import values_indices
 
 _HISTOGRAM = namedtuple("histogram", ["hist", "bin_edges"])
 _HISTOGRAMDD = namedtuple("histogramdd", ["hist", "bin_edges"])

@@ -18,8 +18,8 @@ from ... import dtypes
 from ...errors import ShapeError, UnsupportedDtypeError
 from .._args import cast, whole_arrays
 from ..annotations import Dim, DimOrDims
-from .aggregates import _check_nonempty
 from ..registry import op
+from .aggregates import _check_nonempty
 
 
 # ------------------------------------------------------------------ hash_tensor

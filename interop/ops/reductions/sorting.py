@@ -14,8 +14,8 @@ from ... import dtypes
 from .._args import int_arg, ordered
 from ..annotations import Dim
 from ..indexing.selection import _take_along
-from .aggregates import values_indices
 from ..registry import op
+from .aggregates import values_indices
 
 
 @op(keywords={"axis": "dim"})

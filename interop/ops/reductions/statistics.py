@@ -14,9 +14,8 @@ from ... import dtypes
 from ...backends.registry import host_values, python_value
 from .._args import float_input, ordered, promote
 from ..annotations import Dim, DimOrDims, DType, KeepDim, VectorDim
-from .aggregates import values_indices
 from ..registry import AXIS, op, torch_alias
-
+from .aggregates import values_indices
 
 _MINMAX = namedtuple("aminmax", ["min", "max"])
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-
 from ...backends import views
 from ...backends.registry import host_values
 from .._args import promote
