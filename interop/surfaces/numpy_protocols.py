@@ -134,8 +134,9 @@ def _out_results(label: str, out: Any, raw_out: Any, ret: Any, cls: type, args: 
     for o, r in zip(outs, raws):
         if o is not None and r is not (o._raw if isinstance(o, Tensor) else o):
             raise TypeError(f"{label}: out= holds a {type(o).__name__} on another backend than "
-                            "the inputs; its buffer can't receive the result. Pass an out= "
-                            "tensor on the inputs' backend, or assign the result instead")
+                            "the inputs, which is not an interop tensor; wrap it "
+                            "(interop.as_tensor(out)) so the result is written into its "
+                            "buffer, or assign the result instead")
         if o is not None:
             views.written(r)
     if not many:
