@@ -27,7 +27,7 @@ from typing import Any
 from ..backends import registry
 from ..backends.contract import Backend
 from ..devices import Device
-from . import _device, _info
+from . import _device, _extras, _info
 from ._wrap import MODULE
 
 _BOUND: dict[tuple[str, Device], types.ModuleType] = {}
@@ -47,7 +47,7 @@ def namespace_of(module: types.ModuleType, be: Backend, device: Device) -> types
 
 def _bind(module: types.ModuleType, home: tuple[Backend, Device]) -> types.ModuleType:
     ns = _bound(module, home)
-    for name in ("special", "lib", *module._extras.DTYPES):  # beside the standard's names
+    for name in ("special", *_extras.TOP_NAMES, *_extras.DTYPES):  # beside the standard's
         setattr(ns, name, _bound(getattr(module, name), home))
     info = _info.Info(*home)
     ns.__array_namespace_info__ = lambda: info

@@ -6,7 +6,8 @@ then in torch.  NumPy's NaN-ignoring reductions (xarray's default ``skipna`` for
 calls them: ``DataArray.max()`` is ``np.nanmax``) are built from array-api-compat's
 reductions with NumPy's results: an all-NaN slice gives NaN (``nanargmax`` raises, as
 NumPy's).  ``imag`` of a real tensor is zeros, as NumPy's (torch's raises); ``median``
-and ``nanmedian`` average the two middle values, as NumPy's (torch's take the lower).
+and ``nanmedian`` average the two middle values, as NumPy's (torch's take the lower);
+``quantile`` and ``nanquantile`` take NumPy's arguments (xarray's ``quantile`` calls them).
 """
 
 from __future__ import annotations
@@ -127,24 +128,44 @@ def imag(val: torch.Tensor) -> torch.Tensor:
     return torch.imag(val) if val.is_complex() else torch.zeros_like(val)
 
 
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")  # NumPy's that torch has
+
+
+def _quantile(quantile: Any) -> Any:
+    """NumPy's quantile: any axes (torch's take one), ``q`` as host numbers, NumPy's methods
+    that torch has; integers give float64, as NumPy's."""
+    def numpy_quantile(a: torch.Tensor, q: Any, axis: Any = None, out: Any = None,
+                       overwrite_input: bool = False, method: str = "linear",
+                       keepdims: bool = False) -> torch.Tensor:
+        _check(out)
+        if method not in _METHODS:
+            raise ValueError(f"quantile method {method!r} on torch tensors: one of {_METHODS}")
+        if not a.is_floating_point():
+            a = a.to(torch.float64)
+        q = torch.as_tensor(q, dtype=a.dtype, device=a.device)
+        axes = tuple(range(a.ndim)) if axis is None else tuple(
+            d % a.ndim for d in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        kept = [d for d in range(a.ndim) if d not in axes]
+        flat = a.permute(*kept, *axes).reshape(*(a.shape[d] for d in kept), -1)
+        result = quantile(flat, q, dim=-1, interpolation=method)
+        if keepdims:
+            result = result.reshape(*q.shape, *(1 if d in axes else a.shape[d]
+                                                for d in range(a.ndim)))
+        return result
+    return numpy_quantile
+
+
+quantile = _quantile(torch.quantile)
+nanquantile = _quantile(torch.nanquantile)
+
+
 def _median(quantile: Any) -> Any:
-    """NumPy's median (the mean of the two middle values; torch's is the lower one)."""
+    """NumPy's median: the mean of the two middle values (torch's is the lower one)."""
     def median(a: torch.Tensor, axis: Any = None, out: Any = None, overwrite_input: bool = False,
                keepdims: bool = False) -> torch.Tensor:
-        _check(out)
-        if not a.is_floating_point():
-            a = a.to(torch.float64)  # NumPy's median of integers is float64
-        if axis is None or isinstance(axis, (tuple, list)):
-            axes = tuple(range(a.ndim)) if axis is None else tuple(d % a.ndim for d in axis)
-            kept = [d for d in range(a.ndim) if d not in axes]
-            flat = a.permute(*kept, *axes).reshape(*(a.shape[d] for d in kept), -1)
-            result = quantile(flat, 0.5, dim=-1)
-            if keepdims:
-                result = result.reshape([1 if d in axes else a.shape[d] for d in range(a.ndim)])
-            return result
-        return quantile(a, 0.5, dim=axis, keepdim=keepdims)
+        return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
     return median
 
 
-median = _median(torch.quantile)
-nanmedian = _median(torch.nanquantile)
+median = _median(quantile)
+nanmedian = _median(nanquantile)
