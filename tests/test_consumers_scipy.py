@@ -32,3 +32,23 @@ DEVICE_LIMITS = {  # off the host (CuPy on a GPU, the gpulike test device)
 @pytest.mark.parametrize("case", CASES)
 def test_scipy_matches_numpy_run(case, backend):
     assert_case("scipy", "SciPy", case, backend, DASK_LIMITS, DEVICE_LIMITS)
+
+
+FILTERS = [
+    "signal.convolve", "signal.correlate", "signal.lfilter", "signal.filtfilt", "signal.sosfilt",
+    "signal.savgol_filter", "signal.detrend", "signal.medfilt", "signal.resample_poly",
+    "signal.upfirdn", "ndimage.gaussian_filter", "ndimage.uniform_filter",
+    "ndimage.median_filter", "ndimage.sobel", "ndimage.zoom", "ndimage.shift", "ndimage.label",
+    "ndimage.binary_opening", "ndimage.distance_transform_edt", "ndimage.sum_labels",
+]
+NOT_CUPY = ("SciPy delegates to cupyx.scipy only for CuPy's own namespace and runs NumPy "
+            "(np.asarray) for any other; interop refuses that implicit copy from the device "
+            "(docs/consumers.md)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", FILTERS)
+def test_scipy_filters_stay_on_the_backend(case, backend):
+    """SciPy computes on NumPy and brings the result back with ``xp.asarray``: the input's
+    namespace puts it on the input's backend (Dask stays Dask, computing as raw Dask does)."""
+    assert_case("scipy_filters", "SciPy", case, backend, {}, dict.fromkeys(FILTERS, NOT_CUPY))

@@ -1,7 +1,7 @@
 """Functions beside the standard that NumPy's and torch's namespaces have (and so
 array-api-compat's), which consumers call where a namespace has them: SciPy ``xp.diag`` and
 ``xp.logspace``; xarray's ``duck_array_ops`` ``xp.pad`` (rolling windows), ``xp.quantile``,
-``xp.einsum``, ``xp.gradient``, ``xp.transpose``, ``xp.concatenate``, and, by name for its
+``xp.einsum``, ``xp.gradient``, ``xp.cross``, ``xp.transpose``, ``xp.concatenate``, and, by name for its
 reductions (``getattr(xp, name)``), ``xp.median``, ``xp.cumsum``, ``xp.cumprod`` and NumPy's
 ``nan*`` reductions.  Each is NumPy's function of that name (its signature and semantics), run
 by the tensor's backend's NumPy-shaped module (``Backend.np``: NumPy's, CuPy's, Dask's,
@@ -18,7 +18,7 @@ import numpy as np
 
 from ..backends.contract import Backend
 
-NAMES = ("diag", "einsum", "gradient", "logspace", "pad", "quantile", "transpose", "concatenate",
+NAMES = ("cross", "diag", "einsum", "gradient", "logspace", "pad", "quantile", "transpose", "concatenate",
          "median", "cumsum", "cumprod", "nanargmax", "nanargmin", "nancumprod", "nancumsum",
          "nanmax", "nanmean", "nanmedian", "nanmin", "nanprod", "nanquantile", "nanstd", "nansum",
          "nanvar", "lib.stride_tricks.sliding_window_view")  # (rolling windows: pad, then this)
