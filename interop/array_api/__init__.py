@@ -60,9 +60,15 @@ def namespace(api_version: str | None = None) -> object:
 def __array_namespace__(self: Any, /, *, api_version: str | None = None) -> object:
     """``interop.array_api`` bound to this tensor's backend and device (``_bound``): arrays its
     functions make from nothing land where the tensor lives (versions 2021.12-2025.12)."""
-    module = namespace(api_version)
+    namespace(api_version)
     be = _registry.backend_of(self._raw)
-    return _bound.namespace_of(module, be, be.device_of(self._raw))
+    return bound_to(be, be.device_of(self._raw))
+
+
+def bound_to(backend: Any, device: Any) -> object:
+    """This namespace bound to ``backend`` and ``device``: what a tensor there gets from
+    ``__array_namespace__`` (the module itself for the default backend's only device)."""
+    return _bound.namespace_of(sys.modules[__name__], backend, device)
 
 
 def install(tensor_cls: type) -> None:
