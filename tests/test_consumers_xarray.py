@@ -197,3 +197,62 @@ def _counted(name: str) -> tuple:
     with ComputeCounter() as counter:
         got = SURFACE[name](*_inputs("dask"))
     return got, counter.count, raw_counter.count
+
+
+# ------------------------------------------------------------------ the chunk manager (Cubed)
+CUBED_LIMITS = {
+    "cross": DTYPE_ON_C, "cov": TRUEDIV,
+    "rolling": "xarray's windows (pad, then sliding_window_view) on Cubed: NumPy's "
+               "sliding_window_view, which Cubed lacks, runs in one task and computes",
+    "rolling (center)": "as rolling",
+    "coarsen": "Cubed needs regular chunks; coarsen's rechunk leaves (2, 4)",
+    "quantile": "Cubed's NumPy-shaped quantile refuses xarray's quantile array",
+}
+
+
+@pytest.fixture
+def chunk_manager(tmp_path, monkeypatch):
+    """interop's entry point in ``xarray.chunkmanagers``, as ``pip install`` registers it (a
+    distribution's metadata on ``sys.path`` when this checkout is not installed)."""
+    from importlib.metadata import entry_points
+
+    from xarray.namedarray.parallelcompat import list_chunkmanagers
+    pytest.importorskip("cubed")
+    if "interop-cubed" not in entry_points(group="xarray.chunkmanagers").names:
+        info = tmp_path / "interop_chunks-0.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: interop-chunks\nVersion: 0\n")
+        (info / "entry_points.txt").write_text(
+            "[xarray.chunkmanagers]\n"
+            "interop-cubed = interop.surfaces.xarray_chunks:CubedTensors\n")
+        monkeypatch.syspath_prepend(str(tmp_path))
+    list_chunkmanagers.cache_clear()
+    yield list_chunkmanagers()["interop-cubed"]
+    list_chunkmanagers.cache_clear()
+
+
+@pytest.mark.parametrize("name", [n for n in SURFACE if n != "chunk"])
+def test_method_surface_on_cubed(name, chunk_manager):
+    problem = _problem(name, "cubed")
+    if name in CUBED_LIMITS:
+        assert problem, f"{name} now works on Cubed: take it off CUBED_LIMITS"
+        pytest.xfail(f"{CUBED_LIMITS[name]} ({problem[:120]})")
+    assert not problem, problem
+
+
+def test_chunk_manager_keeps_cubed_tensors(chunk_manager):
+    """The chunk manager's own work: chunk (from in-memory data and rechunking), compute,
+    apply_ufunc(dask="parallelized") and a blockwise reduction give Cubed tensors."""
+    d, _ = _inputs("numpy")
+    chunked = d.chunk(x=2, chunked_array_type="interop-cubed")
+    assert chunked.data.backend == "cubed" and chunked.chunks == ((2, 2), (6,))
+    with xr.set_options(chunk_manager="interop-cubed"):  # (as cubed-xarray's users do)
+        again = chunked.chunk(y=3)
+    assert again.data.backend == "cubed" and again.chunks == ((2, 2), (3, 3))
+    parallel = xr.apply_ufunc(np.sin, again, dask="parallelized", output_dtypes=[float])
+    assert parallel.data.backend == "cubed"
+    computed = parallel.compute()
+    assert isinstance(computed.data, interop.Tensor) and computed.data.backend == "numpy"
+    np.testing.assert_allclose(to_numpy(computed.data), np.sin(B), equal_nan=True)
+    assert chunk_manager.is_chunked_array(again.data)
+    assert not chunk_manager.is_chunked_array(interop.tensor(B, backend="dask", chunks=2))
