@@ -52,3 +52,18 @@ def test_scipy_filters_stay_on_the_backend(case, backend):
     """SciPy computes on NumPy and brings the result back with ``xp.asarray``: the input's
     namespace puts it on the input's backend (Dask stays Dask, computing as raw Dask does)."""
     assert_case("scipy_filters", "SciPy", case, backend, {}, dict.fromkeys(FILTERS, NOT_CUPY))
+
+
+def test_compute_under_raise_names_the_scipy_function():
+    """SciPy computes a Dask tensor's values for its compiled code; under
+    ``dask_compute='raise'`` the error names the SciPy function and the ways out."""
+    import numpy as np
+    import scipy.ndimage
+
+    import interop
+    from interop.errors import DaskComputeError
+    t = interop.tensor(np.arange(10.0), backend="dask")
+    with interop.config(dask_compute="raise"), pytest.raises(
+            DaskComputeError, match=r"^scipy\.ndimage\.\w+\.gaussian_filter reads the values .*"
+                                    r"t\.compute\(\).*t\.to\(backend='numpy'\)"):
+        scipy.ndimage.gaussian_filter(t, 1.0)
