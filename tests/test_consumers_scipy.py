@@ -16,15 +16,10 @@ CASES = [
     "special.rel_entr",
 ]
 NUMPY_FALLBACK = ("SciPy runs its NumPy implementation on np.asarray(x) for array namespaces it "
-                  "does not know (raw Dask: map_blocks), so the result is NumPy")
-DASK_LIMITS = {
-    "fft.dct": NUMPY_FALLBACK,
-}
+                  "does not know, and hands the result back with xp.asarray")
+DASK_LIMITS: dict[str, str] = {}
 DEVICE_LIMITS = {  # off the host (CuPy on a GPU, the gpulike test device)
     "fft.dct": f"{NUMPY_FALLBACK}: np.asarray of a GPU tensor is refused (no implicit copy)",
-    "stats.ttest_1samp": "SciPy makes popmean with xp.asarray(popmean), without device=: on "
-                         "interop's namespace that is the default backend's (NumPy), beside "
-                         "GPU data; interop.set_default_backend('cupy') makes it a GPU array",
 }
 
 
