@@ -40,8 +40,8 @@ def namespace_of(module: types.ModuleType, be: Backend, device: Device) -> types
         return module
     key = (be.name, device)
     ns = _BOUND.get(key)
-    if ns is None:
-        ns = _BOUND[key] = _bind(module, (be, device))
+    if ns is None:  # (setdefault: threads that race here share the first one made)
+        ns = _BOUND.setdefault(key, _bind(module, (be, device)))
     return ns
 
 
