@@ -135,3 +135,18 @@ def test_explicit_device():
         3, device="cpu").backend == "dask"
     assert interop.tensor(A, backend="gpulike").__array_namespace__().zeros(
         3, device="cpu").backend == "numpy"
+
+
+def test_namespaces_of_one_library_are_one():
+    """Bound namespaces equal (and hash as) the module and each other, as array-api-compat
+    counts namespaces by name: consumers that collect their operands' namespaces in a set
+    (xarray) take NumPy and Dask tensors together, running on their common backend."""
+    xr = pytest.importorskip("xarray")
+    on_numpy, on_dask = interop.tensor(A), interop.tensor(A, backend="dask", chunks=2)
+    namespaces = {on_numpy.__array_namespace__(), on_dask.__array_namespace__(),
+                  interop.tensor(A, backend="torch").__array_namespace__()}
+    assert len(namespaces) == 1 and on_dask.__array_namespace__() == interop.array_api
+    where = xr.where(xr.DataArray(on_numpy > 2, dims=("x", "y")),
+                     xr.DataArray(on_dask, dims=("x", "y")), 0.0)
+    assert where.data.backend == "dask"
+    np.testing.assert_array_equal(to_numpy(where.data), np.where(A > 2, A, 0.0))

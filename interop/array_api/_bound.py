@@ -20,6 +20,7 @@ call the library's own functions on our tensors (SciPy's ``cupyx.scipy`` delegat
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -55,9 +56,21 @@ def _bind(module: types.ModuleType, home: tuple[Backend, Device]) -> types.Modul
 
 
 class _Namespace(types.ModuleType):
-    """A bound namespace (a module object, named as the module it binds)."""
+    """A bound namespace (a module object, named as the module it binds).
+
+    It equals, and hashes as, the module it binds and its other bindings: one library's
+    namespace, whatever its home, as array-api-compat counts namespaces (by name).  So a
+    consumer that collects its operands' namespaces in a set (xarray's
+    ``get_array_namespace``) finds one for NumPy and Dask tensors together, and their
+    calls run on the operands' common backend."""
 
     home: tuple[Backend, Device]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, types.ModuleType) and other.__name__ == self.__name__
+
+    def __hash__(self) -> int:
+        return hash(sys.modules[self.__name__])
 
     def __repr__(self) -> str:
         be, device = self.home
