@@ -18,8 +18,9 @@ import numpy as np
 
 from ..backends.contract import Backend
 
-NAMES = ("cross", "diag", "einsum", "gradient", "logspace", "pad", "quantile", "transpose", "concatenate",
-         "median", "cumsum", "cumprod", "nanargmax", "nanargmin", "nancumprod", "nancumsum",
+NAMES = ("cross", "diag", "einsum", "gradient", "logspace", "pad", "quantile", "transpose",
+         "concatenate", "median", "cumsum", "cumprod", "nanargmax", "nanargmin", "nancumprod",
+         "nancumsum",
          "nanmax", "nanmean", "nanmedian", "nanmin", "nanprod", "nanquantile", "nanstd", "nansum",
          "nanvar", "lib.stride_tricks.sliding_window_view")  # (rolling windows: pad, then this)
 DTYPES = ("float16",)

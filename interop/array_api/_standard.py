@@ -206,8 +206,9 @@ DTYPES_ONLY = frozenset({"can_cast", "finfo", "iinfo", "isdtype", "result_type"}
 RULES = {"can_cast": can_cast, "finfo": finfo, "iinfo": iinfo, "result_type": result_type,
          "repeat": repeat, "floor_divide": floor_divide, "expm1": expm1, "tanh": tanh,
          "broadcast_arrays": broadcast_arrays, "broadcast_to": broadcast_to, "where": where,
-         "broadcast_shapes": broadcast_shapes, "diff": diff, "linalg.eig": eig, "linalg.eigvals": eigvals,
-         "std": _correction_or_ddof("std"), "var": _correction_or_ddof("var")}
+         "broadcast_shapes": broadcast_shapes, "diff": diff, "linalg.eig": eig,
+         "linalg.eigvals": eigvals, "std": _correction_or_ddof("std"),
+         "var": _correction_or_ddof("var")}
 
 
 def numbers_only(make: Any) -> Any:

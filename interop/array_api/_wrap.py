@@ -96,7 +96,7 @@ def generate(name: str, module: str = "", extra: bool = False) -> Callable[..., 
             target = _device.backend_for(device, tensors)
             if device is not None:
                 rkwargs["device"] = _device.native(target, device)
-            elif takes_device and tensors is None:  # made from nothing: on a bound namespace's device
+            elif takes_device and tensors is None:  # from nothing: the bound namespace's device
                 home = _device.home_device(target)
                 if home is not None:
                     rkwargs["device"] = home
