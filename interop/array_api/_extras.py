@@ -20,9 +20,9 @@ from ..backends.contract import Backend
 
 NAMES = ("cross", "diag", "einsum", "gradient", "logspace", "pad", "quantile", "transpose",
          "concatenate", "median", "cumsum", "cumprod", "nanargmax", "nanargmin", "nancumprod",
-         "nancumsum",
-         "nanmax", "nanmean", "nanmedian", "nanmin", "nanprod", "nanquantile", "nanstd", "nansum",
-         "nanvar", "lib.stride_tricks.sliding_window_view")  # (rolling windows: pad, then this)
+         "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanprod", "nanquantile",
+         "nanstd", "nansum", "nanvar",
+         "lib.stride_tricks.sliding_window_view")  # (xarray's rolling windows: pad, then this)
 DTYPES = ("float16",)
 TOP_NAMES = tuple(dict.fromkeys(name.partition(".")[0] for name in NAMES))
 """The namespace's attributes for ``NAMES`` (``lib`` for NumPy's ``lib.stride_tricks``)."""
