@@ -107,6 +107,7 @@ SURFACE = {
     "dot": lambda d, w: xr.dot(d, w),
     "interp": lambda d, w: d.interp(y=[0.5, 1.5]),
     "apply_ufunc": lambda d, w: xr.apply_ufunc(np.sin, d, dask="parallelized"),
+    "apply_ufunc (dask='allowed')": lambda d, w: xr.apply_ufunc(np.sin, d, dask="allowed"),
     "map_blocks": lambda d, w: xr.map_blocks(lambda b: b * 2, d),
     "chunk": lambda d, w: d.chunk(x=2),
     "compute": lambda d, w: d.compute(),
