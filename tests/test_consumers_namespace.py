@@ -84,7 +84,7 @@ NAMES = {  # name -> a call on (xp, x); xarray's duck_array_ops unless marked
     "finfo": lambda xp, x: xp.finfo(x.dtype).eps,
     "linalg.vector_norm": lambda xp, x: xp.linalg.vector_norm(x[1:], axis=1),
 }
-BACKENDS = ["numpy", "dask", "gpulike", "torch"]
+BACKENDS = ["numpy", "dask", "gpulike", "torch", pytest.param("cupy", marks=pytest.mark.gpu)]
 
 
 def _host(x):
