@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import sys
+import sysconfig
 import threading
 import warnings
 from collections.abc import Callable, Mapping
@@ -211,6 +212,31 @@ def _asked_by_laziness_probe() -> bool:
         "array_api_compat" in frame.f_globals.get("__name__", "")
 
 
+_INSTALLED = tuple({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
+_WRAPPERS = frozenset({"wrapper", "wrapped", "inner", "decorated", "decorator", "func", "f",
+                       "fun", "<lambda>", "__call__"})
+
+
+def _consumer() -> str | None:
+    """The installed library's function that asked for the values (``scipy.signal.
+    _signaltools.detrend``), or None if the first frame outside interop, torch, NumPy and Dask
+    is not an installed library's (the user's own code): its outermost frame of that library
+    with a name of its own (not a decorator's ``wrapper``)."""
+    frame = sys._getframe(2)
+    while frame is not None and \
+            frame.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY_FRAMES:
+        frame = frame.f_back
+    if frame is None or not frame.f_code.co_filename.startswith(_INSTALLED):
+        return None
+    package, named = frame.f_globals.get("__name__", "").partition(".")[0], None
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == package:
+        code = frame.f_code
+        if code.co_name not in _WRAPPERS and not code.co_name.startswith("_"):
+            named = f"{frame.f_globals['__name__']}.{code.co_name}"
+        frame = frame.f_back
+    return named
+
+
 def check_value_read(why: str, what: str) -> None:
     """An implicit value read is about to compute ``what`` (a lazy array, described for the
     message): ``interop.config(dask_compute=...)`` says whether it may, for every lazy backend.
@@ -224,8 +250,14 @@ def check_value_read(why: str, what: str) -> None:
     policy = setting("dask_compute")
     if policy == "allow":
         return
+    consumer = _consumer()
     msg = (f"{why or 'reading the values'} computes {what}; call t.compute() to compute "
-           f"explicitly, or set interop.config(dask_compute='allow') (now {policy!r})")
+           f"explicitly, or set interop.config(dask_compute='allow') (now {policy!r})"
+           if consumer is None else
+           f"{consumer} reads the values of its input ({why or 'a value read'}), which "
+           f"computes {what}: that library computes with NumPy there. Compute first and pass "
+           "the result (t.compute()), keep the data on NumPy (t.to(backend='numpy')), or "
+           f"allow it: interop.config(dask_compute='allow') (now {policy!r})")
     if policy == "raise":
         raise DaskComputeError(msg)
     warnings.warn(msg, DaskComputeWarning, stacklevel=user_stacklevel())

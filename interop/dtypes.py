@@ -159,6 +159,12 @@ def _not_held(name: str) -> _builtins.bool:
 _SUB_BYTE = frozenset({"complex32", "chalf", *(f"{u}int{n}" for u in ("", "u") for n in range(1, 8))})
 
 
+def is_numpy_dtype(dtype: Any) -> _builtins.bool:
+    """Whether ``dtype`` is NumPy's own object (a ``DType`` passes ``isinstance(d, np.dtype)``
+    too, for the NumPy world's checks, but is not one)."""
+    return issubclass(type(dtype), np.dtype)
+
+
 def category(dtype: np.dtype) -> int:
     return _CATEGORY[kind(dtype)]
 
@@ -296,6 +302,11 @@ class DType:
       to it, so ``torch.zeros(3, dtype=d)``, ``torch.promote_types(d, ...)``,
       ``w.to(d)`` and ``module.to(d)`` run with the torch dtype in its place.
     - Array API: ``x.dtype == xp.float32`` holds.
+    - The NumPy world's type checks: ``isinstance(d, np.dtype)`` and
+      ``isinstance(d, np.dtypes.Float64DType)`` hold (``__class__`` answers NumPy's class),
+      so xarray's and pandas' dtype checks (``maybe_promote``, ``is_float_dtype``) pass;
+      ``type(d)`` is ``DType``, and C code that checks NumPy's type exactly converts it
+      through ``__numpy_dtype__``.
 
     ``torch.finfo(d)`` and ``torch.iinfo(d)`` do not dispatch: their parser accepts the
     object and then reads the byte after its header as a ``torch.dtype``'s ScalarType.
@@ -317,6 +328,13 @@ class DType:
     @property
     def __numpy_dtype__(self) -> np.dtype:
         return self.numpy
+
+    @property
+    def __class__(self) -> type:
+        """NumPy's class of the dtype (``numpy.dtypes.Float64DType``), so that
+        ``isinstance(d, np.dtype)`` holds where xarray and pandas check it (``type(d)``
+        stays ``DType``: the trade-off is in docs/architecture.md)."""
+        return type(self.numpy)
 
     def __getattr__(self, name: str) -> Any:  # kind, itemsize, name, char, type, str, ...
         if name.startswith("__"):

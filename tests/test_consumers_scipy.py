@@ -16,15 +16,10 @@ CASES = [
     "special.rel_entr",
 ]
 NUMPY_FALLBACK = ("SciPy runs its NumPy implementation on np.asarray(x) for array namespaces it "
-                  "does not know (raw Dask: map_blocks), so the result is NumPy")
-DASK_LIMITS = {
-    "fft.dct": NUMPY_FALLBACK,
-}
+                  "does not know, and hands the result back with xp.asarray")
+DASK_LIMITS: dict[str, str] = {}
 DEVICE_LIMITS = {  # off the host (CuPy on a GPU, the gpulike test device)
     "fft.dct": f"{NUMPY_FALLBACK}: np.asarray of a GPU tensor is refused (no implicit copy)",
-    "stats.ttest_1samp": "SciPy makes popmean with xp.asarray(popmean), without device=: on "
-                         "interop's namespace that is the default backend's (NumPy), beside "
-                         "GPU data; interop.set_default_backend('cupy') makes it a GPU array",
 }
 
 
@@ -32,3 +27,38 @@ DEVICE_LIMITS = {  # off the host (CuPy on a GPU, the gpulike test device)
 @pytest.mark.parametrize("case", CASES)
 def test_scipy_matches_numpy_run(case, backend):
     assert_case("scipy", "SciPy", case, backend, DASK_LIMITS, DEVICE_LIMITS)
+
+
+FILTERS = [
+    "signal.convolve", "signal.correlate", "signal.lfilter", "signal.filtfilt", "signal.sosfilt",
+    "signal.savgol_filter", "signal.detrend", "signal.medfilt", "signal.resample_poly",
+    "signal.upfirdn", "ndimage.gaussian_filter", "ndimage.uniform_filter",
+    "ndimage.median_filter", "ndimage.sobel", "ndimage.zoom", "ndimage.shift", "ndimage.label",
+    "ndimage.binary_opening", "ndimage.distance_transform_edt", "ndimage.sum_labels",
+]
+NOT_CUPY = ("SciPy delegates to cupyx.scipy only for CuPy's own namespace and runs NumPy "
+            "(np.asarray) for any other; interop refuses that implicit copy from the device "
+            "(docs/consumers.md)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", FILTERS)
+def test_scipy_filters_stay_on_the_backend(case, backend):
+    """SciPy computes on NumPy and brings the result back with ``xp.asarray``: the input's
+    namespace puts it on the input's backend (Dask stays Dask, computing as raw Dask does)."""
+    assert_case("scipy_filters", "SciPy", case, backend, {}, dict.fromkeys(FILTERS, NOT_CUPY))
+
+
+def test_compute_under_raise_names_the_scipy_function():
+    """SciPy computes a Dask tensor's values for its compiled code; under
+    ``dask_compute='raise'`` the error names the SciPy function and the ways out."""
+    import numpy as np
+    import scipy.ndimage
+
+    import interop
+    from interop.errors import DaskComputeError
+    t = interop.tensor(np.arange(10.0), backend="dask")
+    with interop.config(dask_compute="raise"), pytest.raises(
+            DaskComputeError, match=r"^scipy\.ndimage\.\w+\.gaussian_filter reads the values .*"
+                                    r"t\.compute\(\).*t\.to\(backend='numpy'\)"):
+        scipy.ndimage.gaussian_filter(t, 1.0)

@@ -19,7 +19,7 @@ pytest.importorskip("ipykernel")
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 EXPECTED = ["01-quickstart", "02-numpy-on-tensors", "03-torch-code-on-any-backend",
             "04-subclasses-and-hooks", "05-scale-out-with-dask", "06-gpu-with-cupy",
-            "07-whole-programs-at-scale"]
+            "07-whole-programs-at-scale", "08-xarray-with-torch-autograd"]
 SCALE = {"INTEROP_NOTEBOOK_SCALE": "0.05"}  # 07 at 5% of its images (at 1.0: minutes, 3 GiB)
 BUDGET_S = 60  # each is written to run in well under 30 s; this allows for a loaded CI machine
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import Any
 
 from .. import dtypes as _dtypes
-from . import _extras, fft, linalg, special
+from ..backends import registry as _registry
+from . import _bound, _extras, fft, linalg, special
 from ._info import __array_namespace_info__
 from ._names import API_VERSION, API_VERSIONS, ARRAY, CONSTANTS, CREATION, DTYPES
 from ._signatures import attach, attach_numpys
@@ -55,9 +57,18 @@ def namespace(api_version: str | None = None) -> object:
     return sys.modules[__name__]
 
 
-def __array_namespace__(self: object, /, *, api_version: str | None = None) -> object:
-    """``interop.array_api``, the standard's namespace for tensors (versions 2021.12-2025.12)."""
-    return namespace(api_version)
+def __array_namespace__(self: Any, /, *, api_version: str | None = None) -> object:
+    """``interop.array_api`` bound to this tensor's backend and device (``_bound``): arrays its
+    functions make from nothing land where the tensor lives (versions 2021.12-2025.12)."""
+    namespace(api_version)
+    be = _registry.backend_of(self._raw)
+    return bound_to(be, be.device_of(self._raw))
+
+
+def bound_to(backend: Any, device: Any) -> object:
+    """This namespace bound to ``backend`` and ``device``: what a tensor there gets from
+    ``__array_namespace__`` (the module itself for the default backend's only device)."""
+    return _bound.namespace_of(sys.modules[__name__], backend, device)
 
 
 def install(tensor_cls: type) -> None:

@@ -10,11 +10,18 @@ backend, CUDA devices by CuPy; a device naming a backend (a Dask tensor's
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from ..backends import registry
 from ..devices import CPU, Device
 from ..backends.contract import Backend
+
+
+HOME: ContextVar[tuple[Backend, Device] | None] = ContextVar("interop_array_api_home",
+                                                             default=None)
+"""The backend and device of the namespace being called (a tensor's, ``_bound``): where arrays
+made from nothing go.  None: ``interop.array_api`` itself, the default backend."""
 
 
 def as_device(device: Any) -> Device:
@@ -37,7 +44,8 @@ def as_device(device: Any) -> Device:
 def backend_for(device: Any, operands: Backend | None) -> Backend:
     """The backend that makes arrays on ``device``: the operands', else the default, else the one
     whose memory that is (NumPy for the host, CuPy for a GPU)."""
-    default = registry.default_backend()
+    home = HOME.get()
+    default = home[0] if home is not None else registry.default_backend()
     if device is None:
         return operands or default
     dev = as_device(device)
@@ -45,6 +53,13 @@ def backend_for(device: Any, operands: Backend | None) -> Backend:
         if be is not None and be.serves(dev):
             return be
     return registry.backend_for_device(dev)
+
+
+def home_device(be: Backend) -> Any:
+    """The device of the namespace being called, as ``be`` takes it, if ``be`` is its backend
+    (None otherwise: the backend's default device)."""
+    home = HOME.get()
+    return native(be, home[1]) if home is not None and home[0] is be else None
 
 
 def native(be: Backend, device: Any) -> Any:

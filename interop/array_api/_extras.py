@@ -1,7 +1,9 @@
 """Functions beside the standard that NumPy's and torch's namespaces have (and so
 array-api-compat's), which consumers call where a namespace has them: SciPy ``xp.diag`` and
-``xp.logspace``, xarray ``xp.pad`` (rolling windows), ``xp.quantile``, ``xp.einsum`` and
-``xp.gradient``.  Each is NumPy's function of that name (its signature and semantics), run
+``xp.logspace``; xarray's ``duck_array_ops`` ``xp.pad`` (rolling windows), ``xp.quantile``,
+``xp.einsum``, ``xp.gradient``, ``xp.cross``, ``xp.transpose``, ``xp.concatenate``, and, by name for its
+reductions (``getattr(xp, name)``), ``xp.median``, ``xp.cumsum``, ``xp.cumprod`` and NumPy's
+``nan*`` reductions.  Each is NumPy's function of that name (its signature and semantics), run
 by the tensor's backend's NumPy-shaped module (``Backend.np``: NumPy's, CuPy's, Dask's,
 interop's for torch and JAX).
 """
@@ -16,9 +18,14 @@ import numpy as np
 
 from ..backends.contract import Backend
 
-NAMES = ("diag", "einsum", "gradient", "logspace", "pad", "quantile",
+NAMES = ("cross", "diag", "einsum", "gradient", "logspace", "pad", "quantile", "transpose",
+         "concatenate", "median", "cumsum", "cumprod", "nanargmax", "nanargmin", "nancumprod",
+         "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin", "nanprod", "nanquantile",
+         "nanstd", "nansum", "nanvar",
          "lib.stride_tricks.sliding_window_view")  # (xarray's rolling windows: pad, then this)
 DTYPES = ("float16",)
+TOP_NAMES = tuple(dict.fromkeys(name.partition(".")[0] for name in NAMES))
+"""The namespace's attributes for ``NAMES`` (``lib`` for NumPy's ``lib.stride_tricks``)."""
 
 
 def _logspace(be: Backend) -> Callable:

@@ -17,8 +17,8 @@ from . import _device
 class Info:
     """What one backend supports, in the standard's terms."""
 
-    def __init__(self, backend: Backend) -> None:
-        self.backend = backend
+    def __init__(self, backend: Backend, device: Device | None = None) -> None:
+        self.backend, self._device = backend, device
         self._native = backend.xp.__array_namespace_info__()
 
     def __repr__(self) -> str:
@@ -29,7 +29,8 @@ class Info:
         return dict(self._native.capabilities())
 
     def default_device(self) -> Device:
-        return self._own(self._native.default_device())
+        """The backend's default device, or the device of the tensor whose namespace this is."""
+        return self._device or self._own(self._native.default_device())
 
     def devices(self) -> tuple[Device, ...]:
         """The devices, once each (a tuple since the 2025.12 revision); those interop has no

@@ -183,12 +183,29 @@ def tanh(x: Any, /) -> Any:
     return xp.where(edge, complex_of(xp, xp.real(x), np.nan, x), out)
 
 
+def _correction_or_ddof(name: str) -> Any:
+    """The standard's ``std``/``var``, also taking NumPy's ``ddof`` for ``correction`` (xarray
+    passes ``ddof=``; array-api-compat's NumPy and Dask functions would pass both to NumPy)."""
+    def reduce(x: Any, /, *, axis: Any = None, correction: float | None = None,
+               keepdims: bool = False, ddof: float | None = None, **kwargs: Any) -> Any:
+        if ddof is not None and correction is not None and ddof != correction:
+            raise TypeError(f"interop.array_api.{name}: correction={correction} and ddof={ddof} "
+                            "disagree; pass one (ddof is NumPy's name for correction)")
+        correction = next((c for c in (correction, ddof) if c is not None), 0.0)
+        return getattr(_namespace(x), name)(x, axis=axis, correction=correction,
+                                            keepdims=keepdims, **kwargs)
+    reduce.__name__ = name
+    return reduce
+
+
 DTYPES_ONLY = frozenset({"can_cast", "finfo", "iinfo", "isdtype", "result_type"})
 """Functions that read their arrays' dtypes only: a GPU tensor beside a host one is no mix."""
 RULES = {"can_cast": can_cast, "finfo": finfo, "iinfo": iinfo, "result_type": result_type,
          "repeat": repeat, "floor_divide": floor_divide, "expm1": expm1, "tanh": tanh,
          "broadcast_arrays": broadcast_arrays, "broadcast_to": broadcast_to, "where": where,
-         "broadcast_shapes": broadcast_shapes, "diff": diff, "linalg.eig": eig, "linalg.eigvals": eigvals}
+         "broadcast_shapes": broadcast_shapes, "diff": diff, "linalg.eig": eig,
+         "linalg.eigvals": eigvals, "std": _correction_or_ddof("std"),
+         "var": _correction_or_ddof("var")}
 
 
 def numbers_only(make: Any) -> Any:

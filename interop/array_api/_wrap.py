@@ -18,7 +18,7 @@ from ..core import dispatch
 from ..backends import registry
 from ..backends.contract import Backend
 from ..core.tensor import Tensor, to_raw
-from . import _device, _extras, _standard
+from . import _device, _extras, _signatures, _standard
 
 MODULE = "interop.array_api"
 
@@ -83,6 +83,7 @@ def generate(name: str, module: str = "", extra: bool = False) -> Callable[..., 
     public_name = f"{MODULE}.{qualname}"
     lookup = _extra_for if extra else _function_for
     resolved: dict[Backend, Callable] = {}  # the backend function, looked up once per backend
+    takes_device = not extra and "device=" in _signatures.PARAMETERS.get(qualname, "")
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
         if qualname in _standard.DTYPES_ONLY:  # dtypes, not data: no devices to reconcile
@@ -95,6 +96,10 @@ def generate(name: str, module: str = "", extra: bool = False) -> Callable[..., 
             target = _device.backend_for(device, tensors)
             if device is not None:
                 rkwargs["device"] = _device.native(target, device)
+            elif takes_device and tensors is None:  # from nothing: the bound namespace's device
+                home = _device.home_device(target)
+                if home is not None:
+                    rkwargs["device"] = home
             rargs = _moved(rargs, be, target)
             be = target
         fn = resolved.get(be)

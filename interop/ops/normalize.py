@@ -279,7 +279,7 @@ def normalizing(impl: Callable, name: str, *, all_dims_if_empty: bool = False,
                 if ndim is None or not 0 <= value < ndim + extra:
                     return False
         for index in typed:
-            if index < n and args[index] is not None and not isinstance(args[index], np.dtype):
+            if index < n and args[index] is not None and not dtypes.is_numpy_dtype(args[index]):
                 return False
         return not sizes or all(type(s) is int for index in sizes for s in args[index:])
 

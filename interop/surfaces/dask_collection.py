@@ -126,6 +126,8 @@ PROTOCOL: dict[str, Any] = {
     "__dask_postpersist__": OnDask(_postpersist, "How Dask rebuilds a tensor on persisted chunks."),
     "__dask_tokenize__": __dask_tokenize__,
     "dask": _delegate("dask"),
+    "name": _delegate("name"),  # (Dask's own code and xarray's map_blocks read these two)
+    "_meta": _delegate("_meta"),
     "visualize": _delegate("visualize"),
     "to_dask_array": OnDask(lambda t, raw: lambda: raw,
                             "The wrapped dask array (``da.asarray(t)`` returns it)."),

@@ -141,6 +141,41 @@ def scipy_cases() -> dict[str, Callable]:
     }
 
 
+def scipy_filters_cases() -> dict[str, Callable]:
+    """SciPy's signal and ndimage functions: compiled code run on NumPy (``np.asarray`` of the
+    input), the result brought back with the input's namespace's ``xp.asarray``."""
+    import scipy.ndimage as nd
+    import scipy.signal as ss
+    b, a, sos = np.array([0.2, 0.3, 0.5]), np.array([1.0, -0.3]), ss.butter(2, 0.2, output="sos")
+
+    def like(x: Any, v: np.ndarray) -> Any:  # coefficients in the input's namespace
+        import array_api_compat
+        return array_api_compat.array_namespace(x).asarray(v)
+    return {
+        "signal.convolve": lambda x, y, *_: ss.convolve(y, like(y, b)),
+        "signal.correlate": lambda x, y, *_: ss.correlate(y, like(y, b)),
+        "signal.lfilter": lambda x, y, *_: ss.lfilter(like(y, b), like(y, a), y),
+        "signal.filtfilt": lambda x, y, *_: ss.filtfilt(like(y, b), like(y, a), y),
+        "signal.sosfilt": lambda x, y, *_: ss.sosfilt(like(y, sos), y),
+        "signal.savgol_filter": lambda x, y, *_: ss.savgol_filter(y, 7, 2),
+        "signal.detrend": lambda x, y, *_: ss.detrend(y),
+        "signal.medfilt": lambda x, y, *_: ss.medfilt(y, 5),
+        "signal.resample_poly": lambda x, y, *_: ss.resample_poly(y, 2, 3),
+        "signal.upfirdn": lambda x, y, *_: ss.upfirdn(like(y, b), y, 2),
+        "ndimage.gaussian_filter": lambda x, *_: nd.gaussian_filter(x, 1.5),
+        "ndimage.uniform_filter": lambda x, *_: nd.uniform_filter(x, 3),
+        "ndimage.median_filter": lambda x, *_: nd.median_filter(x, 3),
+        "ndimage.sobel": lambda x, *_: nd.sobel(x),
+        "ndimage.zoom": lambda x, *_: nd.zoom(x, 2),
+        "ndimage.shift": lambda x, *_: nd.shift(x, 1.5),
+        "ndimage.label": lambda x, *_: nd.label(x > 0.5)[0],
+        "ndimage.binary_opening": lambda x, *_: nd.binary_opening(x > 0.5),
+        "ndimage.distance_transform_edt": lambda x, *_: nd.distance_transform_edt(x > 0.5),
+        "ndimage.sum_labels": lambda x, *_: nd.sum_labels(x, nd.label(x > 0.5)[0],
+                                                          like(x, np.arange(1, 4))),
+    }
+
+
 def extra_cases() -> dict[str, Callable]:
     import array_api_extra as xpx
     return {
@@ -180,6 +215,7 @@ device (array-api-extra documents ``one_hot``'s default as ``default_dtype(xp, d
 NumPy's float64, torch's float32, as raw torch tensors give), not the NumPy run's."""
 
 CONSUMERS = {"sklearn": sklearn_cases, "scipy": scipy_cases, "extra": extra_cases,
+             "scipy_filters": scipy_filters_cases,
              "xarray": xarray_cases}
 
 

@@ -6,14 +6,19 @@ then in torch.  NumPy's NaN-ignoring reductions (xarray's default ``skipna`` for
 calls them: ``DataArray.max()`` is ``np.nanmax``) are built from array-api-compat's
 reductions with NumPy's results: an all-NaN slice gives NaN (``nanargmax`` raises, as
 NumPy's).  ``imag`` of a real tensor is zeros, as NumPy's (torch's raises); ``median``
-and ``nanmedian`` average the two middle values, as NumPy's (torch's take the lower).
+and ``nanmedian`` average the two middle values, as NumPy's (torch's take the lower);
+``quantile`` and ``nanquantile`` take NumPy's arguments (xarray's ``quantile`` calls them), as
+do ``transpose``, ``cross``, ``gradient``, ``pad`` (one constant) and
+``lib.stride_tricks.sliding_window_view`` (xarray's rolling windows).
 """
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import array_api_compat.torch as xp
+import numpy as np
 import torch
 
 _NO_OUT = ("out= is not supported for NumPy's NaN functions on torch tensors; assign the "
@@ -127,24 +132,93 @@ def imag(val: torch.Tensor) -> torch.Tensor:
     return torch.imag(val) if val.is_complex() else torch.zeros_like(val)
 
 
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")  # NumPy's that torch has
+
+
+def _quantile(quantile: Any) -> Any:
+    """NumPy's quantile: any axes (torch's take one), ``q`` as host numbers, NumPy's methods
+    that torch has; integers give float64, as NumPy's."""
+    def numpy_quantile(a: torch.Tensor, q: Any, axis: Any = None, out: Any = None,
+                       overwrite_input: bool = False, method: str = "linear",
+                       keepdims: bool = False) -> torch.Tensor:
+        _check(out)
+        if method not in _METHODS:
+            raise ValueError(f"quantile method {method!r} on torch tensors: one of {_METHODS}")
+        if not a.is_floating_point():
+            a = a.to(torch.float64)
+        q = torch.as_tensor(q, dtype=a.dtype, device=a.device)
+        axes = tuple(range(a.ndim)) if axis is None else tuple(
+            d % a.ndim for d in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        kept = [d for d in range(a.ndim) if d not in axes]
+        flat = a.permute(*kept, *axes).reshape(*(a.shape[d] for d in kept), -1)
+        result = quantile(flat, q, dim=-1, interpolation=method)
+        if keepdims:
+            result = result.reshape(*q.shape, *(1 if d in axes else a.shape[d]
+                                                for d in range(a.ndim)))
+        return result
+    return numpy_quantile
+
+
+quantile = _quantile(torch.quantile)
+nanquantile = _quantile(torch.nanquantile)
+
+
 def _median(quantile: Any) -> Any:
-    """NumPy's median (the mean of the two middle values; torch's is the lower one)."""
+    """NumPy's median: the mean of the two middle values (torch's is the lower one)."""
     def median(a: torch.Tensor, axis: Any = None, out: Any = None, overwrite_input: bool = False,
                keepdims: bool = False) -> torch.Tensor:
-        _check(out)
-        if not a.is_floating_point():
-            a = a.to(torch.float64)  # NumPy's median of integers is float64
-        if axis is None or isinstance(axis, (tuple, list)):
-            axes = tuple(range(a.ndim)) if axis is None else tuple(d % a.ndim for d in axis)
-            kept = [d for d in range(a.ndim) if d not in axes]
-            flat = a.permute(*kept, *axes).reshape(*(a.shape[d] for d in kept), -1)
-            result = quantile(flat, 0.5, dim=-1)
-            if keepdims:
-                result = result.reshape([1 if d in axes else a.shape[d] for d in range(a.ndim)])
-            return result
-        return quantile(a, 0.5, dim=axis, keepdim=keepdims)
+        return quantile(a, 0.5, axis=axis, out=out, keepdims=keepdims)
     return median
 
 
-median = _median(torch.quantile)
-nanmedian = _median(torch.nanquantile)
+median = _median(quantile)
+nanmedian = _median(nanquantile)
+
+
+def transpose(a: torch.Tensor, axes: Any = None) -> torch.Tensor:
+    """NumPy's: a permutation of all axes (torch's swaps two)."""
+    return a.permute(*(range(a.ndim - 1, -1, -1) if axes is None else axes))
+
+
+def cross(a: torch.Tensor, b: torch.Tensor, axis: int = -1) -> torch.Tensor:
+    """NumPy's ``cross`` of 3-vectors along ``axis`` (xarray's ``cross`` calls it)."""
+    return torch.linalg.cross(a, b, dim=axis)
+
+
+def pad(array: torch.Tensor, pad_width: Any, mode: str = "constant",
+        constant_values: Any = 0) -> torch.Tensor:
+    """NumPy's ``pad`` with one constant (xarray's rolling windows and ``pad`` use it)."""
+    if mode != "constant" or np.ndim(constant_values):
+        raise NotImplementedError(
+            f"NumPy's pad on torch tensors takes mode='constant' with one constant value, not "
+            f"mode={mode!r}: move the data first, e.g. t.to(backend='numpy')")
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (array.ndim, 2))
+    return torch.nn.functional.pad(array, [int(w) for pair in widths[::-1] for w in pair],
+                                   value=float(constant_values))
+
+
+def _sliding_window_view(x: torch.Tensor, window_shape: Any, axis: Any = None,
+                         **_: Any) -> torch.Tensor:
+    """NumPy's ``sliding_window_view``: torch's ``unfold`` per axis, the window axes last."""
+    sizes = (window_shape,) if isinstance(window_shape, int) else tuple(window_shape)
+    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    for size, ax in zip(sizes, axes, strict=True):
+        x = x.unfold(ax, size, 1)
+    return x
+
+
+lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
+    sliding_window_view=_sliding_window_view))
+
+
+def gradient(f: torch.Tensor, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """NumPy's ``gradient`` (one array for one axis, a list for several; integers give
+    float64) from torch's (a tuple always)."""
+    if not (f.is_floating_point() or f.is_complex()):
+        f = f.to(torch.float64)
+    axes = tuple(range(f.ndim)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    spacing = [torch.as_tensor(v, dtype=f.dtype, device=f.device) if np.ndim(v) else v
+               for v in varargs] or 1
+    out = torch.gradient(f, spacing=spacing if len(varargs) != 1 or not np.ndim(varargs[0])
+                         else spacing[0], dim=tuple(axes), edge_order=edge_order)
+    return out[0] if len(out) == 1 else list(out)

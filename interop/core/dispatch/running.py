@@ -88,6 +88,9 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict,
     if be is not None and be.native_ops:
         native = be.native(native_names)
         if native is not None:
+            spellings = getattr(impl, "spellings", None)  # NumPy's keywords: torch's names
+            if spellings and rkwargs:
+                rkwargs = {spellings.get(k, k): v for k, v in rkwargs.items()}
             out = native(*rargs, **rkwargs)
             if out is not NotImplemented:  # (a primitive declining an argument it lacks)
                 return out

@@ -1,0 +1,65 @@
+"""xarray over torch-backed tensors keeps torch's autograd: gradients through xarray's methods.
+
+For each differentiable method of ``test_consumers_xarray.SURFACE``, the function
+``w -> method(DataArray(interop.tensor(w, backend="torch"))).data.raw`` is checked with
+``torch.autograd.gradcheck`` (torch's analytic gradient against finite differences, float64;
+NaN that the method puts in, as shift and rolling do, read as zero);
+a few are also compared with the same computation written in torch on the raw tensor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import interop
+from tests.test_consumers_xarray import LIMITS, SURFACE, WEIGHTS, _surface
+
+torch = pytest.importorskip("torch")
+xr = pytest.importorskip("xarray")
+
+NOT_DIFFERENTIABLE = {"idxmax", "interp", "chunk", "compute", "cross"}
+"""Integer results (idxmax), results computed outside torch (interp: SciPy on NumPy), and
+methods listed in ``LIMITS`` for torch (cross)."""
+DATA = np.arange(24.0).reshape(4, 6) / 7.0 - 1.3  # no NaN, no ties, no zeros
+
+
+def _method(name):
+    def f(w):
+        d, weights = _surface(interop.tensor(w, backend="torch"),
+                              interop.tensor(torch.as_tensor(WEIGHTS), backend="torch"))
+        return SURFACE[name](d, weights).data.raw
+    return f
+
+
+@pytest.mark.parametrize("name", [n for n in SURFACE if n not in NOT_DIFFERENTIABLE])
+def test_gradients_through_xarray(name):
+    w = torch.tensor(DATA, requires_grad=True)
+    if ("torch", name) in LIMITS:
+        pytest.xfail(LIMITS["torch", name])
+    f = _method(name)
+    assert torch.autograd.gradcheck(lambda x: torch.nan_to_num(f(x)), (w,), eps=1e-6, atol=1e-5)
+
+
+REFERENCES = {  # xarray method -> the same computation in torch on the raw tensor
+    "mean (skipna)": lambda w: w.mean(0),
+    "std (ddof=1)": lambda w: w.std(0, correction=1),
+    "where": lambda w: torch.where(w > 0, w, torch.nan),
+    "rolling": lambda w: torch.cat([torch.full((4, 2), torch.nan, dtype=w.dtype),
+                                    w.unfold(1, 3, 1).mean(-1)], 1),
+    "cumprod": lambda w: w.cumprod(0),
+    "dot": lambda w: torch.as_tensor(WEIGHTS) @ w,
+}
+
+
+@pytest.mark.parametrize("name", REFERENCES)
+def test_gradients_equal_torchs(name):
+    """``.data.raw.backward()`` through xarray fills ``w.grad`` as torch does on the raw tensor."""
+    w = torch.tensor(DATA, requires_grad=True)
+    out = _method(name)(w)
+    cotangent = torch.linspace(0.5, 1.5, out.numel(), dtype=out.dtype).reshape(out.shape)
+    torch.nan_to_num(out * cotangent).sum().backward()
+    got, w.grad = w.grad, None
+    ref = REFERENCES[name](w)
+    torch.nan_to_num(ref * cotangent).sum().backward()
+    torch.testing.assert_close(got, w.grad)
