@@ -11,6 +11,7 @@ Importing interop imports neither torch, CuPy nor Dask; each loads when used.
 
 from __future__ import annotations
 
+import builtins
 import sys
 from typing import Any
 
@@ -66,7 +67,7 @@ from .surfaces.torch_face import to_backend
 _before_the_table = set(globals())
 _install(Tensor, globals())
 _FROM_THE_TABLE = sorted(set(globals()) - _before_the_table - {"_before_the_table"})
-Tensor.size = _SizeAttribute(Tensor.__dict__["size"])  # an int (Array API) callable as torch's size()
+Tensor.size = _SizeAttribute(Tensor.__dict__["size"])  # type: ignore[attr-defined]  # int and size()
 _dispatch.RESOLVERS.append(_torch_participant.resolve_torch_callable)
 _numpy_protocols.install(Tensor)
 _dlpack_export.install(Tensor)
@@ -83,7 +84,7 @@ device = Device
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | None = None,
-           *, chunks: Any = None, spec: Any = None, requires_grad: bool = False) -> Tensor:
+           *, chunks: Any = None, spec: Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (torch.tensor's role).
 
     ``backend`` picks numpy, cupy, dask, torch, jax or cubed (default:
@@ -111,7 +112,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None, backend: str | N
     return _dispatch.make(Tensor, to_raw(data, dtype, device, backend, copy=None, **options))
 
 
-def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: builtins.bool | None = None,
             backend: str | None = None) -> Tensor:
     """torch.asarray: share memory unless ``copy=True`` or a conversion needs a copy."""
     if copy:
@@ -125,7 +126,7 @@ def from_dlpack(x: Any) -> Tensor:
     return as_tensor(x if isinstance(x, Tensor) else _dlpack.foreign_to_raw(x))
 
 
-def is_tensor(obj: Any) -> bool:
+def is_tensor(obj: Any) -> builtins.bool:
     """True for interop tensors (and subclasses)."""
     return isinstance(obj, Tensor)
 

@@ -222,7 +222,7 @@ def _consumer() -> str | None:
     _signaltools.detrend``), or None if the first frame outside interop, torch, NumPy and Dask
     is not an installed library's (the user's own code): its outermost frame of that library
     with a name of its own (not a decorator's ``wrapper``)."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and \
             frame.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY_FRAMES:
         frame = frame.f_back

@@ -165,15 +165,15 @@ def is_numpy_dtype(dtype: Any) -> _builtins.bool:
     return issubclass(type(dtype), np.dtype)
 
 
-def category(dtype: np.dtype) -> int:
+def category(dtype: np.dtype) -> _builtins.int:
     return _CATEGORY[kind(dtype)]
 
 
-def is_floating_point(dtype: np.dtype) -> bool:
+def is_floating_point(dtype: np.dtype) -> _builtins.bool:
     return kind(dtype) == "f"
 
 
-def is_complex(dtype: np.dtype) -> bool:
+def is_complex(dtype: np.dtype) -> _builtins.bool:
     return dtype.kind == "c"
 
 
@@ -249,7 +249,7 @@ def result_type(*operands: Any) -> np.dtype:
     """torch.result_type over raw arrays, 0-d arrays and Python scalars."""
     dim = zero = wrapped = None
     for x in operands:
-        dt = getattr(x, "dtype", None)
+        dt: Any = getattr(x, "dtype", None)
         if dt is None:
             if not isinstance(x, PY_SCALARS):
                 raise OperandError(f"expected a tensor or a number, got {type(x).__name__}")
@@ -329,7 +329,7 @@ class DType:
     def __numpy_dtype__(self) -> np.dtype:
         return self.numpy
 
-    @property
+    @property  # type: ignore[misc]  # (read-only on purpose: NumPy's class, answered)
     def __class__(self) -> type:
         """NumPy's class of the dtype (``numpy.dtypes.Float64DType``), so that
         ``isinstance(d, np.dtype)`` holds where xarray and pandas check it (``type(d)``
@@ -341,7 +341,7 @@ class DType:
             raise AttributeError(name)
         return getattr(self.numpy, name)
 
-    def __eq__(self, other: object) -> _pybool:
+    def __eq__(self, other: object) -> _builtins.bool:
         if isinstance(other, DType):
             return self.numpy == other.numpy
         if type(other).__module__ == "torch":
@@ -351,10 +351,10 @@ class DType:
         except TypeError:
             return False
 
-    def __ne__(self, other: object) -> _pybool:
+    def __ne__(self, other: object) -> _builtins.bool:
         return not self == other
 
-    def __hash__(self) -> _pyint:
+    def __hash__(self) -> _builtins.int:
         return hash(self.numpy)
 
     def __str__(self) -> str:
@@ -368,15 +368,15 @@ class DType:
 
     # torch.dtype's own attributes
     @property
-    def is_floating_point(self) -> _pybool:
+    def is_floating_point(self) -> _builtins.bool:
         return is_floating_point(self.numpy)
 
     @property
-    def is_complex(self) -> _pybool:
+    def is_complex(self) -> _builtins.bool:
         return self.numpy.kind == "c"
 
     @property
-    def is_signed(self) -> _pybool:
+    def is_signed(self) -> _builtins.bool:
         return kind(self.numpy) in "ifc"
 
     def to_torch(self) -> Any:

@@ -116,6 +116,7 @@ def test_is_lazy_array_answers_without_computing(policy):
     every dask_compute policy, computing nothing; eager ones are eager. Vendored copies of
     array-api-compat (scikit-learn's) too."""
     import dask.array as da
+
     from tests.helpers.dask_counting import ComputeCounter
     probes = [aac.is_lazy_array]
     try:

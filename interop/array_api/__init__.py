@@ -22,7 +22,8 @@ from typing import Any
 
 from .. import dtypes as _dtypes
 from ..backends import registry as _registry
-from . import _bound, _extras, fft, linalg, special
+from . import _bound, _extras, fft, linalg
+from . import special as special  # (SciPy's special functions reach it as xp.special)
 from ._info import __array_namespace_info__
 from ._names import API_VERSION, API_VERSIONS, ARRAY, CONSTANTS, CREATION, DTYPES
 from ._signatures import attach, attach_numpys
@@ -71,6 +72,6 @@ def bound_to(backend: Any, device: Any) -> object:
     return _bound.namespace_of(sys.modules[__name__], backend, device)
 
 
-def install(tensor_cls: type) -> None:
+def install(tensor_cls: Any) -> None:
     """Make ``tensor_cls`` an Array API array: give it ``__array_namespace__``."""
     tensor_cls.__array_namespace__ = __array_namespace__

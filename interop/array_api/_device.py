@@ -14,9 +14,8 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..backends import registry
-from ..devices import CPU, Device
 from ..backends.contract import Backend
-
+from ..devices import CPU, Device
 
 HOME: ContextVar[tuple[Backend, Device] | None] = ContextVar("interop_array_api_home",
                                                              default=None)
@@ -34,7 +33,7 @@ def as_device(device: Any) -> Device:
     if type(device).__module__.startswith("array_api_compat"):  # the Dask device: host chunks
         return Device(CPU, backend="dask")
     if type(device).__module__.startswith("array_api_strict"):
-        return registry.get_backend("strict").interop_device(device)
+        return registry.get_backend("strict").interop_device(device)  # type: ignore[attr-defined]
     if type(device).__module__ == "torch" and hasattr(device, "index"):  # a torch.device
         return Device(device)
     raise ValueError(f"interop.array_api: unknown device {device!r}: pass x.device, "

@@ -12,6 +12,7 @@ not checked against them: the backend raises for a wrong call, as before.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 
@@ -110,13 +111,19 @@ def attach(functions: dict[str, Callable], module: str = "") -> dict[str, Callab
         qualname = f"{module}.{name}" if module else name
         if qualname not in PARAMETERS:
             raise KeyError(f"no standard parameter list for {qualname!r}")
-        fn.__signature__ = LazySignature(lambda q=qualname: signature(q))
+        fn.__signature__ = LazySignature(  # type: ignore[attr-defined]  # (inspect reads it)
+            functools.partial(signature, qualname))
     return functions
+
+
+def _numpys_signature(name: str) -> inspect.Signature:
+    return inspect.signature(numpys(name))
 
 
 def attach_numpys(functions: dict[str, Callable]) -> dict[str, Callable]:
     """``functions`` (name -> generated function), each given NumPy's signature of that name
     (made when first read)."""
     for name, fn in functions.items():
-        fn.__signature__ = LazySignature(lambda n=name: inspect.signature(numpys(n)))
+        fn.__signature__ = LazySignature(  # type: ignore[attr-defined]  # (inspect reads it)
+            functools.partial(_numpys_signature, name))
     return functions

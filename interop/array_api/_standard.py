@@ -16,6 +16,7 @@ from .. import dtypes
 from ..backends.cupy.standard import complex_of
 from ..errors import NonNumericError
 
+
 def can_cast(from_: Any, to: Any, /) -> bool:
     """True where this namespace's ``result_type(from_, to)`` is ``to``.
 

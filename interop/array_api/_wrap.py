@@ -11,12 +11,12 @@ calls the same-named function of that backend's array-api-compat namespace
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..core import dispatch
 from ..backends import registry
 from ..backends.contract import Backend
+from ..core import dispatch
 from ..core.tensor import Tensor, to_raw
 from . import _device, _extras, _signatures, _standard
 
@@ -35,7 +35,7 @@ def _function_of(be: Backend, module: str, name: str, public_name: str) -> Calla
     return fn
 
 
-def _holds_tensor(args: tuple, kwargs: dict | None) -> bool:
+def _holds_tensor(args: Sequence, kwargs: dict | None) -> bool:
     """Whether a Tensor is among the arguments (raw arrays alone are data, like lists)."""
     for a in (*args, *kwargs.values()) if kwargs else args:
         if isinstance(a, Tensor) or (isinstance(a, (list, tuple)) and _holds_tensor(a, None)):

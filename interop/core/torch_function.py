@@ -86,7 +86,7 @@ def mode_enabled() -> bool:
     return state is not None and bool(state.modes) and not state.all_disabled
 
 
-def _is_default_torch_tensor(arg_type: type) -> bool:
+def _is_default_torch_tensor(arg_type: Any) -> bool:
     """A real ``torch.Tensor`` (or Parameter) is data to us, not an override."""
     handler = arg_type.__torch_function__
     impl = getattr(handler, "__func__", handler)

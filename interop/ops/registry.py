@@ -201,7 +201,7 @@ def spelled(call: Callable, label: str, spellings: dict[str, str],
             else:
                 kwargs[ours] = kwargs.pop(theirs)
         return call(be, *args, **kwargs)
-    renamed.spellings = spellings  # (read by a backend's native call, which skips this one)
+    renamed.spellings = spellings  # type: ignore[attr-defined]  # (read by native calls)
     return renamed
 
 

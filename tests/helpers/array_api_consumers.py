@@ -49,9 +49,16 @@ def sklearn_cases() -> dict[str, Callable]:
     from sklearn.mixture import GaussianMixture
     from sklearn.model_selection import train_test_split
     from sklearn.naive_bayes import GaussianNB
-    from sklearn.preprocessing import (Binarizer, KernelCenterer, LabelEncoder, MaxAbsScaler,
-                                       MinMaxScaler, Normalizer, PolynomialFeatures,
-                                       StandardScaler)
+    from sklearn.preprocessing import (
+        Binarizer,
+        KernelCenterer,
+        LabelEncoder,
+        MaxAbsScaler,
+        MinMaxScaler,
+        Normalizer,
+        PolynomialFeatures,
+        StandardScaler,
+    )
 
     def dispatch(f: Callable) -> Callable:
         def run(*a: Any) -> Any:
@@ -258,6 +265,7 @@ def assert_case(consumer: str, label: str, case: str, backend: str, dask_limits:
 
     The consumer's cases run once per backend, in one subprocess, on first use."""
     import pytest
+
     from tests.conftest import off_host
     if (consumer, backend) not in _RESULTS:
         _RESULTS[consumer, backend] = run_cases(consumer, backend)

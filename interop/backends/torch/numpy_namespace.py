@@ -212,13 +212,13 @@ lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
 
 
 def gradient(f: torch.Tensor, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
-    """NumPy's ``gradient`` (one array for one axis, a list for several; integers give
+    """NumPy's ``gradient`` (one array for one axis, a tuple for several; integers give
     float64) from torch's (a tuple always)."""
     if not (f.is_floating_point() or f.is_complex()):
         f = f.to(torch.float64)
     axes = tuple(range(f.ndim)) if axis is None else (axis,) if isinstance(axis, int) else axis
-    spacing = [torch.as_tensor(v, dtype=f.dtype, device=f.device) if np.ndim(v) else v
-               for v in varargs] or 1
+    spacing: Any = [torch.as_tensor(v, dtype=f.dtype, device=f.device) if np.ndim(v) else v
+                    for v in varargs] or 1
     out = torch.gradient(f, spacing=spacing if len(varargs) != 1 or not np.ndim(varargs[0])
                          else spacing[0], dim=tuple(axes), edge_order=edge_order)
-    return out[0] if len(out) == 1 else list(out)
+    return out[0] if len(out) == 1 else tuple(out)
