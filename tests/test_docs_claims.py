@@ -24,6 +24,12 @@ torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+_README_WORDS = " ".join(README.split())
+
+
+def says(text: str, page: str = _README_WORDS) -> bool:
+    """Whether the page says ``text`` (line breaks and indentation aside)."""
+    return " ".join(text.split()) in page
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
@@ -95,7 +101,7 @@ def test_the_readmes_numpy_lacks_list_is_what_dask_lacks():
 def test_the_readmes_examples_of_what_interop_lacks_on_dask_raise(call):
     with pytest.raises(interop.errors.BackendLacksError, match="by the dask backend"):
         call()
-    assert "`torch.cummax`, `torch.unique(dim=0)`, `torch.as_strided`" in README
+    assert says("`torch.cummax`, `torch.unique(dim=0)`, `torch.as_strided`")
 
 
 @pytest.mark.parametrize("call", [
@@ -126,24 +132,38 @@ def test_is_lazy_array_answers_true_without_computing():
     with count_computes() as computes:
         assert array_api_compat.is_lazy_array(_dask(4)) is True
     assert computes == []
-    assert "`array_api_compat.is_lazy_array(t)` is True for a Dask tensor" in README
+    assert says("`array_api_compat.is_lazy_array(t)` is True for a Dask tensor")
 
 
-def test_asarray_on_a_dask_tensors_device_gives_dask_whatever_the_default():
+def test_a_dask_tensors_namespace_and_device_give_dask_whatever_the_default():
     import interop.array_api as xp
     x = _dask(4)
-    assert interop.get_default_backend() == "numpy" if hasattr(interop, "get_default_backend") \
-        else True
+    assert interop.default_backend() == "numpy"
     assert x.device == "cpu" and x.device.backend == "dask"
     assert xp.asarray(np.arange(3.0), device=x.device).backend == "dask"
-    assert "gets a Dask tensor for Dask\n  input, whatever the default backend" in README
+    assert x.__array_namespace__().asarray(np.arange(3.0)).backend == "dask"
+    assert xp.asarray(np.arange(3.0)).backend == "numpy"
+    assert says("so `xp.asarray(r, device=x.device)` also gets a Dask tensor for Dask input, "
+                "whatever the default backend")
+    assert says("`interop.array_api` itself is the default backend's namespace")
+
+
+def test_dtypes_as_the_readme_says():
+    """README, "Dtypes": what t.dtype is to NumPy's world and to torch."""
+    t = interop.tensor(np.arange(3.0, dtype=np.float32))
+    assert isinstance(t.dtype, np.dtype) and type(t.dtype) is not np.dtype
+    assert interop.float32 == np.float32 and t.dtype == torch.float32
+    assert np.zeros(3, dtype=t.dtype).dtype == np.float32
+    assert torch.zeros(3, dtype=t.dtype).dtype == torch.float32
+    assert says("`isinstance(t.dtype, np.dtype)` holds (xarray, pandas)")
+    assert says("`type(t.dtype)` is not `np.dtype`")
 
 
 def test_an_out_on_another_backend_receives_the_result_as_the_readme_says():
     out = interop.tensor(np.zeros(4))
     assert np.add(_dask(4), 1.0, out=out) is out and out.backend == "numpy"
     np.testing.assert_array_equal(to_numpy(out), to_numpy(_dask(4)) + 1)
-    assert "an `out=` tensor on another backend\n  than the inputs keeps its backend" in README
+    assert says("an `out=` tensor on another backend\n  than the inputs keeps its backend")
 
 
 def test_dlpack_of_a_dask_tensor_computes_once_under_the_policy():
@@ -154,7 +174,7 @@ def test_dlpack_of_a_dask_tensor_computes_once_under_the_policy():
     np.testing.assert_array_equal(got.numpy(), to_numpy(d))
     with interop.config(dask_compute="raise"), pytest.raises(interop.DaskComputeError):
         torch.from_dlpack(d)
-    assert "a Dask tensor is computed once, under `dask_compute`" in README
+    assert says("a Dask tensor is computed once, under `dask_compute`")
 
 
 def test_dtypes_numpy_lacks_raise_unsupported_dtype_error():
@@ -163,8 +183,9 @@ def test_dtypes_numpy_lacks_raise_unsupported_dtype_error():
                  lambda: interop.tensor([1.0], dtype=torch.float8_e5m2)):
         with pytest.raises(interop.errors.UnsupportedDtypeError, match="float8.* is not supported"):
             make()
-    assert "a torch `float8`, `complex32` or\n   sub-byte tensor or dtype (`UnsupportedDtypeError`" \
-        in (ROOT / "docs" / "errors.md").read_text(encoding="utf-8")
+    errors_page = " ".join((ROOT / "docs" / "errors.md").read_text(encoding="utf-8").split())
+    assert says("a torch `float8`, `complex32` or sub-byte tensor or dtype "
+                "(`UnsupportedDtypeError`", errors_page)
 
 
 @pytest.mark.parametrize("backend", ["numpy", "dask"])
