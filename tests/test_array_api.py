@@ -484,3 +484,25 @@ def test_can_cast_is_the_namespaces_own_promotion(from_, to):
     if from_ == to or strict.can_cast(getattr(strict, from_), getattr(strict, to)):
         assert got
     assert xp.can_cast(xp.ones(2, dtype=a), b) == got
+
+
+@pytest.mark.parametrize("shape, rtol_shape", [((1, 2, 2), (1,)), ((2, 1, 2), (2,)),
+                                               ((3, 2, 2, 3), (3, 2)), ((2, 2, 2), ())])
+def test_pinv_with_an_rtol_per_matrix(backend, shape, rtol_shape):
+    """An rtol array broadcast against the batch (the official suite's draw that Dask's
+    per-matrix pinv could not take): NumPy's values, on the input's backend."""
+    rng = np.random.default_rng(0)
+    a, rtol = rng.random(shape), np.full(rtol_shape, 0.3)
+    chunks = {"chunks": (1, *shape[1:])} if backend == "dask" else {}
+    got = interop.array_api.linalg.pinv(interop.tensor(a, backend=backend, **chunks),
+                                        rtol=interop.tensor(rtol, backend=backend))
+    assert got.backend == backend
+    np.testing.assert_allclose(to_numpy(got), np.linalg.pinv(a, rtol=rtol), rtol=1e-10)
+
+
+@pytest.mark.parametrize("axis, error", [((0, 0), ValueError), ((0, -3), ValueError),
+                                         ((0, 5), IndexError)])
+def test_expand_dims_refuses_repeated_and_out_of_range_axes(backend, axis, error):
+    """As the standard and NumPy do (Dask's own raised StopIteration for a repeated axis)."""
+    with pytest.raises(error):
+        interop.array_api.expand_dims(interop.tensor(np.zeros(2), backend=backend), axis=axis)

@@ -179,11 +179,37 @@ def _from_numpy_dask(qualname: str) -> Any:
 def _pinv(x: Any, /, *, rtol: Any = None) -> Any:
     """The standard's default cut-off, max(M, N) * eps of the dtype (NumPy's pinv, which
     Dask's runs per matrix, keeps singular values down to 1e-15 of the largest)."""
+    import dask.array as da
     if x.size == 0:  # an empty batch: NumPy's pinv cannot broadcast an rtol per matrix there
         return x.swapaxes(-1, -2)
     if rtol is None:
         rtol = max(x.shape[-2:]) * np.finfo(x.dtype).eps
-    return _from_numpy_dask("linalg.pinv")(x, rtol=rtol)
+    if not isinstance(rtol, da.Array) and np.ndim(rtol) == 0:
+        return _from_numpy_dask("linalg.pinv")(x, rtol=rtol)
+    # an rtol per matrix: an operand of the batched call, chunked as the batch is
+    whole = x.rechunk({x.ndim - 2: -1, x.ndim - 1: -1})
+    per_matrix = da.broadcast_to(da.asarray(rtol), x.shape[:-2]).rechunk(whole.chunks[:-2])
+    return da.apply_gufunc(_pinv_blocks, "(m,n),()->(n,m)", whole, per_matrix,
+                           output_dtypes=x.dtype)
+
+
+def _pinv_blocks(a: np.ndarray, rtol: np.ndarray) -> np.ndarray:
+    return np.linalg.pinv(a, rtol=rtol)
+
+
+def _expand_dims(x: Any, /, axis: Any = 0) -> Any:
+    """Dask's expand_dims raises StopIteration for a repeated axis; the standard, NumPy's
+    ValueError (and an axis out of range, IndexError)."""
+    import dask.array as da
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = x.ndim + len(axes)
+    placed = [a + ndim if a < 0 else a for a in axes]
+    if any(not 0 <= a < ndim for a in placed):
+        raise IndexError(f"expand_dims: axis {axis} is out of bounds for a result of {ndim} "
+                         "dimensions")
+    if len(set(placed)) != len(placed):
+        raise ValueError(f"expand_dims: repeated axis in {axis}")
+    return da.expand_dims(x, axis)
 
 
 def _from_dlpack(x: Any, /, *, device: Any = None, copy: bool | None = None) -> Any:
@@ -201,6 +227,7 @@ RULES = {
         "take_along_axis", "linalg.det", "linalg.slogdet", "linalg.eigh", "linalg.eigvalsh",
         "linalg.matrix_power")},
     "linalg.pinv": _pinv,
+    "expand_dims": _expand_dims,
     "linalg.cross": _from_numpy_dask("cross"),  # array-api-compat's Dask linalg lacks it
     "linalg.cholesky": _cholesky,
     "linspace": _linspace,
