@@ -14,7 +14,7 @@ import copy
 from typing import Any
 
 from ...core.tensor import Tensor
-from . import aten, boxes
+from . import aten, boxes, saving
 from .boxes import box
 
 _class: list[type] = []  # the TorchTensor class, once made
@@ -91,6 +91,8 @@ class TorchFace:
         self._t = new._t
 
     def __reduce_ex__(self, protocol: int) -> tuple:
+        if saving.saving_with_torch():
+            return saving.torch_reduction(self, protocol)
         attrs = {k: v for k, v in self.__dict__.items() if k != "_t"}  # _is_param
         return (_rebuild, (self._t, self.requires_grad, attrs))
 
