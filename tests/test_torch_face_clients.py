@@ -86,3 +86,79 @@ def test_saving_a_dask_checkpoint_follows_the_compute_policy():
     with interop.config(dask_compute="raise"), pytest.raises(interop.DaskComputeError,
                                                              match="torch.save"):
         torch.save(model.state_dict(), io.BytesIO())
+
+
+# ------------------------------------------------------------------ 3. torch.unique
+UNIQUE_CALLS = {
+    "plain": lambda x: torch.unique(x),
+    "inverse and counts": lambda x: torch.unique(x, return_inverse=True, return_counts=True),
+    "unsorted": lambda x: torch.unique(x, sorted=False, return_counts=True),
+    "dim": lambda x: torch.unique(x.reshape(2, 4), dim=1, return_inverse=True),
+    "consecutive": lambda x: torch.unique_consecutive(x, return_counts=True),
+    "method": lambda x: x.unique(return_inverse=True),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("call", UNIQUE_CALLS.values(), ids=UNIQUE_CALLS.keys())
+def test_unique_as_torch_gives_it(backend, call):
+    values = np.array([3, 1, 2, 3, 1, 5, 5, 0])
+    if backend == "dask" and call is UNIQUE_CALLS["dim"]:  # as on the plain facade
+        with pytest.raises(interop.errors.BackendLacksError, match="unique"):
+            call(face(values, backend))
+        return
+    got, expected = call(face(values, backend)), call(torch.from_numpy(values))
+    for g, e in zip(*(r if isinstance(r, tuple) else (r,) for r in (got, expected)),
+                    strict=True):
+        check(g, e, backend)
+
+
+def test_binary_auroc_as_torchmetrics_computes_it():
+    """torchmetrics' ``binary_auroc`` (not in CI): thresholds from ``torch.unique``, rates
+    from masking and ``cumsum``, the area by ``torch.trapz``."""
+    def auroc(preds, target):
+        thresholds = torch.unique(preds).flip(0)
+        tps = ((preds[None] >= thresholds[:, None]) & (target[None] == 1)).sum(1)
+        fps = ((preds[None] >= thresholds[:, None]) & (target[None] == 0)).sum(1)
+        tpr = torch.cat([tps.new_zeros(1), tps]) / (target == 1).sum()
+        fpr = torch.cat([fps.new_zeros(1), fps]) / (target == 0).sum()
+        return torch.trapz(tpr, fpr)
+    preds, target = np.array([0.1, 0.4, 0.35, 0.8, 0.7, 0.2]), np.array([0, 0, 1, 1, 1, 0])
+    expected = auroc(torch.from_numpy(preds), torch.from_numpy(target))
+    for backend in BACKENDS:
+        check(auroc(face(preds, backend), face(target, backend)), expected, backend)
+
+
+# ------------------------------------------------------------------ 5. masking on Dask
+MASKING = {
+    "x[x > 0.5]": lambda x: x[x > 0.5],
+    "torch.nonzero": lambda x: torch.nonzero(x > 0.5),
+    "masked_select": lambda x: torch.masked_select(x, x < 0.3),
+    "unique": lambda x: torch.unique((x * 4).round()),
+}
+
+
+@pytest.mark.parametrize("call", MASKING.values(), ids=MASKING.keys())
+def test_masking_on_dask_learns_the_sizes_in_one_compute(call):
+    values = np.linspace(0, 1, 12).reshape(3, 4)
+    x = face(values, "dask")
+    with counting.ComputeCounter() as counter:
+        got = call(x)
+    assert counter.count == 1  # the sizes, as dask's compute_chunk_sizes() learns them
+    check(got, call(torch.from_numpy(values)), "dask")
+    with interop.config(dask_compute="raise"), pytest.raises(interop.UnknownShapeError,
+                                                             match="compute_chunk_sizes"):
+        call(x)
+
+
+def test_pearson_corrcoef_as_torchmetrics_computes_it_on_dask():
+    """torchmetrics' ``pearson_corrcoef`` (not in CI) drops NaN pairs by masking."""
+    def pearson(preds, target):
+        keep = ~(preds.isnan() | target.isnan())
+        p, t = preds[keep], target[keep]
+        p, t = p - p.mean(), t - t.mean()
+        return (p * t).sum() / (p.norm() * t.norm())
+    preds = np.array([0.1, np.nan, 0.4, 0.9, 0.3, 0.7])
+    target = np.array([0.2, 0.5, 0.3, 1.0, np.nan, 0.6])
+    check(pearson(face(preds, "dask"), face(target, "dask")),
+          pearson(torch.from_numpy(preds), torch.from_numpy(target)), "dask")
