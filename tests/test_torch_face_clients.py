@@ -162,3 +162,57 @@ def test_pearson_corrcoef_as_torchmetrics_computes_it_on_dask():
     target = np.array([0.2, 0.5, 0.3, 1.0, np.nan, 0.6])
     check(pearson(face(preds, "dask"), face(target, "dask")),
           pearson(torch.from_numpy(preds), torch.from_numpy(target)), "dask")
+
+
+# ------------------------------------------------------------------ 2. fused attention
+def _on(x: torch.Tensor, backend: str):
+    return face(x.numpy(), backend) if isinstance(x, torch.Tensor) else x
+
+
+ATTENTION_MASKS = {
+    "none": {},
+    "no weights": {"need_weights": False},
+    "key padding": {"key_padding_mask": torch.tensor([[False, False, True],
+                                                      [False, True, True]])},
+    "causal, per head": {"attn_mask": torch.ones(3, 3, dtype=torch.bool).triu(1),
+                         "average_attn_weights": False},
+    "both, additive": {"attn_mask": torch.linspace(-1, 0, 9).reshape(3, 3).double(),
+                       "key_padding_mask": torch.tensor([[0.0, 0.0, -9.0],
+                                                         [0.0, -1.0, 0.0]]).double()},
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("masks", ATTENTION_MASKS.values(), ids=ATTENTION_MASKS.keys())
+def test_multihead_attention_in_eval_mode_runs_the_fused_kernel(backend, masks):
+    """nn.MultiheadAttention's eval fast path (torchvision's VisionTransformer's blocks)."""
+    from interop.surfaces.torch_face import aten
+    torch.manual_seed(0)
+    reference = torch.nn.MultiheadAttention(8, 2, batch_first=True).double().eval()
+    model = interop.to_backend(copy.deepcopy(reference), backend)
+    x = torch.randn(2, 3, 8, dtype=torch.float64)
+    fx = _on(x, backend)
+    with torch.no_grad():
+        got = model(fx, fx, fx, **{k: _on(v, backend) for k, v in masks.items()})
+        expected = reference(x, x, x, **masks)
+    assert torch.ops.aten._native_multi_head_attention.default in aten.HANDLERS
+    check(got[0], expected[0], backend, 1e-10)
+    if expected[1] is None:
+        assert got[1] is None
+    else:
+        check(got[1], expected[1], backend, 1e-10)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_transformer_encoder_layer_in_eval_mode(backend, norm_first):
+    torch.manual_seed(0)
+    reference = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True,
+                                                 norm_first=norm_first, activation="gelu")
+    reference = reference.double().eval()
+    model = interop.to_backend(copy.deepcopy(reference), backend)
+    x = torch.randn(2, 3, 8, dtype=torch.float64)
+    padding = torch.tensor([[False, False, True], [False, False, False]])
+    with torch.no_grad():
+        check(model(_on(x, backend), src_key_padding_mask=_on(padding, backend)),
+              reference(x, src_key_padding_mask=padding), backend, 1e-10)
