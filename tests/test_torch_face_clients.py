@@ -216,3 +216,36 @@ def test_transformer_encoder_layer_in_eval_mode(backend, norm_first):
     with torch.no_grad():
         check(model(_on(x, backend), src_key_padding_mask=_on(padding, backend)),
               reference(x, src_key_padding_mask=padding), backend, 1e-10)
+
+
+# ------------------------------------------------------------------ 6. data_ptr
+def _aliasing(x) -> np.ndarray:
+    """Which of a family of tensors made from ``x`` have equal ``data_ptr()``s."""
+    family = [x, x.clone(), x[0], x[1], x.view(-1), x.detach(), x.t(), x[:, 1], x + 0]
+    return np.array([[p.data_ptr() == q.data_ptr() for q in family] for p in family])
+
+
+def test_data_ptr_tells_aliasing_as_torch_does():
+    values = np.arange(6.0).reshape(2, 3)
+    expected = _aliasing(torch.from_numpy(values.copy()))
+    assert not expected.all()  # torch's own answer: views of the same start only
+    np.testing.assert_array_equal(_aliasing(face(values, "numpy")), expected)
+    x = face(values, "numpy")
+    assert x.data_ptr() == x.as_interop().raw.ctypes.data
+
+
+def test_data_ptr_of_lazy_tensors_is_distinct_for_distinct_tensors():
+    """A Dask tensor has no memory: faces over one interop tensor agree (detach, alias), other
+    tensors differ (views too: where they start is not known), in-place writes keep it."""
+    x = face(np.arange(6.0).reshape(2, 3), "dask")
+    got = _aliasing(x)
+    np.testing.assert_array_equal(got, np.eye(len(got), dtype=bool) | _detached_pairs(len(got)))
+    before = x.data_ptr()
+    x.add_(1)
+    assert x.data_ptr() == before != 0
+
+
+def _detached_pairs(n: int) -> np.ndarray:
+    pairs = np.zeros((n, n), dtype=bool)
+    pairs[0, 5] = pairs[5, 0] = True  # x and x.detach()
+    return pairs

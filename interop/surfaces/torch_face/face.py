@@ -14,7 +14,7 @@ import copy
 from typing import Any
 
 from ...core.tensor import Tensor
-from . import aten, boxes, saving
+from . import addresses, aten, boxes, saving
 from .boxes import box
 
 _class: list[type] = []  # the TorchTensor class, once made
@@ -79,6 +79,10 @@ class TorchFace:
 
     def tolist(self) -> Any:
         return self._t.tolist()
+
+    def data_ptr(self) -> int:
+        """The address of the first element in the backend's memory (``addresses``)."""
+        return addresses.data_ptr(self._t)
 
     @property
     def data(self) -> Any:
