@@ -6,6 +6,7 @@ tensors; torchvision's and torchaudio's calls, which CI lacks, are reproduced wi
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import io
 
@@ -249,3 +250,34 @@ def _detached_pairs(n: int) -> np.ndarray:
     pairs = np.zeros((n, n), dtype=bool)
     pairs[0, 5] = pairs[5, 0] = True  # x and x.detach()
     return pairs
+
+
+# ------------------------------------------------------------------ 4. spectrograms on Dask
+def _mel_spectrogram(wave, window, filterbank):
+    """torchaudio's ``MelSpectrogram`` (not in CI), as it calls torch: a power spectrogram from
+    ``torch.stft`` (reflect-padded frames), then the mel filter bank, then the log (``MFCC``'s
+    first steps)."""
+    spec = torch.stft(wave, 64, hop_length=16, window=window, center=True, pad_mode="reflect",
+                      normalized=False, onesided=True, return_complex=True).abs().pow(2.0)
+    return torch.log(torch.matmul(spec.transpose(-1, -2), filterbank).transpose(-1, -2) + 1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_stft_and_a_mel_spectrogram_on_the_backend(backend):
+    wave = (np.sin(np.linspace(0, 60, 600)) + np.linspace(0, 1, 600)).reshape(2, 300)
+    window, filterbank = torch.hann_window(64, dtype=torch.float64), torch.rand(33, 8).double()
+    expected = _mel_spectrogram(torch.from_numpy(wave), window, filterbank)
+    with counting.lazily() if backend == "dask" else contextlib.nullcontext():
+        got = _mel_spectrogram(face(wave, backend), _on(window, backend), _on(filterbank, backend))
+    check(got, expected, backend, 1e-9)
+
+
+def test_stft_gradients_on_dask():
+    wave = np.cos(np.linspace(0, 30, 256))
+    x = face(wave, "dask", requires_grad=True)
+    torch.stft(x, 32, hop_length=8, window=_on(torch.hann_window(32).double(), "dask"),
+               return_complex=True).abs().sum().backward()
+    reference = torch.from_numpy(wave.copy()).requires_grad_()
+    torch.stft(reference, 32, hop_length=8, window=torch.hann_window(32).double(),
+               return_complex=True).abs().sum().backward()
+    check(x.grad, reference.grad, "dask", 1e-9)

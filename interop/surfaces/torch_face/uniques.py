@@ -33,8 +33,8 @@ def unique(input: Any, sorted: bool = True, return_inverse: bool = False) -> tup
     return unique2(input, sorted, return_inverse)[:2]
 
 
-def unique_dim(input: Any, dim: int, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
-               return_counts: bool = False) -> tuple:
+def unique_dim(input: Any, dim: int, sorted: bool = True,  # noqa: A002
+               return_inverse: bool = False, return_counts: bool = False) -> tuple:
     """``aten.unique_dim``: the distinct slices along ``dim`` (ATen gives inverse and counts
     always)."""
     return record("torch.unique")(input, sorted, True, True, dim)
