@@ -191,7 +191,8 @@ def _agreement(func: Any, entry: Op) -> Callable | None | bool:
     covered: set[str] = set()
     for i, arg in enumerate(func._schema.arguments):
         name = arg.name
-        if i == 0 and name in ("self", "input") and params and params[0].kind in _POSITIONAL:
+        if i == 0 and name in ("self", "input", "x") and params and \
+                params[0].kind in _POSITIONAL:
             name = params[0].name  # the operand, whatever the record calls it (input, A, x)
         elif name == "self" and "self" not in by_name:
             name = "input"
