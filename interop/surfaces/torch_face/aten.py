@@ -155,9 +155,10 @@ def _from_functional(func: Any) -> Handler | None:
     if run in _REFUSALS:
         return None  # nothing runs the functional form either: the in-place one is refused
     aliases = functional._schema.returns[0].alias_info is not None
+    complete = _with_defaults(func)  # the in-place form's defaults (bernoulli_'s p=0.5)
 
     def run_inplace(args: tuple, kwargs: dict) -> Any:
-        target, out = args[0], run(args, kwargs)
+        target, out = args[0], run(*complete(args, list(args), kwargs))
         if aliases:  # its own interop tensor now: others sharing the old one keep their shape
             target._t = out._t
             boxes.restate(target)

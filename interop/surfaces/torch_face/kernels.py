@@ -69,6 +69,14 @@ def resize(input: Any, size: Any, memory_format: Any = None) -> Any:
     return resize_(record("torch.clone")(input), size)
 
 
+def repeat_interleave(repeats: Any, *, output_size: Any = None) -> Any:
+    """``aten.repeat_interleave.Tensor``: each index ``i`` repeated ``repeats[i]`` times (the
+    gather torch.repeat_interleave's composite then makes)."""
+    indices = record("torch.arange")(int(repeats.shape[0]), dtype=repeats.dtype,
+                                     device=repeats.device)
+    return record("torch.repeat_interleave")(indices, repeats, 0, output_size=output_size)
+
+
 def spherical_bessel_j0(x: Any) -> Any:
     """``prims.spherical_bessel_j0``, which torch.special's reference calls."""
     return record("torch.special.spherical_bessel_j0")(x)
@@ -80,4 +88,5 @@ ADAPTERS: dict[str, Callable[..., Any]] = {
     "aten.linalg_pinv.atol_rtol_float": linalg_pinv,
     "aten.linalg_pinv.atol_rtol_tensor": linalg_pinv, "aten.randint_like": randint_like,
     "aten.resize_.default": resize_, "aten.resize.default": resize,
+    "aten.repeat_interleave.Tensor": repeat_interleave,
     "prims.spherical_bessel_j0": spherical_bessel_j0}
