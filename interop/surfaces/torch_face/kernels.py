@@ -77,6 +77,19 @@ def repeat_interleave(repeats: Any, *, output_size: Any = None) -> Any:
     return record("torch.repeat_interleave")(indices, repeats, 0, output_size=output_size)
 
 
+def embedding_renorm_(weight: Any, indices: Any, max_norm: float, norm_type: float) -> Any:
+    """``aten.embedding_renorm_`` (F.embedding's ``max_norm=``): the rows ``indices`` name
+    whose norm exceeds ``max_norm`` scaled in place to ``max_norm`` (torch's 1e-7 guard)."""
+    rows = int(weight.shape[0])
+    named = record("torch.isin")(record("torch.arange")(rows, device=weight.device),
+                                 record("torch.Tensor.reshape")(indices, (-1,)))
+    norms = record("torch.linalg.vector_norm")(weight, norm_type, dim=1, keepdim=True)
+    over = record("torch.logical_and")(record("torch.unsqueeze")(named, 1),
+                                       record("torch.gt")(norms, max_norm))
+    scale = record("torch.where")(over, max_norm / (norms + 1e-7), 1.0)
+    return record("torch.Tensor.mul_")(weight, scale)
+
+
 def spherical_bessel_j0(x: Any) -> Any:
     """``prims.spherical_bessel_j0``, which torch.special's reference calls."""
     return record("torch.special.spherical_bessel_j0")(x)
@@ -89,4 +102,5 @@ ADAPTERS: dict[str, Callable[..., Any]] = {
     "aten.linalg_pinv.atol_rtol_tensor": linalg_pinv, "aten.randint_like": randint_like,
     "aten.resize_.default": resize_, "aten.resize.default": resize,
     "aten.repeat_interleave.Tensor": repeat_interleave,
+    "aten.embedding_renorm_.default": embedding_renorm_,
     "prims.spherical_bessel_j0": spherical_bessel_j0}
