@@ -281,3 +281,47 @@ def test_stft_gradients_on_dask():
     torch.stft(reference, 32, hop_length=8, window=torch.hann_window(32).double(),
                return_complex=True).abs().sum().backward()
     check(x.grad, reference.grad, "dask", 1e-9)
+
+
+# ------------------------------------------------------------------ 7. torch.compile
+def _clamped_index(x):
+    """torchvision's ``roi_align`` Python path (``torch.compile(dynamic=True)``, not in CI):
+    an index clamped against a size read from the tensor."""
+    height = x.size(-1)
+    low = x.clamp(min=0).int()
+    return torch.where(low >= height - 1, height - 1, low + 1)
+
+
+@pytest.fixture
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+@pytest.mark.usefixtures("fresh_dynamo")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_torch_compile_runs_the_face_operations_eagerly(backend):
+    """Dynamo breaks the graph at each TorchTensor operation and runs it; interop's dispatch
+    is run, never traced (tracing it failed inside Dynamo)."""
+    values = np.linspace(-1, 6, 12).reshape(2, 6)
+    got = torch.compile(_clamped_index, dynamic=False)(face(values, backend))
+    check(got, _clamped_index(torch.from_numpy(values)), backend)
+
+
+@pytest.mark.usefixtures("fresh_dynamo")
+def test_dynamic_compile_runs_under_the_eager_stance():
+    """With ``dynamic=True`` Dynamo compares a TorchTensor with a symbolic size by
+    ``op(object(), None)`` (torch/_dynamo/variables/builtin.py), a TypeError for ``>=``:
+    ``torch.compiler.set_stance("force_eager")`` runs the compiled function as written."""
+    values = np.linspace(-1, 6, 12).reshape(2, 6)
+    compiled = torch.compile(_clamped_index, dynamic=True)
+    try:
+        got = compiled(face(values, "numpy"))
+    except torch._dynamo.exc.InternalTorchDynamoError as exc:  # torch 2.13's Dynamo
+        assert "not supported between instances of 'object' and 'NoneType'" in str(exc)
+    else:
+        check(got, _clamped_index(torch.from_numpy(values)), "numpy")
+    with torch.compiler.set_stance("force_eager"):
+        got = compiled(face(values, "numpy"))
+    check(got, _clamped_index(torch.from_numpy(values)), "numpy")

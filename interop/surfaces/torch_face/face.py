@@ -14,7 +14,7 @@ import copy
 from typing import Any
 
 from ...core.tensor import Tensor
-from . import addresses, aten, boxes, saving
+from . import addresses, aten, boxes, compiling, saving
 from .boxes import box
 
 _class: list[type] = []  # the TorchTensor class, once made
@@ -30,6 +30,7 @@ def torch_tensor_class() -> type:
             "__torch_function__": torch._C._disabled_torch_function_impl})
         _class.append(cls)
         boxes.bind(cls, torch)
+        compiling.run_not_traced(TorchFace.__torch_dispatch__)
     return _class[0]
 
 
