@@ -283,6 +283,22 @@ def test_stft_and_a_mel_spectrogram_on_the_backend(backend):
     check(got, expected, backend, 1e-9)
 
 
+@pytest.mark.parametrize(("size", "stride", "offset"), [
+    ((2, 3, 3, 4), (30, 10, 3, 1), 0),  # windows along the last axis: unfold
+    ((2, 3, 2, 4), (30, 10, 3, 1), 0),  # fewer windows than fit
+    ((2, 3, 4), (30, 10, 2), 0),  # any other view: gathered
+    ((5,), (7,), 1),
+])
+def test_as_strided_on_dask(size, stride, offset):
+    values = np.arange(60.0).reshape(2, 3, 10)
+    expected = torch.as_strided(torch.from_numpy(values), size, stride, offset)
+    with counting.lazily():
+        got = torch.as_strided(face(values, "dask"), size, stride, offset)
+    check(got, expected, "dask")
+    with pytest.raises(RuntimeError, match="as_strided"):
+        torch.as_strided(face(values, "dask"), (4, 4), (20, 1), 0)  # past the end
+
+
 def test_stft_gradients_on_dask():
     wave = np.cos(np.linspace(0, 30, 256))
     x = face(wave, "dask", requires_grad=True)

@@ -1,5 +1,6 @@
-"""``aten.as_strided`` on a lazy backend, which has no buffer to stride over: the elements the
-view would reach, gathered from the tensor's values in torch's order (a copy, not a view).
+"""``aten.as_strided`` on a lazy backend, which has no buffer to stride over: windows along the
+last axis (``unfold``: the backend's sliding windows), else the elements the view would reach
+gathered from the tensor's values in torch's order (a copy, not a view).
 
 torch's decompositions frame signals with it (``torch.stft``'s windows, which torchaudio's
 ``Spectrogram``, ``MelSpectrogram`` and ``MFCC`` reach): ``aten.stft`` is composite, so torch
@@ -29,7 +30,29 @@ def as_strided(input: Any, size: Any, stride: Any, storage_offset: Any = None) -
     except BackendLacksError:
         if not registry.backend_of(input._raw).lazy:
             raise
-    return _gathered(input, tuple(size), tuple(stride), int(storage_offset or 0))
+    size, stride, offset = tuple(size), tuple(stride), int(storage_offset or 0)
+    windows = _windows(tuple(input.shape), size, stride, offset)
+    if windows is not None:
+        count, length, step = windows
+        framed = record("torch.Tensor.unfold")(input, -1, length, step)
+        return record("torch.narrow")(framed, -2, 0, count)
+    return _gathered(input, size, stride, offset)
+
+
+def _windows(shape: tuple, size: tuple, stride: tuple, offset: int) -> tuple | None:
+    """(count, length, step) where the view is ``count`` windows of ``length`` every ``step``
+    along the last axis (``unfold``, the backend's sliding windows: torch.stft's frames),
+    else None."""
+    if offset or not shape or len(size) != len(shape) + 1:
+        return None
+    lead = len(shape) - 1
+    contiguous = tuple(math.prod(shape[i + 1:]) for i in range(lead))
+    count, length = size[lead], size[lead + 1]
+    step, unit = stride[lead], stride[lead + 1]
+    if size[:lead] != shape[:lead] or stride[:lead] != contiguous or unit != 1 or step < 1 \
+            or count < 1 or (count - 1) * step + length > shape[-1]:
+        return None
+    return count, length, step
 
 
 def _gathered(input: Any, size: tuple, stride: tuple, offset: int) -> Any:
