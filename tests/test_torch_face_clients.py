@@ -82,6 +82,27 @@ def test_a_parameter_saves_as_a_parameter_and_pickle_keeps_the_backend():
     assert pickle.loads(pickle.dumps(model[0].weight)).backend == "dask"  # a graph still
 
 
+VIEWS_AND_DTYPES = {
+    "transposed": lambda x: x.t(), "reversed": lambda x: x.flip(0),
+    "strided": lambda x: x[:, ::2], "0-d": lambda x: x.sum(), "bool": lambda x: x > 3,
+    "float32": lambda x: x.float(), "complex64": lambda x: x.to(torch.complex64),
+    "bfloat16": lambda x: x.to(torch.bfloat16),
+}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("make", VIEWS_AND_DTYPES.values(), ids=VIEWS_AND_DTYPES.keys())
+def test_a_checkpoint_holds_views_and_any_dtype(backend, make):
+    if make is VIEWS_AND_DTYPES["bfloat16"]:
+        pytest.importorskip("ml_dtypes")
+    values = np.arange(12.0).reshape(3, 4)
+    buffer = io.BytesIO()
+    torch.save({"v": make(face(values, backend))}, buffer)
+    buffer.seek(0)
+    loaded, expected = torch.load(buffer)["v"], make(torch.from_numpy(values))
+    assert type(loaded) is torch.Tensor and torch.equal(loaded, expected)
+
+
 def test_saving_a_dask_checkpoint_follows_the_compute_policy():
     model = interop.to_backend(_model(), "dask")
     with interop.config(dask_compute="raise"), pytest.raises(interop.DaskComputeError,

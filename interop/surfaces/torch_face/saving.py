@@ -15,8 +15,9 @@ import sys
 from collections import OrderedDict
 from typing import Any
 
+import numpy as np
+
 from ...backends import registry
-from ...core.tensor import to_raw
 from . import boxes
 
 _SAVERS: list[Any] = []  # the code objects of torch.serialization's savers, once looked up
@@ -39,12 +40,21 @@ def saving_with_torch() -> bool:
     return False
 
 
+def _torch_tensor(host: np.ndarray) -> Any:
+    """A CPU torch tensor with ``host``'s values, through its bytes: the same for every dtype
+    (bfloat16 from ml_dtypes, reversed views, 0-d arrays)."""
+    data = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+    if not data.flags.writeable:  # JAX's host values: torch.from_numpy wants writable memory
+        data = data.copy()
+    return boxes.TORCH.from_numpy(data).view(boxes.torch_dtype(host.dtype)).reshape(host.shape)
+
+
 def torch_reduction(face: Any, protocol: int) -> tuple:
     """What ``torch.save`` pickles for ``face``: a torch tensor (a ``Parameter`` where
     ``face`` is one) on the host with its values and ``requires_grad``."""
     raw = face._t._raw
     host = registry.backend_of(raw).to_host(raw, "torch.save of a TorchTensor")
-    values = to_raw(host, backend="torch")
+    values = _torch_tensor(host)
     if getattr(face, "_is_param", False):
         return (boxes.TORCH._utils._rebuild_parameter,
                 (values, face.requires_grad, OrderedDict()))
