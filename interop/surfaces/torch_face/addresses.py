@@ -12,8 +12,6 @@ distinct tensors: whether they start where their base does is not known, so they
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...core.tensor import Tensor
 
 

@@ -14,8 +14,8 @@ from typing import Any
 from ... import dtypes
 from ...backends import registry
 from ...backends.dlpack import foreign_to_raw
-from ...core.tensor import Tensor, make
 from ...config import check_value_read
+from ...core.tensor import Tensor, make
 from ...errors import BackendLacksError, DaskComputeError, UnknownShapeError
 
 TORCH: Any = None
