@@ -305,8 +305,8 @@ def test_stft_and_a_mel_spectrogram_on_the_backend(backend):
 
 
 @pytest.mark.parametrize(("size", "stride", "offset"), [
-    ((2, 3, 3, 4), (30, 10, 3, 1), 0),  # windows along the last axis: unfold
-    ((2, 3, 2, 4), (30, 10, 3, 1), 0),  # fewer windows than fit
+    ((2, 3, 2, 4), (30, 10, 4, 1), 0),  # windows along the last axis: unfold
+    ((2, 3, 2, 3), (30, 10, 4, 1), 0),  # fewer windows than fit, gaps between them
     ((2, 3, 4), (30, 10, 2), 0),  # any other view: gathered
     ((5,), (7,), 1),
 ])
@@ -316,6 +316,11 @@ def test_as_strided_on_dask(size, stride, offset):
     with counting.lazily():
         got = torch.as_strided(face(values, "dask"), size, stride, offset)
     check(got, expected, "dask")
+    reference, x = torch.from_numpy(values.copy()), face(values, "dask")
+    torch.as_strided(reference, size, stride, offset).mul_(-1)
+    with counting.lazily():  # the write is replayed into the tensor, lazily
+        torch.as_strided(x, size, stride, offset).mul_(-1)
+    check(x, reference, "dask")
     with pytest.raises(RuntimeError, match="as_strided"):
         torch.as_strided(face(values, "dask"), (4, 4), (20, 1), 0)  # past the end
 
