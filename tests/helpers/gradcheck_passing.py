@@ -34,6 +34,8 @@ BOTH = [
     'amin',
     'aminmax',
     'angle',
+    'as_strided',
+    'as_strided_copy',
     'asin',
     'asinh',
     'atan',
@@ -502,8 +504,6 @@ BOTH = [
     'zero_',
 ]
 NUMPY_ONLY = [
-    'as_strided',
-    'as_strided_copy',
     'cummax',
     'cummin',
     'linalg.eig',
