@@ -5,14 +5,12 @@
 FACE_XFAIL: dict[str, dict[str, str]] = {  # failing on their first sample (CI)
     'numpy': {
         'histogramdd': "torch.histogramdd's composite reaches aten._histogramdd_bin_edges and _histogramdd_from_bin_cts, kernels no record answers (the record runs torch.histogramdd whole, which the face never sees)",
-        'nn.functional.ctc_loss': 'F.ctc_loss reaches aten._ctc_loss (the loss with its alpha table), which no record answers',
         'nn.functional.linear_cross_entropy.chunked': "the chunked strategy is torch_nn._linear_cross_entropy_batch_chunked, an operator of torch's nn library with neither a decomposition nor a record",
         'nn.functional.linear_cross_entropy.chunked_none': "the chunked strategy is torch_nn._linear_cross_entropy_batch_chunked_no_reduction, an operator of torch's nn library with neither a decomposition nor a record",
         'tensor_split': "with a tensor of indices, torch's C++ composite reads its values from the tensor's storage, which a TorchTensor does not have; pass the indices as a list",
     },
     'dask': {
         'histogramdd': "torch.histogramdd's composite reaches aten._histogramdd_bin_edges and _histogramdd_from_bin_cts, kernels no record answers (the record runs torch.histogramdd whole, which the face never sees)",
-        'nn.functional.ctc_loss': 'F.ctc_loss reaches aten._ctc_loss (the loss with its alpha table), which no record answers',
         'nn.functional.linear_cross_entropy.chunked': "the chunked strategy is torch_nn._linear_cross_entropy_batch_chunked, an operator of torch's nn library with neither a decomposition nor a record",
         'nn.functional.linear_cross_entropy.chunked_none': "the chunked strategy is torch_nn._linear_cross_entropy_batch_chunked_no_reduction, an operator of torch's nn library with neither a decomposition nor a record",
         'tensor_split': "with a tensor of indices, torch's C++ composite reads its values from the tensor's storage, which a TorchTensor does not have; pass the indices as a list",

@@ -1,6 +1,7 @@
 """ATen kernels that torch's composite functions reach under names or argument orders of
 their own (``torch.cdist`` reaches ``_cdist_forward``, ``F.bilinear`` ``_trilinear``,
-``torch.pinverse`` ``linalg_pinv`` with ``atol=0``), as the records of the functions."""
+``torch.pinverse`` ``linalg_pinv`` with ``atol=0``, ``F.ctc_loss`` ``_ctc_loss``), as the
+records of the functions."""
 
 from __future__ import annotations
 
@@ -53,10 +54,9 @@ def linalg_pinv(A: Any, *, atol: Any = None, rtol: Any = None,  # noqa: N803
     return record("torch.linalg.pinv")(A, hermitian=hermitian, atol=atol, rtol=rtol)
 
 
-def randint_like(input: Any, *bounds: Any, generator: Any = None, dtype: Any = None,
-                 **inert: Any) -> Any:
+def randint_like(input: Any, *bounds: Any, dtype: Any = None, **inert: Any) -> Any:
     """``aten.randint_like`` (high; or low, high)."""
-    return record("torch.randint_like")(input, *bounds, generator=generator, dtype=dtype)
+    return record("torch.randint_like")(input, *bounds, dtype=dtype)
 
 
 def resize_(input: Any, size: Any, memory_format: Any = None) -> Any:
@@ -90,6 +90,16 @@ def embedding_renorm_(weight: Any, indices: Any, max_norm: float, norm_type: flo
     return record("torch.Tensor.mul_")(weight, scale)
 
 
+def ctc_loss(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, zero_infinity: bool = False) -> tuple:
+    """``aten._ctc_loss``: (the loss of each sequence, log_alpha).  The record gives the loss,
+    not the alpha table, so log_alpha is empty and ``_ctc_loss_backward`` (which reads it) has
+    no record: gradients of F.ctc_loss are refused naming it."""
+    loss = record("torch.nn.functional.ctc_loss")(log_probs, targets, input_lengths,
+                                                  target_lengths, blank, "none", zero_infinity)
+    return loss, record("torch.Tensor.new_empty")(log_probs, (0,))
+
+
 def spherical_bessel_j0(x: Any) -> Any:
     """``prims.spherical_bessel_j0``, which torch.special's reference calls."""
     return record("torch.special.spherical_bessel_j0")(x)
@@ -99,8 +109,10 @@ ADAPTERS: dict[str, Callable[..., Any]] = {
     "aten._cdist_forward.default": cdist_forward, "aten._pdist_forward.default": pdist_forward,
     "aten._trilinear.default": trilinear, "aten.searchsorted.Tensor": searchsorted,
     "aten.linalg_pinv.atol_rtol_float": linalg_pinv,
-    "aten.linalg_pinv.atol_rtol_tensor": linalg_pinv, "aten.randint_like": randint_like,
+    "aten.linalg_pinv.atol_rtol_tensor": linalg_pinv,
+    "aten.randint_like.default": randint_like, "aten.randint_like.low_dtype": randint_like,
     "aten.resize_.default": resize_, "aten.resize.default": resize,
     "aten.repeat_interleave.Tensor": repeat_interleave,
     "aten.embedding_renorm_.default": embedding_renorm_,
+    "aten._ctc_loss.default": ctc_loss, "aten._ctc_loss.Tensor": ctc_loss,
     "prims.spherical_bessel_j0": spherical_bessel_j0}
