@@ -139,9 +139,10 @@ def test_an_operation_no_record_covers_names_itself_and_the_backend(backend):
         torch.nn.functional.fractional_max_pool2d(x, 2, output_size=3)
 
 
-def test_unknown_dask_sizes_cannot_become_torch_tensors():
+def test_unknown_dask_sizes_are_refused_where_the_policy_forbids_computing_them():
     x = face(X, "dask")
-    with pytest.raises(interop.UnknownShapeError, match="compute_chunk_sizes"):
+    with interop.config(dask_compute="raise"), pytest.raises(interop.UnknownShapeError,
+                                                             match="compute_chunk_sizes"):
         x[x > 0]
 
 

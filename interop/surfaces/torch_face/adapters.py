@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import dtypes
-from . import boxes, fourier, linear_algebra
+from . import boxes, fourier, kernels, linear_algebra, strided, uniques
 from .records import record
 
 
@@ -135,6 +135,9 @@ def _adaptive_avg_pool(n: int) -> Callable[..., Any]:
 ADAPTERS: dict[str, Callable[..., Any]] = {
     **fourier.ADAPTERS,
     **linear_algebra.ADAPTERS,
+    **uniques.ADAPTERS,
+    **strided.ADAPTERS,
+    **kernels.ADAPTERS,
     "aten.arange": arange,
     "aten.index.Tensor": index,
     "aten.scalar_tensor": scalar_tensor,

@@ -155,9 +155,10 @@ def _from_functional(func: Any) -> Handler | None:
     if run in _REFUSALS:
         return None  # nothing runs the functional form either: the in-place one is refused
     aliases = functional._schema.returns[0].alias_info is not None
+    complete = _with_defaults(func)  # the in-place form's defaults (bernoulli_'s p=0.5)
 
     def run_inplace(args: tuple, kwargs: dict) -> Any:
-        target, out = args[0], run(args, kwargs)
+        target, out = args[0], run(*complete(args, list(args), kwargs))
         if aliases:  # its own interop tensor now: others sharing the old one keep their shape
             target._t = out._t
             boxes.restate(target)
@@ -191,7 +192,8 @@ def _agreement(func: Any, entry: Op) -> Callable | None | bool:
     covered: set[str] = set()
     for i, arg in enumerate(func._schema.arguments):
         name = arg.name
-        if i == 0 and name in ("self", "input") and params and params[0].kind in _POSITIONAL:
+        if i == 0 and name in ("self", "input", "x") and params and \
+                params[0].kind in _POSITIONAL:
             name = params[0].name  # the operand, whatever the record calls it (input, A, x)
         elif name == "self" and "self" not in by_name:
             name = "input"

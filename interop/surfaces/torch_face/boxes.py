@@ -14,8 +14,9 @@ from typing import Any
 from ... import dtypes
 from ...backends import registry
 from ...backends.dlpack import foreign_to_raw
+from ...config import check_value_read
 from ...core.tensor import Tensor, make
-from ...errors import UnknownShapeError
+from ...errors import BackendLacksError, DaskComputeError, UnknownShapeError
 
 TORCH: Any = None
 """The torch module, once the face is made (``bind``): nothing here imports torch."""
@@ -97,14 +98,32 @@ def box(t: Tensor, requires_grad: bool = False) -> Any:
             TorchTensor, raw.shape, strides=element_strides(raw), dtype=dtype, device=device,
             requires_grad=requires_grad)
     except TypeError:
-        if any(n != n for n in raw.shape):
-            raise UnknownShapeError(
-                f"interop.TorchTensor: a lazy tensor of unknown size {tuple(raw.shape)} (from "
-                "boolean masking, unique or nonzero) cannot be a torch tensor, whose sizes are "
-                "known; call t.compute_chunk_sizes() first") from None
-        raise
+        if not any(n != n for n in raw.shape):
+            raise
+        learn_sizes(t)
+        return box(t, requires_grad)
     obj._t = t
     return obj
+
+
+def learn_sizes(t: Tensor) -> None:
+    """Sizes a lazy tensor does not know yet (from boolean masking, ``unique``, ``nonzero``)
+    learned in place, as Dask's ``compute_chunk_sizes`` does: torch's sizes must be known.
+    It is a compute, so ``interop.config(dask_compute=...)`` decides; where it forbids one, or
+    the backend cannot learn them, the error says how to."""
+    raw = t._raw
+    shape = tuple(raw.shape)
+    unknown = (f"interop.TorchTensor: a lazy tensor of unknown size {shape} (from boolean "
+               "masking, unique or nonzero) cannot be a torch tensor, whose sizes are known")
+    try:
+        check_value_read("making a torch tensor of it",
+                         f"the chunk sizes of a lazy tensor of shape {shape}")
+        registry.backend_of(raw).compute_chunk_sizes(raw)
+    except DaskComputeError as exc:
+        raise UnknownShapeError(f"{unknown}; call t.compute_chunk_sizes() first ({exc})") \
+            from None
+    except BackendLacksError:
+        raise UnknownShapeError(f"{unknown}; compute it first (t.compute())") from None
 
 
 def restate(face: Any) -> None:

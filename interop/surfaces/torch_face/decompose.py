@@ -13,16 +13,17 @@ from collections.abc import Callable
 from typing import Any
 
 from ...core.tensor import Tensor, make, to_raw
-from . import boxes
+from . import attention, boxes
 
 Handler = Callable[[tuple, dict], Any]
 _mode_class: list[type] = []
 
 
 def _decomposition(func: Any) -> Callable | None:
+    """The face's own decomposition of ``func`` (``attention``), else torch's."""
     import torch
     from torch._decomp import decomposition_table
-    found = decomposition_table.get(func)
+    found = attention.DECOMPOSITIONS.get(str(func)) or decomposition_table.get(func)
     if found is None and torch._C._dispatch_has_kernel_for_dispatch_key(
             func.name(), "CompositeImplicitAutograd"):
         found = func.decompose

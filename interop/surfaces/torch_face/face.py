@@ -14,7 +14,7 @@ import copy
 from typing import Any
 
 from ...core.tensor import Tensor
-from . import aten, boxes
+from . import addresses, aten, boxes, compiling, saving
 from .boxes import box
 
 _class: list[type] = []  # the TorchTensor class, once made
@@ -30,6 +30,7 @@ def torch_tensor_class() -> type:
             "__torch_function__": torch._C._disabled_torch_function_impl})
         _class.append(cls)
         boxes.bind(cls, torch)
+        compiling.run_not_traced(TorchFace.__torch_dispatch__)
     return _class[0]
 
 
@@ -80,6 +81,10 @@ class TorchFace:
     def tolist(self) -> Any:
         return self._t.tolist()
 
+    def data_ptr(self) -> int:
+        """The address of the first element in the backend's memory (``addresses``)."""
+        return addresses.data_ptr(self._t)
+
     @property
     def data(self) -> Any:
         """The same data without autograd history (shared: writes reach this tensor)."""
@@ -91,6 +96,8 @@ class TorchFace:
         self._t = new._t
 
     def __reduce_ex__(self, protocol: int) -> tuple:
+        if saving.saving_with_torch():
+            return saving.torch_reduction(self, protocol)
         attrs = {k: v for k, v in self.__dict__.items() if k != "_t"}  # _is_param
         return (_rebuild, (self._t, self.requires_grad, attrs))
 

@@ -1,0 +1,61 @@
+"""``torch.save`` of TorchTensors: the values as torch's own tensors, which
+``torch.load(weights_only=True)`` (torch's default) accepts.
+
+A plain ``pickle`` of a TorchTensor keeps its backend (a Dask tensor its graph: workers and
+copies go on lazily); a checkpoint is for another process, maybe without interop, and torch's
+safe loader admits only torch's own tensor classes.  Python's pickle tells ``__reduce_ex__``
+nothing about the pickler, so the face asks whether ``torch.save`` is on the stack (its C
+pickler leaves no frames in between).  The values are read through the backend's value-read
+gate: a Dask tensor is computed once, under ``interop.config(dask_compute=...)``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from ...backends import registry
+from . import boxes
+
+_SAVERS: list[Any] = []  # the code objects of torch.serialization's savers, once looked up
+_DEPTH = 64  # frames searched: the pickle module's own (a Python pickler), then torch.save
+
+
+def saving_with_torch() -> bool:
+    """True while ``torch.save`` (the zip format or the legacy one) is pickling."""
+    if not _SAVERS:
+        serialization = boxes.TORCH.serialization
+        _SAVERS.extend(getattr(serialization, name).__code__
+                       for name in ("_save", "_legacy_save") if hasattr(serialization, name))
+    frame = sys._getframe(2)
+    for _ in range(_DEPTH):
+        if frame is None:
+            return False
+        if frame.f_code in _SAVERS:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _torch_tensor(host: np.ndarray) -> Any:
+    """A CPU torch tensor with ``host``'s values, through its bytes: the same for every dtype
+    (bfloat16 from ml_dtypes, reversed views, 0-d arrays)."""
+    data = np.ascontiguousarray(host).reshape(-1).view(np.uint8)
+    if not data.flags.writeable:  # JAX's host values: torch.from_numpy wants writable memory
+        data = data.copy()
+    return boxes.TORCH.from_numpy(data).view(boxes.torch_dtype(host.dtype)).reshape(host.shape)
+
+
+def torch_reduction(face: Any, protocol: int) -> tuple:
+    """What ``torch.save`` pickles for ``face``: a torch tensor (a ``Parameter`` where
+    ``face`` is one) on the host with its values and ``requires_grad``."""
+    raw = face._t._raw
+    host = registry.backend_of(raw).to_host(raw, "torch.save of a TorchTensor")
+    values = _torch_tensor(host)
+    if getattr(face, "_is_param", False):
+        return (boxes.TORCH._utils._rebuild_parameter,
+                (values, face.requires_grad, OrderedDict()))
+    return values.requires_grad_(face.requires_grad and face.is_leaf).__reduce_ex__(protocol)
