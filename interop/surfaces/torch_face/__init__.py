@@ -19,4 +19,4 @@ __all__ = ["as_torch", "install", "to_backend", "torch_tensor_class"]
 
 def install(tensor_cls: type[Tensor]) -> None:
     """Put ``as_torch`` on ``tensor_cls``."""
-    tensor_cls.as_torch = as_torch
+    tensor_cls.as_torch = as_torch  # type: ignore[method-assign,assignment]  # (installed here)

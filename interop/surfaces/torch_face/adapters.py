@@ -14,7 +14,6 @@ from ... import dtypes
 from . import boxes, fourier, kernels, linear_algebra, strided, uniques
 from .records import record
 
-
 # ------------------------------------------------------------------ inert argument values
 INERT = frozenset({"layout", "pin_memory", "memory_format", "non_blocking", "requires_grad",
                    "implicit"})

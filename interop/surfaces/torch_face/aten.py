@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from ...core.dispatch import make_public
 from ...ops import TABLE, TORCH_NAMES
@@ -90,7 +90,7 @@ def _boxing(func: Any, call: Callable[..., Any], arguments: Callable | None = No
         out = call(*iargs, **ikwargs)
         if written is None:
             return boxed(out)
-        target = kwargs[written] if type(written) is str else args[written]
+        target = kwargs[written] if isinstance(written, str) else args[written]
         if type(target) is boxes.TorchTensor and target.shape != target._t._raw.shape:
             boxes.restate(target)  # squeeze_, resize_, an out= resized: torch's sizes too
         return target
@@ -178,7 +178,7 @@ def _record_parameters(entry: Op) -> list[inspect.Parameter]:
 _POSITIONAL = (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)
 
 
-def _agreement(func: Any, entry: Op) -> Callable | None | bool:
+def _agreement(func: Any, entry: Op) -> Callable | None | Literal[False]:
     """How ``func``'s arguments reach ``entry``'s implementation: None when they go as they
     come (the names agree, position by position); a function reshaping them (keywords the
     record takes by name, a list of tensors spread over ``*tensors``, inert values dropped,

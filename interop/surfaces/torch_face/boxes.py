@@ -65,7 +65,7 @@ def element_strides(raw: Any) -> tuple | None:
     if strides is None or 0 in raw.shape:
         return None
     key = (strides, raw.itemsize)
-    found = _strides.get(key, _UNSEEN)
+    found: Any = _strides.get(key, _UNSEEN)
     if found is _UNSEEN:
         size = raw.itemsize
         found = None if any(s < 0 or s % size for s in strides) else \

@@ -23,7 +23,7 @@ def _decomposition(func: Any) -> Callable | None:
     """The face's own decomposition of ``func`` (``attention``), else torch's."""
     import torch
     from torch._decomp import decomposition_table
-    found = attention.DECOMPOSITIONS.get(str(func)) or decomposition_table.get(func)
+    found: Any = attention.DECOMPOSITIONS.get(str(func)) or decomposition_table.get(func)
     if found is None and torch._C._dispatch_has_kernel_for_dispatch_key(
             func.name(), "CompositeImplicitAutograd"):
         found = func.decompose

@@ -11,7 +11,7 @@ first asked for (``torch_tensor_class``), so ``import interop`` needs no torch.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, SupportsIndex
 
 from ...core.tensor import Tensor
 from . import addresses, aten, boxes, compiling, saving
@@ -49,6 +49,9 @@ class TorchFace:
     ``x.as_interop()`` gives the interop tensor back.  Made by ``t.as_torch()``."""
 
     _t: Tensor
+    requires_grad: bool  # (torch.Tensor's, which the class made from this one derives from)
+    is_leaf: bool
+    grad: Any
 
     @classmethod
     def __torch_dispatch__(cls, func: Any, types: Any, args: tuple = (),
@@ -95,9 +98,9 @@ class TorchFace:
         boxes.TORCH._C.TensorBase.data.__set__(self, new)  # torch's metadata
         self._t = new._t
 
-    def __reduce_ex__(self, protocol: int) -> tuple:
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple:
         if saving.saving_with_torch():
-            return saving.torch_reduction(self, protocol)
+            return saving.torch_reduction(self, int(protocol))
         attrs = {k: v for k, v in self.__dict__.items() if k != "_t"}  # _is_param
         return (_rebuild, (self._t, self.requires_grad, attrs))
 
