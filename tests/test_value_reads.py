@@ -138,6 +138,13 @@ def _more_samples():
         # what torch's modules and distributions call
         "normal": lambda: torch.normal(d, 1.0),
         "bernoulli": lambda: torch.bernoulli(d.clamp(0, 1)),
+        # what torch.nn.init calls on a module's weights
+        "uniform": lambda: lazy(M).uniform_(-1.0, 1.0),
+        "normal_fill": lambda: lazy(M).normal_(0.0, 2.0),
+        "log_normal": lambda: lazy(M).log_normal_(),
+        "exponential": lambda: lazy(M).exponential_(2.0),
+        "cauchy": lambda: lazy(M).cauchy_(),
+        "geometric": lambda: lazy(M).geometric_(0.5),
         "embedding_bag": lambda: F.embedding_bag(i, d),
         "ctc_loss": lambda: F.ctc_loss(lazy(STEPS).log_softmax(2), i, (3, 3), (3, 2)),
         "ctc_loss_reduction_code": lambda: torch.ctc_loss(lazy(STEPS).log_softmax(2), i,

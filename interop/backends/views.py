@@ -71,7 +71,7 @@ def _cell(raw: Any, create: bool = False) -> dict | None:
     if not create:
         return None
     entries: dict = {}
-    _CELLS[key] = (weakref.ref(raw, functools.partial(_forget, key)), entries)
+    _CELLS[key] = (weakref.ref(raw, functools.partial(_forget, _CELLS, key)), entries)
     return entries
 
 
@@ -221,9 +221,10 @@ def _forward(index: Any, shape: tuple, flip: Callable[[Any, tuple], Any] | None 
     return forward, undo
 
 
-def _forget(key: int, _: Any) -> None:
-    """The entries of an array that is gone (a weakref's callback)."""
-    _CELLS.pop(key, None)
+def _forget(cells: dict, key: int, _: Any) -> None:
+    """The entries of an array that is gone (a weakref's callback; ``cells`` held, since the
+    module's names may be gone when the interpreter exits)."""
+    cells.pop(key, None)
 
 
 def remember(view: Any, base: Any, index: Any) -> Any:

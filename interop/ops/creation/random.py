@@ -107,3 +107,81 @@ def bernoulli(be: Any, input: Any, p: Any = None, *, generator: Any = None) -> A
     shape, chunks = _shape_and_chunks(be, input)
     draws = backend_rng(be, generator).random(shape, **chunks)
     return (draws < prob).astype(input.dtype)
+
+
+# ------------------------------------------------------------------ in-place fills
+# ``t.uniform_()``, ``t.normal_()``, ...: torch's samplers that overwrite a tensor, as
+# ``torch.nn.init`` fills a module's weights (``kaiming_uniform_``, ``xavier_normal_``,
+# ``trunc_normal_``).  Each record draws a tensor like ``input``; its in-place form writes it.
+
+def _draws(be: Any, name: str, input: Any, generator: Any) -> tuple[Any, tuple, dict]:
+    """The generator, shape and chunking of one draw like ``input`` (floating point only, as
+    torch's samplers are)."""
+    if input.dtype.kind not in "f" and not dtypes.is_bfloat16(input.dtype):
+        raise NotImplementedError(f"{name}_ not implemented for {input.dtype} tensors; draw into "
+                                  "a floating point tensor (.float()) and convert")
+    shape, chunks = _shape_and_chunks(be, input)
+    return backend_rng(be, generator), shape, chunks
+
+
+@op(function=False, method=False, inplace="uniform_", torch=("torch.Tensor.uniform_",),
+    keywords={"from": "low"})
+def uniform(be: Any, input: Any, low: float = 0.0, to: float = 1.0, *,
+            generator: Any = None) -> Any:
+    """Samples of U[low, to) shaped as ``input`` (torch calls ``low`` ``from``)."""
+    if low > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={low} > to={to}")
+    rng, shape, chunks = _draws(be, "uniform", input, generator)
+    return (low + (to - low) * rng.random(shape, **chunks)).astype(input.dtype)
+
+
+@op(function=False, method=False, inplace="normal_", torch=("torch.Tensor.normal_",))
+def normal_fill(be: Any, input: Any, mean: float = 0.0, std: float = 1.0, *,
+                generator: Any = None) -> Any:
+    """Samples of N(mean, std) shaped as ``input``."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    rng, shape, chunks = _draws(be, "normal", input, generator)
+    return (mean + std * rng.standard_normal(shape, **chunks)).astype(input.dtype)
+
+
+@op(function=False, method=False, inplace="log_normal_", torch=("torch.Tensor.log_normal_",))
+def log_normal(be: Any, input: Any, mean: float = 1.0, std: float = 2.0, *,
+               generator: Any = None) -> Any:
+    """exp of N(mean, std) samples, shaped as ``input``."""
+    if std <= 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    rng, shape, chunks = _draws(be, "log_normal", input, generator)
+    return be.np.exp(mean + std * rng.standard_normal(shape, **chunks)).astype(input.dtype)
+
+
+@op(function=False, method=False, inplace="exponential_", torch=("torch.Tensor.exponential_",))
+def exponential(be: Any, input: Any, lambd: float = 1.0, *, generator: Any = None) -> Any:
+    """Samples of Exp(lambd) (rate ``lambd``), shaped as ``input``."""
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    rng, shape, chunks = _draws(be, "exponential", input, generator)
+    return (rng.exponential(size=shape, **chunks) / lambd).astype(input.dtype)
+
+
+@op(function=False, method=False, inplace="cauchy_", torch=("torch.Tensor.cauchy_",))
+def cauchy(be: Any, input: Any, median: float = 0.0, sigma: float = 1.0, *,
+           generator: Any = None) -> Any:
+    """Samples of Cauchy(median, sigma), shaped as ``input`` (by its inverse distribution)."""
+    if sigma <= 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    rng, shape, chunks = _draws(be, "cauchy", input, generator)
+    u = rng.random(shape, **chunks)
+    return (median + sigma * be.np.tan(np.pi * (u - 0.5))).astype(input.dtype)
+
+
+@op(function=False, method=False, inplace="geometric_", torch=("torch.Tensor.geometric_",))
+def geometric(be: Any, input: Any, p: float, *, generator: Any = None) -> Any:
+    """The trial of the first success, each with probability ``p`` (1, 2, ...), shaped as
+    ``input``."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    rng, shape, chunks = _draws(be, "geometric", input, generator)
+    u = rng.random(shape, **chunks)
+    return (be.np.floor(be.np.log1p(-u) / np.log1p(-p)) + 1).astype(input.dtype)
