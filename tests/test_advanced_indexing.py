@@ -202,3 +202,20 @@ def test_integers_select_before_index_tensors_as_in_torch():
         assert tuple(out.shape) == (4, 2)
         np.testing.assert_array_equal(_host(out), x[0][:, [1, 2]])
     assert x[0, :, [1, 2]].shape == (2, 4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda t, i, s, m: m.index_add(t, 0, i, s, alpha=2),
+    lambda t, i, s, m: t.index_copy(0, i, s),
+    lambda t, i, s, m: t.float().index_reduce(0, i, s.float(), "prod"),
+    lambda t, i, s, m: t.clone().index_add_(0, i, s)],
+    ids=["index_add", "index_copy", "index_reduce", "index_add_"])
+def test_index_functions_of_0d_tensors_take_a_0d_source(backend, call):
+    """A parameter named ``source`` is a tensor here, not a dimension (the name-based rule
+    for unannotated dims turned a 0-d source into a Python number): torch's values."""
+    from tests.conftest import to_numpy
+    ours = [interop.tensor(np.array(v), backend=backend) for v in (5, [0], 3)]
+    theirs = [torch.tensor(v) for v in (5, [0], 3)]
+    got = call(*ours, interop)
+    assert got.backend == backend and tuple(got.shape) == ()
+    np.testing.assert_array_equal(to_numpy(got), call(*theirs, torch).numpy())

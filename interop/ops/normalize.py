@@ -16,8 +16,8 @@ The plan is compiled once per record from its signature's annotations (the alias
 - ``KeepDim``: NumPy's ``keepdims`` is its alias; ``DType``: any spelling, as NumPy's;
 - ``Size``: ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3).
 
-Parameters with torch's dimension names but no annotation (``dims`` of ``permute``,
-``source`` of ``movedim``) are converted (ints, tuples) and left to the operation to check.
+Parameters with torch's dimension names but no annotation (``dims`` of ``permute``) are
+converted (ints, tuples) and left to the operation to check.
 """
 
 from __future__ import annotations
@@ -36,8 +36,10 @@ from ..errors import IndexOutOfRangeError
 from ._args import size_arg
 from .annotations import DimSpec, DTypeSpec, KeepDimSpec, SizeSpec
 
-DIM_NAMES = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim",
-                       "source", "destination"})
+DIM_NAMES = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim"})
+"""Dimension parameters by name where a record has no annotation.  Not ``source``: it is
+``movedim``'s dims (annotated) but ``index_add``'s tensor, which a dim's conversion turned
+into a Python number."""
 _ALIASES = {"dim": "axis", "keepdim": "keepdims"}  # NumPy's spellings, where a record has them
 _EMPTY = inspect.Parameter.empty
 
