@@ -20,6 +20,7 @@ import interop
 from interop.ops import TABLE
 from interop.ops.elementwise.arithmetic import BINARY, UNARY
 from tests.conftest import off_host, to_numpy
+from tests.helpers.samplers import DRAWS
 
 torch = pytest.importorskip("torch")
 
@@ -464,9 +465,7 @@ def test_tensor_unfold(backend):
 # Entries run against torch by a named test of their own: name -> (file, what it calls
 # there), checked to be in that file (the recurrent kernels run inside nn.GRU & co.).
 NAMED_TESTS = {
-    **{name: ("test_random_fills.py", method) for name, method in (
-        ("uniform", "uniform_"), ("normal_fill", "normal_"), ("log_normal", "log_normal_"),
-        ("exponential", "exponential_"), ("cauchy", "cauchy_"), ("geometric", "geometric_"))},
+    **{name: ("test_random_fills.py", method) for name, method in DRAWS.items()},
     "gcd": ("test_torch_composite.py", "gcd"), "lcm": ("test_torch_composite.py", "lcm"),
     "H": ("test_views.py", "H"), "mH": ("test_views.py", "mH"),
     "max_pool2d_with_indices": ("test_torch_opdb_ops.py", "max_pool2d_with_indices"),

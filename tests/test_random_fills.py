@@ -14,6 +14,7 @@ import pytest
 
 import interop
 from tests.conftest import to_numpy
+from tests.helpers.samplers import DRAWS
 
 torch = pytest.importorskip("torch")
 
@@ -84,3 +85,8 @@ def test_nn_init_fills_a_modules_weights_on_the_backend(backend):
     assert abs(to_numpy(model.weight.as_interop()).std() - np.sqrt(2 / 96)) < 0.02
     torch.nn.init.kaiming_uniform_(model.weight)
     assert model.weight.as_interop().backend == backend
+
+
+def test_every_sampler_record_is_sampled_here():
+    assert set(SAMPLERS) == set(DRAWS.values())
+    assert all(interop.ops.TABLE[record].inplace == method for record, method in DRAWS.items())

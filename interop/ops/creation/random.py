@@ -124,16 +124,16 @@ def _draws(be: Any, name: str, input: Any, generator: Any) -> tuple[Any, tuple, 
     return backend_rng(be, generator), shape, chunks
 
 
-@op(function=False, method=False, inplace="uniform_", torch=("torch.Tensor.uniform_",),
-    keywords={"from": "low"})
-def uniform(be: Any, input: Any, low: float = 0.0, to: float = 1.0, *,
+@op(function=False, method=False, inplace="uniform_", torch=("torch.Tensor.uniform_",))
+def uniform(be: Any, input: Any, from_: float = 0.0, to: float = 1.0, *,
             generator: Any = None) -> Any:
-    """Samples of U[low, to) shaped as ``input`` (torch calls ``low`` ``from``)."""
-    if low > to:
+    """Samples of U[from, to) shaped as ``input`` (``from_``: Python's spelling of torch's
+    ``from``)."""
+    if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
-                           f"from={low} > to={to}")
+                           f"from={from_} > to={to}")
     rng, shape, chunks = _draws(be, "uniform", input, generator)
-    return (low + (to - low) * rng.random(shape, **chunks)).astype(input.dtype)
+    return (from_ + (to - from_) * rng.random(shape, **chunks)).astype(input.dtype)
 
 
 @op(function=False, method=False, inplace="normal_", torch=("torch.Tensor.normal_",))

@@ -24,6 +24,7 @@ wrote, as ATen does.
 from __future__ import annotations
 
 import inspect
+import keyword
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -197,8 +198,8 @@ def _agreement(func: Any, entry: Op) -> Callable | None | Literal[False]:
             name = params[0].name  # the operand, whatever the record calls it (input, A, x)
         elif name == "self" and "self" not in by_name:
             name = "input"
-        # a name Python cannot spell goes by the record's other spelling (``from``: ``low``)
-        own = by_name.get(entry.keywords.get(name, name))
+        # a name that is a Python keyword is the record's with an underscore (``from_``)
+        own = by_name.get(f"{name}_" if keyword.iskeyword(name) else name)
         in_order = not arg.kwarg_only and all(a in ("position", "spread") for _, a, _ in actions)
         if in_order and i < spread and own is params[i] and own.kind in _POSITIONAL:
             actions.append((arg.name, "position", None))
