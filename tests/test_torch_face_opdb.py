@@ -21,6 +21,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,41 +94,16 @@ def _unfaced(x):
     return x
 
 
-def run_sample(opinfo, sample, backend: str) -> None:
+def run_sample(opinfo: Any, sample: Any, backend: str) -> None:
     """One sample through torch and through TorchTensors: the same outcome, or raise."""
-    args = (sample.input, *sample.args)
-    f_args, f_kwargs = to_face(args, backend), to_face(sample.kwargs, backend)
-    expected, refused = opdb._call(opinfo.op, args, sample.kwargs)
-    got, failed = opdb._call(opinfo.op, f_args, f_kwargs)
-    if refused is not None:
-        assert failed is not None, f"{opinfo.name}: torch raises {type(refused).__name__}; " \
-            "the face returned"
-        return
-    if failed is not None:
-        raise failed
-    random = opinfo.name in opdb.RANDOM or \
-        opdb.RANDOM_SAMPLES.get(opinfo.name, lambda s: False)(sample)
-    opdb.compare(_unfaced(got), expected, opinfo.name, values=not random)
-    if isinstance(args[0], torch.Tensor):
-        opdb.compare(_unfaced(f_args[0]), args[0], f"{opinfo.name} (its input after the call)")
+    opdb.run_sample(opinfo, sample, backend, wrap=to_face, unwrap=_unfaced)
 
 
 def run_operator(name: str, backend: str, limit: int) -> str:
     """'' if the first ``limit`` samples of ``name`` pass through the face, else why not."""
-    opinfo = opdb.float32_operators()[name]
-    torch.manual_seed(0)
-    total = 0
-    for sample in opinfo.sample_inputs("cpu", torch.float32, requires_grad=False):
-        if not opdb._has_tensor(((sample.input, *sample.args), sample.kwargs)):
-            continue
-        if total == limit:
-            break
-        total += 1
-        try:
-            run_sample(opinfo, sample, backend)
-        except Exception as exc:  # noqa: BLE001 - any failure is the operator's
-            return f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:150]}"
-    return ""
+    passed, total, first = opdb.run_opinfo(opdb.float32_operators()[name], "float32", backend,
+                                           limit, run=run_sample)
+    return "" if passed == total else first
 
 
 @functools.cache

@@ -18,6 +18,7 @@ import signal
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -125,14 +126,16 @@ def _call(op, args, kwargs):
         return None, exc
 
 
-def run_sample(opinfo, sample, backend: str = "numpy") -> None:
+def run_sample(opinfo, sample, backend: str = "numpy", wrap: Callable = to_interop,
+               unwrap: Callable = lambda x: x) -> None:
     """One sample through torch and through interop tensors: the same outcome, or raise.
 
     The interop inputs are copies made before torch runs (torch's in-place operations
     change their inputs); where torch refuses the sample, interop must refuse it too; the
-    first argument is compared after the call as well (in-place forms write into it)."""
+    first argument is compared after the call as well (in-place forms write into it).
+    ``wrap``/``unwrap`` make the inputs and read the results (the torch face's: TorchTensors)."""
     args = (sample.input, *sample.args)
-    i_args, i_kwargs = to_interop(args, backend), to_interop(sample.kwargs, backend)
+    i_args, i_kwargs = wrap(args, backend), wrap(sample.kwargs, backend)
     expected, refused = _call(opinfo.op, args, sample.kwargs)
     got, failed = _call(opinfo.op, i_args, i_kwargs)
     if refused is not None:
@@ -142,15 +145,17 @@ def run_sample(opinfo, sample, backend: str = "numpy") -> None:
     if failed is not None:
         raise failed
     random = opinfo.name in RANDOM or RANDOM_SAMPLES.get(opinfo.name, lambda s: False)(sample)
-    compare(got, expected, opinfo.name, values=not random)
+    compare(unwrap(got), expected, opinfo.name, values=not random)
     if isinstance(args[0], torch.Tensor):
-        compare(i_args[0], args[0], f"{opinfo.name} (its input after the call)")
+        compare(unwrap(i_args[0]), args[0], f"{opinfo.name} (its input after the call)")
 
 
-def run_opinfo(opinfo, dtype: str, backend: str = "numpy",
-               limit: int | None = None) -> tuple[int, int, str]:
+def run_opinfo(opinfo, dtype: str, backend: str = "numpy", limit: int | None = None,
+               run: Callable | None = None) -> tuple[int, int, str]:
     """(samples passed, samples run, first failure) for one OpInfo at one dtype; samples
-    without a tensor argument (creation functions) never reach interop and are not run."""
+    without a tensor argument (creation functions) never reach interop and are not run.
+    ``run(opinfo, sample, backend)`` runs one sample (default: on interop tensors)."""
+    run = run or run_sample
     passed = total = 0
     first = ""
     torch.manual_seed(0)  # the same samples every run, in any process: the xfail list is exact
@@ -161,7 +166,7 @@ def run_opinfo(opinfo, dtype: str, backend: str = "numpy",
             break
         total += 1
         try:
-            run_sample(opinfo, sample, backend)
+            run(opinfo, sample, backend)
             passed += 1
         except Exception as exc:  # noqa: BLE001 - any failure is a failing sample
             first = first or f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:160]}"

@@ -152,8 +152,7 @@ def log_normal(be: Any, input: Any, mean: float = 1.0, std: float = 2.0, *,
     """exp of N(mean, std) samples, shaped as ``input``."""
     if std <= 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
-    rng, shape, chunks = _draws(be, "log_normal", input, generator)
-    return be.np.exp(mean + std * rng.standard_normal(shape, **chunks)).astype(input.dtype)
+    return be.np.exp(normal_fill(be, input, mean, std, generator=generator))
 
 
 @op(function=False, method=False, inplace="exponential_", torch=("torch.Tensor.exponential_",))
