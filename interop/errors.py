@@ -28,6 +28,11 @@ class IndexOutOfRangeError(IndexError, RuntimeError):
     """An index past the end (NumPy and torch indexing: IndexError; torch.gather: RuntimeError)."""
 
 
+class ArgumentTypeError(TypeError):
+    """An argument of the wrong kind, named as torch names it (``uniform_(): argument 'from'
+    must be float, not NoneType``)."""
+
+
 class InvalidIndexError(IndexError, TypeError):
     """An index of a type that cannot index (NumPy: IndexError; torch: TypeError for a str)."""
 

@@ -218,3 +218,15 @@ def test_every_fenced_block_is_run_or_marked_illustrative():
                 "run (python) nor marked illustrative (py)"
             seen.setdefault(language, []).append(f"{page.name}:{line}")
     assert len(seen.get("python", ())) >= 10
+
+
+def test_gradient_of_unknown_sizes_says_how_to_learn_them():
+    """Dask's own gradient fails an assertion on NaN chunks; interop names the fix, and after
+    it NumPy's values come back."""
+    x = np.arange(6.0) ** 2
+    d = interop.tensor(x, backend="dask", chunks=2)
+    masked = d[d > 2]
+    with pytest.raises(interop.UnknownShapeError, match="numpy.gradient.*compute_chunk_sizes"):
+        np.gradient(masked)
+    np.testing.assert_allclose(to_numpy(np.gradient(masked.compute_chunk_sizes())),
+                               np.gradient(x[x > 2]))

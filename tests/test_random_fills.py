@@ -90,3 +90,25 @@ def test_nn_init_fills_a_modules_weights_on_the_backend(backend):
 def test_every_sampler_record_is_sampled_here():
     assert set(SAMPLERS) == set(DRAWS.values())
     assert all(interop.ops.TABLE[record].inplace == method for record, method in DRAWS.items())
+
+
+@pytest.mark.parametrize("name", list(SAMPLERS))
+def test_a_parameter_that_is_not_a_number_is_refused_by_name(name):
+    """As torch refuses it (``uniform_(None)``: argument 'from' must be float), before any
+    draw."""
+    with pytest.raises(TypeError) as theirs:
+        getattr(torch.zeros(3), name)(None)
+    param = str(theirs.value).split("'")[1]
+    with pytest.raises(TypeError, match=f"{name}\\(\\): argument '{param}' must be float"):
+        getattr(interop.zeros(3), name)(None)
+
+
+def test_samplers_on_empty_0d_and_lazy_tensors_compute_nothing():
+    from tests.test_numpy_functions import count_computes
+    for shape in [(), (0,), (2, 0)]:
+        for backend in ("numpy", "dask"):
+            t = interop.zeros(shape, dtype=interop.float32, backend=backend).normal_()
+            assert tuple(t.shape) == shape and to_numpy(t).dtype == np.float32
+    with count_computes() as computes, interop.config(dask_compute="raise"):
+        interop.zeros(8, dtype=interop.float64, backend="dask").uniform_().exponential_()
+    assert computes == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -305,6 +306,8 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
     import dask.array as da
     f = as_dask(f)
     axes = range(f.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    if any(math.isnan(c) for a in axes for c in f.chunks[a % f.ndim]):  # (Dask asserts)
+        raise ValueError("gradient needs the chunk sizes along its axes, unknown (NaN) here")
     short = {a % f.ndim: -1 for a in axes if min(f.chunks[a % f.ndim]) <= edge_order + 1}
     out = da.gradient(f.rechunk(short) if short else f, *varargs, axis=axis,
                       edge_order=edge_order)

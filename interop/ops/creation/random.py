@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
+from ...errors import ArgumentTypeError
 from ..registry import op
 from .factories import Generator
 
@@ -114,9 +115,19 @@ def bernoulli(be: Any, input: Any, p: Any = None, *, generator: Any = None) -> A
 # ``torch.nn.init`` fills a module's weights (``kaiming_uniform_``, ``xavier_normal_``,
 # ``trunc_normal_``).  Each record draws a tensor like ``input``; its in-place form writes it.
 
-def _draws(be: Any, name: str, input: Any, generator: Any) -> tuple[Any, tuple, dict]:
+def _numbers(name: str, **numbers: Any) -> None:
+    """torch's TypeError for a distribution parameter that is not a number."""
+    for param, value in numbers.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ArgumentTypeError(f"{name}_(): argument '{param.rstrip('_')}' must be float, not "
+                            f"{type(value).__name__}")
+
+
+def _draws(be: Any, name: str, input: Any, generator: Any,
+           **numbers: Any) -> tuple[Any, tuple, dict]:
     """The generator, shape and chunking of one draw like ``input`` (floating point only, as
-    torch's samplers are)."""
+    torch's samplers are), once the distribution's parameters are checked to be numbers."""
+    _numbers(name, **numbers)
     if input.dtype.kind not in "f" and not dtypes.is_bfloat16(input.dtype):
         raise NotImplementedError(f"{name}_ not implemented for {input.dtype} tensors; draw into "
                                   "a floating point tensor (.float()) and convert")
@@ -129,10 +140,10 @@ def uniform(be: Any, input: Any, from_: float = 0.0, to: float = 1.0, *,
             generator: Any = None) -> Any:
     """Samples of U[from, to) shaped as ``input`` (``from_``: Python's spelling of torch's
     ``from``)."""
+    rng, shape, chunks = _draws(be, "uniform", input, generator, from_=from_, to=to)
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={from_} > to={to}")
-    rng, shape, chunks = _draws(be, "uniform", input, generator)
     return (from_ + (to - from_) * rng.random(shape, **chunks)).astype(input.dtype)
 
 
@@ -140,9 +151,9 @@ def uniform(be: Any, input: Any, from_: float = 0.0, to: float = 1.0, *,
 def normal_fill(be: Any, input: Any, mean: float = 0.0, std: float = 1.0, *,
                 generator: Any = None) -> Any:
     """Samples of N(mean, std) shaped as ``input``."""
+    rng, shape, chunks = _draws(be, "normal", input, generator, mean=mean, std=std)
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    rng, shape, chunks = _draws(be, "normal", input, generator)
     return (mean + std * rng.standard_normal(shape, **chunks)).astype(input.dtype)
 
 
@@ -150,6 +161,7 @@ def normal_fill(be: Any, input: Any, mean: float = 0.0, std: float = 1.0, *,
 def log_normal(be: Any, input: Any, mean: float = 1.0, std: float = 2.0, *,
                generator: Any = None) -> Any:
     """exp of N(mean, std) samples, shaped as ``input``."""
+    _numbers("log_normal", mean=mean, std=std)
     if std <= 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
     return be.np.exp(normal_fill(be, input, mean, std, generator=generator))
@@ -158,9 +170,9 @@ def log_normal(be: Any, input: Any, mean: float = 1.0, std: float = 2.0, *,
 @op(function=False, method=False, inplace="exponential_", torch=("torch.Tensor.exponential_",))
 def exponential(be: Any, input: Any, lambd: float = 1.0, *, generator: Any = None) -> Any:
     """Samples of Exp(lambd) (rate ``lambd``), shaped as ``input``."""
+    rng, shape, chunks = _draws(be, "exponential", input, generator, lambd=lambd)
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    rng, shape, chunks = _draws(be, "exponential", input, generator)
     return (rng.exponential(size=shape, **chunks) / lambd).astype(input.dtype)
 
 
@@ -168,9 +180,9 @@ def exponential(be: Any, input: Any, lambd: float = 1.0, *, generator: Any = Non
 def cauchy(be: Any, input: Any, median: float = 0.0, sigma: float = 1.0, *,
            generator: Any = None) -> Any:
     """Samples of Cauchy(median, sigma), shaped as ``input`` (by its inverse distribution)."""
+    rng, shape, chunks = _draws(be, "cauchy", input, generator, median=median, sigma=sigma)
     if sigma <= 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
-    rng, shape, chunks = _draws(be, "cauchy", input, generator)
     u = rng.random(shape, **chunks)
     return (median + sigma * be.np.tan(np.pi * (u - 0.5))).astype(input.dtype)
 
@@ -179,8 +191,8 @@ def cauchy(be: Any, input: Any, median: float = 0.0, sigma: float = 1.0, *,
 def geometric(be: Any, input: Any, p: float, *, generator: Any = None) -> Any:
     """The trial of the first success, each with probability ``p`` (1, 2, ...), shaped as
     ``input``."""
+    rng, shape, chunks = _draws(be, "geometric", input, generator, p=p)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    rng, shape, chunks = _draws(be, "geometric", input, generator)
     u = rng.random(shape, **chunks)
     return (be.np.floor(be.np.log1p(-u) / np.log1p(-p)) + 1).astype(input.dtype)
