@@ -84,3 +84,19 @@ def test_the_wheel_ships_the_typing_files(tmp_path):
     (wheel,) = tmp_path.glob("interop-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "interop/py.typed" in names and "interop/core/installed_members.pyi" in names
+
+
+def test_the_stub_declares_every_operator_the_table_installs():
+    """installed_members.pyi is written by hand beside the operator table: every dunder the
+    table installs is declared there, to give a Tensor, so the stub cannot fall behind."""
+    import ast
+
+    from interop.ops import operators
+    tree = ast.parse((ROOT / "interop" / "core" / "installed_members.pyi").read_text())
+    declared = {node.name: ast.unparse(node.returns) for cls in tree.body
+                if isinstance(cls, ast.ClassDef) for node in cls.body
+                if isinstance(node, ast.FunctionDef)}
+    installed = {d.name for d in operators.binary_dunders()} | \
+        {name for name, _ in operators.inplace_dunders()} | set(operators.UNARY_OPERATORS)
+    assert installed <= set(declared), sorted(installed - set(declared))
+    assert all(declared[name] == "Tensor" for name in installed)
