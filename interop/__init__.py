@@ -74,6 +74,7 @@ _dlpack_export.install(Tensor)
 _dask_collection.install(Tensor)
 _einops_backend.install(sys.modules[__name__])
 _torch_participant.register_collate(Tensor)
+_torch_participant.check_dtypes_once_torch_loads()
 _torch_face.install(Tensor)
 from . import array_api  # noqa: E402  (interop.array_api: the standard's namespace)
 from .backends.registry import default_backend as _default  # noqa: E402

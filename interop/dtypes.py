@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import UnsupportedDtypeError, unknown_name
+from .errors import InteropWarning, UnsupportedDtypeError, unknown_name
+from .numpy_compat import READS_NUMPY_DTYPE_PROTOCOL
 
 _pybool, _pyint, _pyfloat, _pycomplex = _builtins.bool, _builtins.int, _builtins.float, _builtins.complex
 PY_SCALARS = (_pybool, _pyint, _pyfloat, _pycomplex)
@@ -294,7 +295,8 @@ class DType:
     """``t.dtype``: a NumPy dtype that torch code and Array API code also accept.
 
     - NumPy: ``np.dtype(d)``, ``np.zeros(3, dtype=d)``, ``a.astype(d)``,
-      ``np.result_type(d, ...)`` convert it (``__numpy_dtype__``); ``d == np.float32``
+      ``np.result_type(d, ...)`` convert it (``__numpy_dtype__``; before NumPy 2.4, which
+      reads only the ``dtype`` attribute, ``d.dtype`` too); ``d == np.float32``
       and ``d == "float32"`` hold; it hashes as the NumPy dtype, so NumPy-keyed dicts
       find it.
     - torch: ``d == torch.float32`` holds (both ways).  torch's argument parser takes
@@ -328,6 +330,13 @@ class DType:
     @property
     def __numpy_dtype__(self) -> np.dtype:
         return self.numpy
+
+    if not READS_NUMPY_DTYPE_PROTOCOL:  # NumPy before 2.4 (interop/numpy_compat.py)
+        @property
+        def dtype(self) -> np.dtype:
+            """NumPy's ``dtype`` attribute protocol, how NumPy before 2.4 converts an
+            object that is not a dtype (``np.dtype(d)``, ``dtype=d``, ``astype(d)``)."""
+            return self.numpy
 
     @property  # type: ignore[misc]  # (read-only on purpose: NumPy's class, answered)
     def __class__(self) -> type:
@@ -427,3 +436,20 @@ def complex_result(x: Any) -> Any:
     have = as_dtype(x.dtype)  # (a torch tensor's too)
     want = np.result_type(have, np.complex64)
     return x if have == want else array_api_compat.array_namespace(x).astype(x, want)
+
+
+def check_torch_reads_no_type(torch: Any) -> None:
+    """After ``import torch``: ``torch.finfo``/``torch.iinfo`` of a ``DType`` must raise (see
+    ``DType``: they read the object's memory as a ``torch.dtype``).  Where this torch answers
+    instead (its ``torch.dtype`` layout moved), they answer another type's limits for
+    ``t.dtype``: an ``InteropWarning`` says so at once, naming the fix (``t.dtype.to_torch()``)."""
+    import warnings
+    for dtype, info in ((np.dtype(np.float64), torch.finfo), (np.dtype(np.int64), torch.iinfo)):
+        try:
+            got = info(public_dtype(dtype))
+        except TypeError:
+            continue
+        warnings.warn(f"torch {getattr(torch, '__version__', '?')}: torch.{info.__name__}"
+                      f"(<interop dtype {dtype}>) answers {got!r} (this torch reads interop's "
+                      "dtype as another type): pass t.dtype.to_torch() to torch.finfo/iinfo, "
+                      "and please report it with the version", InteropWarning, stacklevel=2)

@@ -1,14 +1,36 @@
 """Run a function once a given module is imported: now if it is loaded, else right after it
 loads (a one-shot import hook), so that ``import interop`` imports no optional library and
 interop still registers itself with the ones the user imports (einops' backends, torch's
-DataLoader collation)."""
+DataLoader collation).
+
+The function runs inside the user's ``import torch`` / ``import einops``: whatever it raises
+(a name the library moved, a registry it renamed) is caught and reported as an
+``InteropWarning`` naming the module and what failed, and the import goes on: interop's
+registration is lost, never the user's import.
+"""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
+
+from ..errors import InteropWarning
+
+
+def _run(name: str, then: Callable[[Any], None], module: Any) -> None:
+    """``then(module)``; what it raises becomes an InteropWarning (the host import goes on)."""
+    try:
+        then(module)
+    except Exception as exc:  # noqa: BLE001  (any failure: the user's import must not fail)
+        what = getattr(then, "__qualname__", repr(then))
+        version = getattr(sys.modules.get(name.partition(".")[0]), "__version__", "?")
+        warnings.warn(f"interop could not register with {name} ({what}: "
+                      f"{type(exc).__name__}: {exc}); {name} {version} imported without "
+                      "interop's registration: please report it with the version",
+                      InteropWarning, stacklevel=2)
 
 
 class _AfterImport:
@@ -24,11 +46,13 @@ class _AfterImport:
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
-        load = spec.loader.exec_module
+        load = getattr(getattr(spec, "loader", None), "exec_module", None)
+        if load is None:  # no loader to follow: the import goes on as it would without us
+            return spec
 
         def exec_module(module: Any) -> None:
             load(module)
-            self.then(module)
+            _run(name, self.then, module)
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]  # (the hook itself)
         return spec
 
@@ -36,6 +60,6 @@ class _AfterImport:
 def when_imported(name: str, then: Callable[[Any], None]) -> None:
     """``then(module)`` for module ``name``: at once if it is loaded, else once it loads."""
     if name in sys.modules:
-        then(sys.modules[name])
+        _run(name, then, sys.modules[name])
     else:
         sys.meta_path.insert(0, _AfterImport(name, then))

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
 
 from ..backends import registry
 from ..core.dispatch import Route, unwrap_call, wrap
+from ..dtypes import check_torch_reads_no_type
 from ..errors import DaskComputeError
 from ..ops import TORCH_NAMES
 from ..ops.nn.rnn import HOST_SIZES
@@ -110,7 +112,10 @@ def _module_left_as_it_was(route: Route) -> Route:
 
 def _calling_batch_norm(running_mean: object) -> Any:
     """The ``_BatchNorm`` module whose forward, up the stack, passed ``running_mean``."""
-    forward = sys.modules["torch"].nn.modules.batchnorm._BatchNorm.forward.__code__
+    batch_norm = getattr(sys.modules["torch"].nn.modules.batchnorm, "_BatchNorm", None)
+    forward = getattr(getattr(batch_norm, "forward", None), "__code__", None)
+    if forward is None:  # torch moved _BatchNorm: the count stays (DaskComputeError says why)
+        return None
     frame = sys._getframe(1)
     while frame is not None:
         module = frame.f_locals.get("self") if frame.f_code is forward else None
@@ -153,14 +158,46 @@ def _torch_python_body(func: Callable) -> Route | None:
     code = getattr(func, "__code__", None)
     if code is None or not any(n in code.co_names for n in _DISPATCH_CHECKS):
         return None
+    unknown = sorted(n for n in code.co_names
+                     if n.lstrip("_").startswith("has_torch_function") and n not in _DISPATCH_CHECKS)
+    if unknown:  # torch spells its check another way: answering ours would recurse
+        message = (f"{func.__module__}.{func.__name__} is not implemented by interop: its body "
+                   f"(torch {sys.modules['torch'].__version__}) checks {', '.join(unknown)}, "
+                   "which interop does not answer (it answers " + ", ".join(_DISPATCH_CHECKS)
+                   + "); call it on a torch tensor (t.as_torch()) and please report it with "
+                   "the version")
+
+        def refused(cls: type, args: tuple, kwargs: dict) -> object:
+            raise TypeError(message)
+        return Route(refused)
     never = {name: (lambda *args: False) for name in _DISPATCH_CHECKS}
     body = types.FunctionType(code, {**func.__globals__, **never, **_BODY_HELPERS},
                               func.__name__, func.__defaults__, func.__closure__)
     body.__kwdefaults__ = func.__kwdefaults__
+    name = f"{func.__module__}.{func.__name__}"
 
     def run_body(cls: type, args: tuple, kwargs: dict) -> object:
-        return body(*args, **kwargs)
+        key = f"{name}@{threading.get_ident()}"
+        depth = _BODY_DEPTH.get(key, 0)
+        if depth >= _MAX_BODY_DEPTH:  # the body dispatched back to itself without end
+            raise RecursionError(
+                f"{name} reached interop {depth} times inside its own body: this torch "
+                f"({sys.modules['torch'].__version__}) calls back through __torch_function__ "
+                "where interop expected its has_torch_function checks; call it on a torch "
+                "tensor (t.as_torch()) and please report it with the version")
+        _BODY_DEPTH[key] = depth + 1
+        try:
+            return body(*args, **kwargs)
+        finally:
+            if depth:
+                _BODY_DEPTH[key] = depth
+            else:
+                del _BODY_DEPTH[key]
     return Route(run_body)
+
+
+_BODY_DEPTH: dict[str, int] = {}  # torch Python bodies running now, by name and thread
+_MAX_BODY_DEPTH = 32  # a body nested deeper is calling itself back: a loud error, not a hang
 
 
 def resolve_torch_callable(func: Callable) -> Route | None:
@@ -214,3 +251,9 @@ def register_collate(tensor_cls: Any) -> None:
     def register(collate: Any) -> None:
         collate.default_collate_fn_map.setdefault(tensor_cls, _collate_tensors)
     when_imported(COLLATE_MODULE, register)
+
+
+def check_dtypes_once_torch_loads() -> None:
+    """Once torch is imported: interop's dtypes must be no type to ``torch.finfo``/``iinfo``
+    (``dtypes.check_torch_reads_no_type`` warns where this torch reads them as one)."""
+    when_imported("torch", check_torch_reads_no_type)

@@ -21,8 +21,10 @@ _SCALARS = (float, complex, np.floating, np.complexfloating)
 
 def negative_zero(value: Any) -> bool:
     """A float or complex scalar equal to zero with a sign bit set (in either part)."""
-    return isinstance(value, _SCALARS) and value == 0 and bool(
-        np.signbit(np.real(value)) or np.signbit(np.imag(value)))
+    if not isinstance(value, _SCALARS) or value != 0:
+        return False
+    number: Any = value  # (NumPy's stubs type np.real of a Python complex as object)
+    return bool(np.signbit(np.real(number)) or np.signbit(np.imag(number)))
 
 
 def zero_d_copied(make: Any, data: Any, **kwargs: Any) -> Any:

@@ -407,12 +407,16 @@ def lazy_functions() -> dict[Callable, Callable]:
         la.qr: _qr, la.svd: _svd, la.lstsq: _lstsq, np.cross: _cross, la.solve: _solve, la.norm: _norm,
         np.array_equal: _array_equal, np.array_equiv: _array_equiv, np.allclose: _allclose,
     }
+    # NumPy's Array API names (2.0; unstack, cumulative_sum and cumulative_prod 2.1): asked
+    # for by name, so a NumPy without one has no entry instead of no table.
     for name in ("astype", "matrix_transpose", "unstack", "cumulative_sum", "cumulative_prod",
                  "unique_values", "unique_counts", "unique_inverse", "unique_all"):
-        table[getattr(np, name)] = _compat(name)
+        if hasattr(np, name):
+            table[getattr(np, name)] = _compat(name)
     for name in ("matrix_transpose", "outer", "matrix_norm", "vector_norm", "diagonal",
                  "trace", "vecdot", "matmul", "tensordot"):
-        table[getattr(la, name)] = _compat_linalg(name)
+        if hasattr(la, name):
+            table[getattr(la, name)] = _compat_linalg(name)
     return table
 
 

@@ -12,29 +12,54 @@ gate: a Dask tensor is computed once, under ``interop.config(dask_compute=...)``
 from __future__ import annotations
 
 import sys
+import warnings
 from collections import OrderedDict
 from typing import Any
 
 import numpy as np
 
 from ...backends import registry
+from ...errors import InteropWarning
 from . import boxes
 
 _SAVERS: list[Any] = []  # the code objects of torch.serialization's savers, once looked up
 _DEPTH = 64  # frames searched: the pickle module's own (a Python pickler), then torch.save
 
 
-def saving_with_torch() -> bool:
-    """True while ``torch.save`` (the zip format or the legacy one) is pickling."""
+_SAVER_NAMES = ("_save", "_legacy_save")  # torch.serialization's (private) savers
+
+
+def _savers() -> list[Any]:
+    """The code objects of ``torch.serialization._save``/``_legacy_save``; none when this
+    torch has neither (renamed upstream): ``saving_with_torch`` then warns and answers True."""
     if not _SAVERS:
         serialization = boxes.TORCH.serialization
-        _SAVERS.extend(getattr(serialization, name).__code__
-                       for name in ("_save", "_legacy_save") if hasattr(serialization, name))
+        _SAVERS.extend(getattr(getattr(serialization, name, None), "__code__", None)
+                       for name in _SAVER_NAMES)
+    return [code for code in _SAVERS if code is not None]
+
+
+def saving_with_torch() -> bool:
+    """True while ``torch.save`` (the zip format or the legacy one) is pickling.
+
+    Where this torch has neither private saver (``torch.serialization._save``, ``_legacy_save``:
+    renamed upstream), ``torch.save`` cannot be told from a plain pickle: every pickle of a
+    TorchTensor then holds torch tensors (values, computed under ``dask_compute``), with an
+    ``InteropWarning`` saying so: a checkpoint stays loadable by ``torch.load(weights_only=True)``
+    and a plain pickle loses only laziness, never a value."""
+    savers = _savers()
+    if not savers:
+        warnings.warn(
+            f"torch {boxes.TORCH.__version__} has no torch.serialization._save or _legacy_save, "
+            "by which interop recognises torch.save: TorchTensors are pickled as torch tensors "
+            "(their values) for every pickle, so checkpoints stay safe to load; please report "
+            "it with the version", InteropWarning, stacklevel=3)
+        return True
     frame = sys._getframe(2)
     for _ in range(_DEPTH):
         if frame is None:
             return False
-        if frame.f_code in _SAVERS:
+        if frame.f_code in savers:
             return True
         frame = frame.f_back
     return False

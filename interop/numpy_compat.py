@@ -1,0 +1,31 @@
+"""What the installed NumPy offers, asked once: the features interop uses that NumPy's
+oldest declared version (pyproject.toml, README "Installing") lacks.
+
+Each flag names the feature, not a version, and says which NumPy release retires it: when
+the floor reaches that release, the flag and the code that switches on it go.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class _ByProtocol:
+    __slots__ = ()
+
+    @property
+    def __numpy_dtype__(self) -> np.dtype:
+        return np.dtype(np.int8)
+
+
+def _reads_numpy_dtype_protocol() -> bool:
+    try:
+        return np.dtype(_ByProtocol()) == np.int8
+    except TypeError:
+        return False
+
+
+READS_NUMPY_DTYPE_PROTOCOL: bool = _reads_numpy_dtype_protocol()
+"""``np.dtype(obj)`` reads ``obj.__numpy_dtype__`` (NumPy 2.4).  Before it NumPy reads only
+the ``dtype`` attribute protocol (``obj.dtype``, a real dtype): ``interop.dtypes.DType``
+answers that one too where this is False.  Retired when the floor reaches NumPy 2.4."""

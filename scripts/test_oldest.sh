@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The oldest declared set (README, "Installing"): a venv of its own, .venv-oldest, with every
+# floor of pyproject.toml pinned exactly (requirements/oldest.txt) and the test tools as the
+# test extras give them; then the README's demo on NumPy and on Dask, and the tests.
+#   bash scripts/test_oldest.sh            the representative set below (as CI runs it)
+#   bash scripts/test_oldest.sh tests/...  those tests instead (pytest's arguments)
+#   OLDEST_ALL=1 bash scripts/test_oldest.sh   the whole suite
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '==> %s\n' "$*"; }
+venv=.venv-oldest
+want="$(grep -v '^#' requirements/oldest.txt | sort | tr '\n' ' ')"
+have=""
+[ -f "$venv/.floors" ] && have="$(cat "$venv/.floors")"
+if [ ! -x "$venv/bin/python" ] || [ "$have" != "$want" ] \
+   || ! "$venv/bin/python" -c "import interop, torch, dask, hypothesis" 2>/dev/null; then
+  step "creating $venv: the declared floors (requirements/oldest.txt) and the test tools"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --upgrade pip
+  # jax[cpu] and cubed as in scripts/setup.sh; the constraints pin each floor exactly.
+  "$venv/bin/python" -m pip install -q -e ".[test,dask]" "jax[cpu]" cubed \
+    -c requirements/oldest.txt 2>&1 | grep -v '^WARNING: Location' || true
+  "$venv/bin/python" -c "import interop, torch, dask, hypothesis" 
+  printf '%s' "$want" > "$venv/.floors"
+fi
+step "the oldest declared set, as installed"
+"$venv/bin/python" - <<'PY'
+import importlib.metadata as md
+import pathlib
+for line in pathlib.Path("requirements/oldest.txt").read_text().splitlines():
+    if line and not line.startswith("#"):
+        name, pinned = line.split("==")
+        got = md.version(name)
+        print(f"    {name:18} {got}")
+        assert got.split("+")[0] == pinned, f"{name} {got} installed, {pinned} declared"
+PY
+step "the README's demo on the floors (NumPy, then Dask)"
+"$venv/bin/python" examples/demo.py > /dev/null
+"$venv/bin/python" examples/demo.py --backend dask > /dev/null
+echo "    demo: NumPy and Dask ran"
+# The representative set: every backend (NumPy, Dask, Cubed, JAX, torch, strict, gpulike),
+# every surface (torch's, NumPy's, the Array API's, the torch face, the consumers), the
+# dtype conversions the floors changed, and the support window's own checks.  Chosen by
+# what each file covers, not by what passes (README, "Installing").
+OLDEST_TESTS=(
+  tests/test_support_window.py tests/test_tensor_core.py tests/test_numpy_mixed.py
+  tests/test_numpy_functions.py tests/test_numpy_ufuncs.py tests/test_array_api.py
+  tests/test_dask_api.py tests/test_dask_lazy.py tests/test_dask_collection.py
+  tests/test_dask_compute.py tests/test_distributed.py tests/test_writes.py tests/test_views.py
+  tests/test_backend_cubed.py tests/test_backend_jax.py tests/test_backend_torch.py
+  tests/test_devices_strict.py tests/test_torch_surface.py tests/test_torch_face.py
+  tests/test_consumers_scipy.py tests/test_consumers_sklearn.py tests/test_consumers_xarray.py
+  tests/test_consumers_extra.py tests/test_consumers_namespace.py tests/test_bfloat16.py
+)
+if [ $# -gt 0 ]; then
+  set -- "$@"
+elif [ "${OLDEST_ALL:-0}" = 1 ]; then
+  set -- tests
+else
+  set -- "${OLDEST_TESTS[@]}"
+fi
+step "pytest on the oldest declared set: $*"
+HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$venv/bin/python" -m pytest -q -n 2 "$@"
