@@ -39,6 +39,9 @@ class Backend(abc.ABC):
     name: ClassVar[str] = ""
     """Its name in ``interop.BACKEND_NAMES`` (required: a class attribute of every backend)."""
     array_type: ClassVar[Any] = type(None)
+    array_types: ClassVar[tuple[Any, ...]] = ()
+    """Every array type the backend owns where there are more than ``array_type`` (Cubed: its
+    arrays and the subclass interop holds them as); empty: ``(array_type,)``."""
     """The type of its arrays (required: a class attribute of every backend)."""
     lazy: ClassVar[bool] = False
     """Operations build a graph and compute nothing (Dask, Cubed): a value read computes,

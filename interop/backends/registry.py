@@ -65,7 +65,8 @@ def get_backend(name: str | Backend) -> Backend:
         extra = _LIBRARIES[name][1]
         raise ImportError(f"the {name} backend needs {exc.name}, which is not installed: {extra}") from exc
     be = _loaded[name] = module.backend
-    _by_type[be.array_type] = be
+    for array_type in be.array_types or (be.array_type,):
+        _by_type[array_type] = be
     for cls in list(_tensor_types):
         be.register_tensor_type(cls)
     return be

@@ -123,4 +123,7 @@ class CubedTensors(ChunkManagerEntrypoint):
             return type(x)(self._wrapped(v) for v in x)
         if type(x) is dict:
             return {k: self._wrapped(v) for k, v in x.items()}
-        return make(Tensor, x) if registry.backend_of(x) is not None else x
+        be = registry.backend_of(x)
+        if be is self._be:  # Cubed's own array: as interop holds it (an alias of its plan)
+            return make(Tensor, be.asarray(x))
+        return make(Tensor, x) if be is not None else x

@@ -11,9 +11,10 @@ a view is replayed into its base as on Dask (``views.WITHOUT_VIEWS``, ``views.SE
 ``be.np`` is ``cubed_numpy.NumpyShaped``: NumPy's names over Cubed's namespace, with NumPy
 ufuncs run chunk by chunk and other NumPy functions in one task (Cubed checks at planning
 time that the task fits ``allowed_mem``).  Operations also call NumPy's array methods and
-indexing on raw arrays: on load, Cubed's array class gets the NumPy methods it lacks
-(``sum``, ``astype``, ``reshape``, ... through ``be.np``), NumPy's ``T`` and NumPy's
-indexing where Cubed 0.27 refuses or errs (``getitem``).  Nothing here computes except
+indexing on raw arrays: the arrays interop holds are ``cubed_numpy.Held``, Cubed's array
+class extended on interop's side with the NumPy methods it lacks (``sum``, ``astype``,
+``reshape``, ... through ``be.np``), NumPy's ``T`` and NumPy's indexing where Cubed 0.27
+refuses or errs (``getitem``); Cubed's own class is not modified.  Nothing here computes except
 ``compute``, ``persist`` and ``to_host``, which applies ``interop.config(dask_compute=...)``.
 """
 
@@ -34,7 +35,7 @@ from .. import registry, views
 from ..chunked import ChunkedBackend
 from ..contract import Backend
 from . import numpy_namespace as cubed_numpy
-from .numpy_namespace import DETACHED, source
+from .numpy_namespace import DETACHED, Held, held, source
 
 _CUBEDS_GETITEM, _CUBEDS_RECHUNK = Array.__getitem__, Array.rechunk
 _CUBEDS_OWN = ("name", "_zarray", "_shape", "_dtype", "_chunks", "spec", "_plan")  # its state
@@ -44,7 +45,14 @@ def replace_in_place(raw: Array, new: Array) -> None:
     """``raw`` becomes ``new`` in place (its plan, chunks and spec); interop's own attributes
     (view links) stay.  Safe because no plan holds ``raw`` itself: Cubed's tasks read their
     inputs' names from the array objects when they run, and every Cubed function interop
-    calls gets fresh objects (``cubed_numpy.source``, ``DETACHED``)."""
+    calls gets fresh objects (``cubed_numpy.source``, ``DETACHED``).  Cubed's state is its
+    private attributes (``_CUBEDS_OWN``): a Cubed whose arrays hold others fails here by name
+    (tests/test_upstream_insides.py), never with a stale plan."""
+    unknown = {n for n in vars(new) if not n.startswith("_interop")} - set(_CUBEDS_OWN)
+    if unknown:
+        raise RuntimeError(f"interop's in-place write into a Cubed array cannot carry its state "
+                           f"{sorted(unknown)} (Cubed {cubed.__version__}; interop knows "
+                           f"{', '.join(_CUBEDS_OWN)}): interop[cubed] supports Cubed 0.27")
     for attribute in _CUBEDS_OWN:
         setattr(raw, attribute, getattr(new, attribute))
 
@@ -161,7 +169,7 @@ def getitem(raw: Array, index: Any) -> Array:
             axis += item is not None
         raw, index = DETACHED.flip(raw, axis=tuple(flips)), tuple(forward)
     try:
-        return _CUBEDS_GETITEM(source(raw), index)
+        return held(_CUBEDS_GETITEM(source(raw), index))
     except (ValueError, NotImplementedError, ZeroDivisionError):
         return cubed_numpy.on_whole(_numpy_getitem, raw, index)
 
@@ -173,6 +181,7 @@ def _numpy_getitem(x: Any, index: Any) -> Any:
 class CubedBackend(ChunkedBackend):
     name = "cubed"
     array_type = Array
+    array_types = (Array, Held)  # Cubed's arrays, and those interop holds (Held)
     numpy_protocols = False
     xp: Any = None  # set per instance: Cubed's namespace, completed (cubed_numpy.Standard)
     np: Any = None  # set per instance: NumPy names over Cubed (cubed_numpy)
@@ -209,8 +218,8 @@ class CubedBackend(ChunkedBackend):
     def asarray(self, data: Any, dtype: np.dtype | None = None, device: Device | None = None,
                 copy: bool | None = None, chunks: Any = "auto", spec: Any = None,
                 **options: Any) -> Array:
-        if isinstance(data, Array):
-            out = data if dtype is None or data.dtype == dtype else DETACHED.astype(data, dtype)
+        if isinstance(data, Array):  # (a Held alias: the caller's array object is left alone)
+            out = source(data) if dtype is None or data.dtype == dtype else DETACHED.astype(data, dtype)
             return out if chunks == "auto" else out.rechunk(chunks)
         if device is not None and Device(device).memory != CPU:
             raise ValueError(f"the cubed backend holds data on the host (its chunks are NumPy "
@@ -231,7 +240,7 @@ class CubedBackend(ChunkedBackend):
         options = {"chunks": chunks or "auto", "spec": spec or self.spec}
         if made is None or fn == "linspace":
             return self.asarray(getattr(np, fn)(*args, **kwargs), **options)
-        return made(*args, **options, **kwargs)
+        return held(made(*args, **options, **kwargs))
 
     def from_foreign(self, raw: Any, source: Backend, chunks: Any = "auto", spec: Any = None,
                      **options: Any) -> Array:
@@ -281,11 +290,11 @@ class CubedBackend(ChunkedBackend):
                                 output_name=out_key.name)
         block = max(np.prod([max(c) for c in x.chunks]) * x.dtype.itemsize, 0)
         out_block = np.prod([max(c) if c else 0 for c in chunks]) * meta.dtype.itemsize
-        return general_blockwise(fn, keys, x, *wholes, shapes=[tuple(map(sum, chunks))],
+        return held(general_blockwise(fn, keys, x, *wholes, shapes=[tuple(map(sum, chunks))],
                                  dtypes=[meta.dtype], chunkss=[chunks],
                                  num_input_blocks=(1,) * (1 + len(wholes)),
                                  extra_projected_mem=int(sum(w.nbytes for w in wholes)
-                                                         + 4 * (block + out_block)))
+                                                         + 4 * (block + out_block))))
 
     def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Array:
         return cubed_numpy.on_whole(functools.partial(impl, registry.get_backend("numpy")),
@@ -380,29 +389,41 @@ def _viewed(dtype: np.dtype, x: Any) -> Any:
 
 
 _OPERATORS = tuple(f"__{r}{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod",
-                                              "pow", "and", "or", "xor", "lshift", "rshift")
+                                              "pow", "and", "or", "xor", "lshift", "rshift",
+                                              "matmul")
                    for r in ("", "r")) + ("__lt__", "__le__", "__gt__", "__ge__", "__eq__",
                                           "__ne__")
+_UNARY = ("__abs__", "__neg__", "__pos__", "__invert__")
 
 
 def _taking_numpy_scalars(operator: Any) -> Any:
     """Cubed's operator, taking a NumPy scalar as the Python number it holds (Cubed declines
     NumPy scalars, and NumPy then computes the array into its own): a weak scalar keeps the
-    array's dtype, as the scalars operations make (``x.dtype.type(eps)``) intend."""
+    array's dtype, as the scalars operations make (``x.dtype.type(eps)``) intend.  Its result
+    is held (``Held``)."""
     @functools.wraps(operator)
     def taking(self: Array, other: Any) -> Any:
-        return operator(self, other.item() if isinstance(other, np.generic) else other)
+        return held(operator(self, other.item() if isinstance(other, np.generic) else other))
     return taking
+
+
+def _holding(method: Any) -> Any:
+    """Cubed's method, its result held (``Held``)."""
+    @functools.wraps(method)
+    def holding(self: Array, *args: Any, **kwargs: Any) -> Any:
+        return held(method(self, *args, **kwargs))
+    return holding
 
 
 def _shape_args(shape: tuple) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and not isinstance(shape[0], int) else shape
 
 
-def _add_numpy_methods(cls: Any) -> None:
-    """Give Cubed's array class the NumPy methods it lacks (names it has are left alone), and
-    NumPy's indexing where Cubed's refuses or errs (``getitem``): operations index and call
-    methods on raw arrays as on NumPy's."""
+def _add_numpy_methods(cls: type[Held]) -> None:
+    """Give interop's subclass of Cubed's array class (``Held``) the NumPy methods Cubed's
+    lacks (names it has are left alone), and NumPy's indexing where Cubed's refuses or errs
+    (``getitem``): operations index and call methods on raw arrays as on NumPy's.  Cubed's
+    own methods that make arrays hand back ``Held`` arrays too."""
     added: dict[str, Any] = {name: _method(name) for name in _METHODS}
     added.update(
         astype=lambda self, dtype, copy=True, **kw: DETACHED.astype(self, np.dtype(dtype)),
@@ -422,10 +443,13 @@ def _add_numpy_methods(cls: Any) -> None:
         if not hasattr(cls, name):
             setattr(cls, name, value)
     for name in _OPERATORS:  # NumPy scalars (x.dtype.type(0)) as the Python numbers they hold
-        setattr(cls, name, _taking_numpy_scalars(getattr(cls, name)))
+        setattr(cls, name, _taking_numpy_scalars(getattr(Array, name)))
+    for name in _UNARY:
+        setattr(cls, name, _holding(getattr(Array, name)))
     cls.__getitem__ = getitem  # NumPy's indexing where Cubed 0.27 refuses or errs (getitem)
     cls.T = property(lambda self: backend.np.transpose(self))  # NumPy's: any number of dims
-    cls.rechunk = lambda self, *args, **kwargs: _CUBEDS_RECHUNK(source(self), *args, **kwargs)
+    cls.mT = property(lambda self: held(Array.mT.fget(self)))
+    cls.rechunk = lambda self, *args, **kwargs: held(_CUBEDS_RECHUNK(source(self), *args, **kwargs))
 
 
 class _Random:
@@ -449,7 +473,8 @@ def _special(module: Any) -> Any:
 
 
 backend = CubedBackend()
-_add_numpy_methods(Array)
-views.WITHOUT_VIEWS[Array] = replace_contents
-views.SETITEM[Array] = setitem
+_add_numpy_methods(Held)
+for _type in CubedBackend.array_types:
+    views.WITHOUT_VIEWS[_type] = replace_contents
+    views.SETITEM[_type] = setitem
 cubed_numpy.REPLACE.append(replace_in_place)

@@ -32,12 +32,36 @@ from cubed.core.ops import elemwise, general_blockwise
 from cubed.primitive.blockwise import ChunkKey, FunctionArgs
 
 
-def source(a: Array) -> Array:
+class Held(Array):
+    """A Cubed array as interop holds it: Cubed's own array class, with the NumPy methods,
+    NumPy's indexing and ``T`` that interop's operations call on raw arrays added here
+    (``backend._add_numpy_methods``), on interop's side: Cubed's class is left as Cubed made
+    it, so Cubed code that never touches interop keeps Cubed's own behaviour.  Arrays Cubed
+    returns to interop become ``Held`` through ``held`` (a fresh object: ``source``)."""
+
+    __slots__ = ()
+
+
+def source(a: Array) -> Held:
     """A new object for ``a``'s plan.  Cubed's tasks read their inputs' names from the array
     objects when they run, and interop replaces the plan of an array a tensor holds when a
     write through a view reaches it: every Cubed function interop calls gets such fresh
-    objects (``DETACHED``), so no plan ever depends on an array that may change."""
-    return type(a)(a.name, a._zarray, a.spec, a._plan)
+    objects (``DETACHED``), so no plan ever depends on an array that may change.  Built by
+    Cubed's constructor from the array's state (``name``, ``_zarray``, ``spec``, ``_plan``:
+    private to Cubed, hence Cubed's bound in pyproject.toml and tests/test_upstream_insides.py)."""
+    return Held(a.name, a._zarray, a.spec, a._plan)
+
+
+def held(x: Any) -> Any:
+    """``x`` (a Cubed array, or a tuple or list of them, as Cubed's functions return) with each
+    plain Cubed array as a ``Held`` alias of the same plan; anything else as it is."""
+    if type(x) is Array:
+        return source(x)
+    if type(x) in (tuple, list):
+        return type(x)(held(v) for v in x)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(held(v) for v in x))
+    return x
 
 
 def detached(args: Any) -> Any:
@@ -62,7 +86,7 @@ class Detached:
 
 
 def _call_detached(fn: Callable, *args: Any, **kwargs: Any) -> Any:
-    return fn(*detached(args), **detached(kwargs))
+    return held(fn(*detached(args), **detached(kwargs)))
 
 
 DETACHED = Detached(cubed)
@@ -178,10 +202,10 @@ def on_whole(func: Callable, *args: Any, result: tuple | None = None, **kwargs: 
 
     memory = sum(a.nbytes for a in inputs) + sum(o.nbytes for o in outs)
     results = tuple(  # one task per output (Cubed's several outputs must share their chunks)
-        general_blockwise(functools.partial(_nth, run, k) if many else run, keys, *inputs,
+        held(general_blockwise(functools.partial(_nth, run, k) if many else run, keys, *inputs,
                           shapes=[o.shape], dtypes=[o.dtype],
                           chunkss=[tuple((n,) for n in o.shape)],
-                          num_input_blocks=(1,) * len(inputs), extra_projected_mem=memory)
+                          num_input_blocks=(1,) * len(inputs), extra_projected_mem=memory))
         for k, o in enumerate(outs))
     if not many:
         return results[0]
@@ -282,9 +306,9 @@ class Ufunc:
         fn = functools.partial(_call_with, self.ufunc, scalars, len(args),
                                dict(kwargs, dtype=dtype))
         if many:
-            return tuple(elemwise(functools.partial(_nth, fn, k), *arrays, dtype=r.dtype)
+            return tuple(held(elemwise(functools.partial(_nth, fn, k), *arrays, dtype=r.dtype))
                          for k, r in enumerate(result))
-        return elemwise(fn, *arrays, dtype=np.asarray(result).dtype)
+        return held(elemwise(fn, *arrays, dtype=np.asarray(result).dtype))
 
     def reduce(self, a: Any, axis: Any = 0, **kwargs: Any) -> Any:
         return on_whole(functools.partial(self.ufunc.reduce, axis=axis, **kwargs), a)

@@ -308,9 +308,17 @@ def graph_errors(why: str) -> Iterator[None]:
 
 
 def replace_in_place(raw: da.Array, new: da.Array) -> None:
-    """``raw`` becomes ``new`` in place (the way Dask's own ``__setitem__`` does it), so every
-    tensor holding ``raw`` sees the change."""
+    """``raw`` becomes ``new`` in place (the way Dask's own ``__setitem__`` does it: its
+    ``_name`` and ``_chunks`` setters drop what Dask caches from them), so every tensor holding
+    ``raw`` sees the change.  Checked after: a Dask that caches more than its setters drop
+    fails here by name, never with a stale shape."""
     raw._meta, raw.dask, raw._name, raw._chunks = new._meta, new.dask, new.name, new.chunks
+    if raw.shape != new.shape or raw.name != new.name or raw.npartitions != new.npartitions:
+        import dask
+        raise RuntimeError(
+            f"interop's in-place write into a Dask array left it stale (shape {raw.shape}, "
+            f"expected {new.shape}): Dask {dask.__version__} caches state that its _name/"
+            "_chunks setters do not reset; please report it with the version")
 
 
 def replace_contents(raw: da.Array, value: Any) -> None:
