@@ -219,3 +219,48 @@ def test_interop_leaves_cubeds_array_class_as_cubed_made_it():
     out = subprocess.run([sys.executable, "-c", _CUBED_UNTOUCHED], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["cubed's own indexing", "Held True"]
+
+
+def test_torch_without_the_dynamo_mark_warns_and_eager_runs_on(monkeypatch):
+    torch = pytest.importorskip("torch")
+    from torch._C._dynamo import eval_frame
+
+    from interop.surfaces.torch_face import compiling
+    monkeypatch.delattr(eval_frame, "set_code_exec_strategy")
+
+    def dispatch():
+        return 1
+    with pytest.warns(InteropWarning, match="set_code_exec_strategy"):
+        compiling.run_not_traced(dispatch)
+    face = interop.tensor(np.arange(3.0)).as_torch()
+    assert torch.equal(torch.as_tensor((face * 2).as_interop().numpy()), torch.tensor([0.0, 2.0, 4.0]))
+
+
+# ------------------------------------------------------------------ pinned behaviour
+def test_dask_warns_in_the_words_interop_refuses():
+    """numpy_protocols turns Dask's FutureWarning for a NumPy function it lacks (it would then
+    compute) into interop's refusal, by the warning's text: pinned here, so a Dask that words
+    it otherwise fails this test (and the pre-release run) before users meet a silent compute."""
+    da = pytest.importorskip("dask.array")
+    import re
+    import warnings
+
+    from interop.surfaces.numpy_protocols import _DASK_COMPUTES
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.trim_zeros(da.ones(4, chunks=2))
+    assert any(w.category is FutureWarning and re.match(_DASK_COMPUTES, str(w.message))
+               for w in caught), [str(w.message) for w in caught]
+    t = interop.tensor(np.ones(4), backend="dask")
+    with pytest.raises(TypeError, match="not implemented by the dask backend"):
+        np.trim_zeros(t)
+
+
+def test_array_api_compats_laziness_probe_is_recognised():
+    """config._asked_by_laziness_probe knows array-api-compat's ``is_lazy_array`` by its
+    frame (function name and module): pinned by calling it on a Dask tensor, which must read
+    as lazy without computing."""
+    pytest.importorskip("dask")
+    from array_api_compat import is_lazy_array
+    with interop.config(dask_compute="raise"):
+        assert is_lazy_array(interop.tensor(np.ones(3), backend="dask")) is True
