@@ -2,7 +2,8 @@
 # The oldest declared set (README, "Installing"): a venv of its own, .venv-oldest, with every
 # floor of pyproject.toml pinned exactly (requirements/oldest.txt) and the test tools as the
 # test extras give them; then the README's demo on NumPy and on Dask, and the tests.
-#   bash scripts/test_oldest.sh            the representative set below (as CI runs it)
+#   bash scripts/test_oldest.sh            the representative set (scripts/representative-tests.txt),
+#                                          as CI runs it
 #   bash scripts/test_oldest.sh tests/...  those tests instead (pytest's arguments)
 #   OLDEST_ALL=1 bash scripts/test_oldest.sh   the whole suite
 set -euo pipefail
@@ -39,20 +40,8 @@ step "the README's demo on the floors (NumPy, then Dask)"
 "$venv/bin/python" examples/demo.py > /dev/null
 "$venv/bin/python" examples/demo.py --backend dask > /dev/null
 echo "    demo: NumPy and Dask ran"
-# The representative set: every backend (NumPy, Dask, Cubed, JAX, torch, strict, gpulike),
-# every surface (torch's, NumPy's, the Array API's, the torch face, the consumers), the
-# dtype conversions the floors changed, and the support window's own checks.  Chosen by
-# what each file covers, not by what passes (README, "Installing").
-OLDEST_TESTS=(
-  tests/test_support_window.py tests/test_tensor_core.py tests/test_numpy_mixed.py
-  tests/test_numpy_functions.py tests/test_numpy_ufuncs.py tests/test_array_api.py
-  tests/test_dask_api.py tests/test_dask_lazy.py tests/test_dask_collection.py
-  tests/test_dask_compute.py tests/test_distributed.py tests/test_writes.py tests/test_views.py
-  tests/test_backend_cubed.py tests/test_backend_jax.py tests/test_backend_torch.py
-  tests/test_devices_strict.py tests/test_torch_surface.py tests/test_torch_face.py
-  tests/test_consumers_scipy.py tests/test_consumers_sklearn.py tests/test_consumers_xarray.py
-  tests/test_consumers_extra.py tests/test_consumers_namespace.py tests/test_bfloat16.py
-)
+# The representative set (scripts/representative-tests.txt): every backend and surface.
+mapfile -t OLDEST_TESTS < <(grep -v '^#' scripts/representative-tests.txt)
 if [ $# -gt 0 ]; then
   set -- "$@"
 elif [ "${OLDEST_ALL:-0}" = 1 ]; then
