@@ -8,7 +8,7 @@
 #   OLDEST_ALL=1 bash scripts/test_oldest.sh   the whole suite
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '==> %s\n' "$*"; }
+source scripts/window.sh
 venv=.venv-oldest
 want="$(grep -v '^#' requirements/oldest.txt | sort | tr '\n' ' ')"
 have=""
@@ -36,18 +36,4 @@ for line in pathlib.Path("requirements/oldest.txt").read_text().splitlines():
         print(f"    {name:18} {got}")
         assert got.split("+")[0] == pinned, f"{name} {got} installed, {pinned} declared"
 PY
-step "the README's demo on the floors (NumPy, then Dask)"
-"$venv/bin/python" examples/demo.py > /dev/null
-"$venv/bin/python" examples/demo.py --backend dask > /dev/null
-echo "    demo: NumPy and Dask ran"
-# The representative set (scripts/representative-tests.txt): every backend and surface.
-mapfile -t OLDEST_TESTS < <(grep -v '^#' scripts/representative-tests.txt)
-if [ $# -gt 0 ]; then
-  set -- "$@"
-elif [ "${OLDEST_ALL:-0}" = 1 ]; then
-  set -- tests
-else
-  set -- "${OLDEST_TESTS[@]}"
-fi
-step "pytest on the oldest declared set: $*"
-HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$venv/bin/python" -m pytest -q -n 2 "$@"
+demo_and_tests "$venv" "the oldest declared set" "${OLDEST_ALL:-0}" "$@"

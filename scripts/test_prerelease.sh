@@ -11,7 +11,7 @@
 #   bash scripts/test_prerelease.sh tests/...  those tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
-step() { printf '==> %s\n' "$*"; }
+source scripts/window.sh
 venv=.venv-pre
 if [ ! -x "$venv/bin/python" ]; then
   step "creating $venv"
@@ -28,16 +28,4 @@ import importlib.metadata as md
 for name in ("numpy", "dask", "distributed", "xarray", "scipy", "array-api-compat", "torch"):
     print(f"    {name:18} {md.version(name)}")
 PY
-step "the README's demo (NumPy, then Dask)"
-"$venv/bin/python" examples/demo.py > /dev/null
-"$venv/bin/python" examples/demo.py --backend dask > /dev/null
-mapfile -t PRE_TESTS < <(grep -v '^#' scripts/representative-tests.txt)
-if [ $# -gt 0 ]; then
-  set -- "$@"
-elif [ "${PRE_ALL:-0}" = 1 ]; then
-  set -- tests
-else
-  set -- "${PRE_TESTS[@]}"
-fi
-step "pytest on the pre-releases: $*"
-HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$venv/bin/python" -m pytest -q -n 2 "$@"
+demo_and_tests "$venv" "the pre-releases" "${PRE_ALL:-0}" "$@"

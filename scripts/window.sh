@@ -1,0 +1,23 @@
+# Sourced by scripts/test_oldest.sh and scripts/test_prerelease.sh: the steps both ends of the
+# support window run in a venv of their own.
+step() { printf '==> %s\n' "$*"; }
+
+# demo_and_tests VENV LABEL ALL [pytest arguments...]: the README's demo on NumPy and on Dask,
+# then pytest on the arguments given, else the whole suite where ALL is 1, else the
+# representative set (scripts/representative-tests.txt).
+demo_and_tests() {
+  local venv=$1 label=$2 all=$3
+  shift 3
+  step "the README's demo on $label (NumPy, then Dask)"
+  "$venv/bin/python" examples/demo.py > /dev/null
+  "$venv/bin/python" examples/demo.py --backend dask > /dev/null
+  echo "    demo: NumPy and Dask ran"
+  if [ $# -eq 0 ] && [ "$all" = 1 ]; then
+    set -- tests
+  elif [ $# -eq 0 ]; then
+    mapfile -t representative < <(grep -v '^#' scripts/representative-tests.txt)
+    set -- "${representative[@]}"
+  fi
+  step "pytest on $label: $*"
+  HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$venv/bin/python" -m pytest -q -n 2 "$@"
+}
