@@ -188,7 +188,7 @@ def test_a_stale_dask_write_fails_by_name(monkeypatch):
 def test_cubed_state_interop_does_not_know_fails_by_name():
     pytest.importorskip("cubed")
     from interop.backends.cubed import backend as cubed_backend
-    from interop.backends.cubed.numpy_namespace import source
+    from interop.backends.cubed.held import source
     t = interop.tensor(np.arange(4.0), backend="cubed")
     new = source(t.raw)
     new._cached_blocks = ()  # a Cubed that keeps more state on its arrays

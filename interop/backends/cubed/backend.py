@@ -11,7 +11,7 @@ a view is replayed into its base as on Dask (``views.WITHOUT_VIEWS``, ``views.SE
 ``be.np`` is ``cubed_numpy.NumpyShaped``: NumPy's names over Cubed's namespace, with NumPy
 ufuncs run chunk by chunk and other NumPy functions in one task (Cubed checks at planning
 time that the task fits ``allowed_mem``).  Operations also call NumPy's array methods and
-indexing on raw arrays: the arrays interop holds are ``cubed_numpy.Held``, Cubed's array
+indexing on raw arrays: the arrays interop holds are ``held.Held``, Cubed's array
 class extended on interop's side with the NumPy methods it lacks (``sum``, ``astype``,
 ``reshape``, ... through ``be.np``), NumPy's ``T`` and NumPy's indexing where Cubed 0.27
 refuses or errs (``getitem``); Cubed's own class is not modified.  Nothing here computes except
@@ -35,7 +35,8 @@ from .. import registry, views
 from ..chunked import ChunkedBackend
 from ..contract import Backend
 from . import numpy_namespace as cubed_numpy
-from .numpy_namespace import DETACHED, Held, held, source
+from .held import Held, held, source
+from .numpy_namespace import DETACHED
 
 _CUBEDS_GETITEM, _CUBEDS_RECHUNK = Array.__getitem__, Array.rechunk
 _CUBEDS_OWN = ("name", "_zarray", "_shape", "_dtype", "_chunks", "spec", "_plan")  # its state
@@ -45,7 +46,7 @@ def replace_in_place(raw: Array, new: Array) -> None:
     """``raw`` becomes ``new`` in place (its plan, chunks and spec); interop's own attributes
     (view links) stay.  Safe because no plan holds ``raw`` itself: Cubed's tasks read their
     inputs' names from the array objects when they run, and every Cubed function interop
-    calls gets fresh objects (``cubed_numpy.source``, ``DETACHED``).  Cubed's state is its
+    calls gets fresh objects (``held.source``, ``DETACHED``).  Cubed's state is its
     private attributes (``_CUBEDS_OWN``): a Cubed whose arrays hold others fails here by name
     (tests/test_upstream_insides.py), never with a stale plan."""
     unknown = {n for n in vars(new) if not n.startswith("_interop")} - set(_CUBEDS_OWN)
