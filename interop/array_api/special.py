@@ -52,6 +52,10 @@ def __getattr__(name: str) -> np.ufunc:
 
 
 def __dir__() -> list[str]:
-    """The names offered: every public name of ``scipy.special`` that is a ufunc."""
-    special = _scipy_special()
+    """The names offered: every public name of ``scipy.special`` that is a ufunc (none
+    without SciPy)."""
+    try:
+        special = _scipy_special()
+    except AttributeError:
+        return []
     return sorted(n for n in dir(special) if not n.startswith("_") and _ufunc(n) is not None)
