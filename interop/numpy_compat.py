@@ -29,3 +29,10 @@ READS_NUMPY_DTYPE_PROTOCOL: bool = _reads_numpy_dtype_protocol()
 """``np.dtype(obj)`` reads ``obj.__numpy_dtype__`` (NumPy 2.4).  Before it NumPy reads only
 the ``dtype`` attribute protocol (``obj.dtype``, a real dtype): ``interop.dtypes.DType``
 answers that one too where this is False.  Retired when the floor reaches NumPy 2.4."""
+
+
+FROM_DLPACK_KEEPS_WRITEABLE: bool = bool(np.from_dlpack(np.zeros(1)).flags.writeable)
+"""``np.from_dlpack`` imports a writable producer's memory as writable (NumPy after 2.2, which
+marks every import read-only): where this is False, ``backends/dlpack`` takes a CPU torch
+tensor's memory through ``torch.Tensor.numpy()`` (shared, writable) instead.  Retired when
+the floor leaves NumPy 2.2."""

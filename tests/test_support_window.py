@@ -138,3 +138,22 @@ def test_digamma_under_scipys_array_api_mode():
     out = subprocess.run([sys.executable, "-c", _UNDER_ARRAY_API], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["Tensor", "dask", "True", "True"]
+
+
+def test_a_torch_tensor_comes_in_writable_and_shared():
+    """NumPy 2.2's ``np.from_dlpack`` marks every import read-only; a CPU torch tensor still
+    comes in writable, sharing its memory (``numpy_compat.FROM_DLPACK_KEEPS_WRITEABLE``)."""
+    torch = pytest.importorskip("torch")
+    w = torch.zeros(3)
+    t = interop.from_dlpack(w)
+    t.add_(1.0)
+    assert w.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_like_creates_on_the_like_tensors_backend_on_every_numpy():
+    """NumPy before 2.4 gives its C creation functions no signature: ``like=`` is still seen."""
+    pytest.importorskip("dask")
+    d = interop.tensor([1.0], backend="dask")
+    for made in (np.zeros(3, like=d), np.asarray([1.0, 2.0], like=d), np.arange(3, like=d),
+                 np.empty(2, like=d), np.ones(2, like=d)):
+        assert isinstance(made, interop.Tensor) and made.backend == "dask"

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DeviceMismatchError, UnsupportedDtypeError
+from ..numpy_compat import FROM_DLPACK_KEEPS_WRITEABLE
 
 KDLCPU, _KDLCUDA, _KDLCUDAHOST, _KDLCUDAMANAGED = 1, 2, 3, 13  # DLPack's device types
 
@@ -23,7 +24,11 @@ def foreign_to_raw(obj: Any) -> Any:
     obj = _resolved(_importable(obj))
     device_type, _ = obj.__dlpack_device__()
     if device_type in (KDLCPU, _KDLCUDAHOST):
-        return np.from_dlpack(obj)
+        out = np.from_dlpack(obj)
+        if not out.flags.writeable and not FROM_DLPACK_KEEPS_WRITEABLE and \
+                type(obj).__module__.startswith("torch") and device_type == KDLCPU:
+            return obj.numpy()  # NumPy 2.2 imports read-only: torch's own view, writable
+        return out
     if device_type in (_KDLCUDA, _KDLCUDAMANAGED):
         import cupy
         return cupy.from_dlpack(obj)

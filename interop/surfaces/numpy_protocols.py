@@ -284,8 +284,9 @@ def _takes_like(func: Callable) -> bool:
     """NEP 35 creation functions (np.zeros, np.asarray, ...): they dispatch on ``like`` only."""
     try:
         return "like" in inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return False
+    except (TypeError, ValueError):  # NumPy before 2.4: its C functions carry no signature
+        head = (getattr(func, "__doc__", None) or "").lstrip().split("\n\n", 1)[0]
+        return head.startswith(f"{getattr(func, '__name__', '')}(") and "like=None" in head
 
 
 def __array_function__(self: Tensor, func: Callable, types: tuple, args: tuple,  # noqa: N807
