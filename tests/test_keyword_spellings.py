@@ -112,8 +112,11 @@ def test_every_declared_spelling_is_numpys_or_torchs():
     torch_keywords = {label.split()[0].removeprefix("torch.") for label in TORCH_KEYWORDS}
     for entry in TABLE.values():
         numpy_fn = getattr(np, entry.name, None)
-        numpy_names = {p.name for p in inspect.signature(numpy_fn).parameters.values()
-                       if p.kind is not p.POSITIONAL_ONLY} if callable(numpy_fn) else set()
+        try:
+            numpy_names = {p.name for p in inspect.signature(numpy_fn).parameters.values()
+                           if p.kind is not p.POSITIONAL_ONLY} if callable(numpy_fn) else set()
+        except ValueError:  # NumPy before 2.4 gives its C callables no signature: unchecked there
+            continue
         for theirs in entry.keywords:
             assert theirs in numpy_names or entry.name in torch_keywords, (entry.name, theirs)
         if entry.function and entry.keywords:

@@ -25,9 +25,13 @@ def foreign_to_raw(obj: Any) -> Any:
     device_type, _ = obj.__dlpack_device__()
     if device_type in (KDLCPU, _KDLCUDAHOST):
         out = np.from_dlpack(obj)
-        if not out.flags.writeable and not FROM_DLPACK_KEEPS_WRITEABLE and \
-                type(obj).__module__.startswith("torch") and device_type == KDLCPU:
-            return obj.numpy()  # NumPy 2.2 imports read-only: torch's own view, writable
+        if out.flags.writeable or FROM_DLPACK_KEEPS_WRITEABLE or device_type != KDLCPU:
+            return out
+        # NumPy 2.2 imports every producer read-only: a writable one's own view instead
+        if isinstance(obj, np.ndarray) and obj.flags.writeable:
+            return obj.view()
+        if type(obj).__module__.startswith("torch"):
+            return obj.numpy()  # torch's view of its memory, writable
         return out
     if device_type in (_KDLCUDA, _KDLCUDAMANAGED):
         import cupy

@@ -261,8 +261,8 @@ def to(be: Any, input: Any, *args: Any, dtype: Any = None, device: Any = None,
     for a in args:  # torch accepts a dtype, a device or a tensor positionally
         if isinstance(a, bool):
             continue
-        if isinstance(a, type):  # np.float64, float: types (which have .shape and .dtype too)
-            dtype = a
+        if isinstance(a, (type, np.dtype)):  # np.float64, float: types (which have .shape and
+            dtype = a  # .dtype too); a dtype, t.dtype too (.shape; .dtype before NumPy 2.4)
         elif _is_device(a):
             device = a
         elif getattr(a, "shape", None) is not None and getattr(a, "dtype", None) is not None:

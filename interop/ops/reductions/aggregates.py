@@ -302,7 +302,10 @@ op("any", out=True)(_logical("any"))
 @op(all_dims_if_empty=True)
 def count_nonzero(be: Any, input: Any, dim: DimOrDims | None = None, *, axis: Any = None) -> Any:
     """Number of nonzero elements along ``dim`` (int64)."""
-    return be.np.count_nonzero(input, axis=dim).astype(dtypes.int64)
+    count = be.np.count_nonzero(input, axis=dim)
+    if type(count) is int:  # NumPy 2.2 for axis=None: a Python int (later: a NumPy scalar)
+        count = dtypes.int64.type(count)
+    return count.astype(dtypes.int64)
 
 
 @op(out=True)
