@@ -157,3 +157,11 @@ def test_like_creates_on_the_like_tensors_backend_on_every_numpy():
     for made in (np.zeros(3, like=d), np.asarray([1.0, 2.0], like=d), np.arange(3, like=d),
                  np.empty(2, like=d), np.ones(2, like=d)):
         assert isinstance(made, interop.Tensor) and made.backend == "dask"
+
+
+def test_the_tensor_dtype_is_a_dtype_to_interop_itself():
+    """Before NumPy 2.4 ``t.dtype`` answers ``.dtype`` and ``.shape`` (NumPy's protocol), as an
+    array does: ``to()`` still reads it as a dtype, and counting over every axis is an int64."""
+    t = interop.tensor([1, 0, 2])
+    assert t.to(interop.tensor([1.0]).dtype).dtype == interop.float32
+    assert interop.count_nonzero(t).dtype == interop.int64 and int(interop.count_nonzero(t)) == 2
