@@ -14,7 +14,7 @@ import numpy as np
 from ... import dtypes
 from ...backends import views
 from ...backends.registry import python_value
-from ...errors import NoImaginaryPartError, UnsupportedDtypeError
+from ...errors import UnsupportedDtypeError
 from .._args import cast, fits_dtype, float_input, kept_scalars, ordered, promote
 from ..registry import op, torch_alias
 
@@ -375,9 +375,11 @@ def real(be: Any, input: Any) -> Any:
 
 @op(method="imag", property=True, function=True)
 def imag(be: Any, input: Any) -> Any:
-    """Imaginary part; torch raises for real tensors."""
+    """Imaginary part; zeros for a real tensor, as NumPy and Dask answer (torch raises).
+    Duck-array checks read ``.imag`` of any array's data: xarray keeps a pint Quantity of
+    tensors only where its magnitude has one (docs/consumers.md)."""
     if input.dtype.kind != "c":
-        raise NoImaginaryPartError("imag is not implemented for tensors with non-complex dtypes.")
+        return be.np.zeros_like(input)
     return views.merged(input.imag, input, lambda base, raw: base.real + 1j * raw)
 
 
