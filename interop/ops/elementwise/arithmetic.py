@@ -407,14 +407,15 @@ def rsqrt(be: Any, input: Any) -> Any:
 
 
 @op(out=True)
-def nan_to_num(be: Any, input: Any, nan: float = 0.0, posinf: float | None = None,
+def nan_to_num(be: Any, input: Any, nan: float | None = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> Any:
-    """Replace NaN and infinities by finite numbers (the dtype's extremes by default)."""
+    """Replace NaN and infinities by finite numbers (0 and the dtype's extremes by default;
+    None asks for the default, as in torch's schema)."""
     if input.dtype.kind not in "fc":
         return input.copy()
     info = np.finfo(input.dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    out = be.np.where(be.np.isnan(input), nan, input)
+    out = be.np.where(be.np.isnan(input), 0.0 if nan is None else nan, input)
     out = be.np.where(be.np.isposinf(out), hi, out)
     return be.np.where(be.np.isneginf(out), lo, out).astype(input.dtype)
