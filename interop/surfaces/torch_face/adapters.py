@@ -94,7 +94,11 @@ def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, **inert: Any
 
 
 def index(input: Any, indices: Any) -> Any:
-    """``aten.index.Tensor``: ``input[indices]``, a None in ``indices`` a whole dimension."""
+    """``aten.index.Tensor``: ``input[indices]``, a None in ``indices`` a whole dimension;
+    rows of an array without views by a host index, as one selection (``batches``)."""
+    rows = batches.rows_indexed(input, indices)
+    if rows is not None:
+        return rows
     return record("torch.Tensor.__getitem__")(
         input, tuple(slice(None) if i is None else i for i in indices))
 

@@ -27,7 +27,28 @@ def rows_taken(tensors: list[Tensor], dim: int) -> Tensor | None:
         if found is None or found[0] is not base:
             return None
         rows.append(found[1])
+    return _rows(base, rows)
+
+
+def rows_indexed(input: Tensor, indices: Any) -> Tensor | None:
+    """``input[rows]`` for one 1-d integer index on the host (a ``BatchSampler``'s list of
+    indices, ``x[[4, 5, 6]]``) into an array without views: the rows taken as ``rows_taken``
+    takes them.  (The general path makes the index a Dask array too, whose selection gathers
+    every chunk of ``input`` into one place.)  Else None."""
+    if len(indices) != 1 or not isinstance(indices[0], Tensor) or \
+            type(input._raw) not in views.WITHOUT_VIEWS:
+        return None
+    index = indices[0]._raw
+    if type(index) is not np.ndarray or index.ndim != 1 or index.dtype.kind not in "iu" or \
+            not index.size or index.min() < -input._raw.shape[0] or \
+            index.max() >= input._raw.shape[0]:
+        return None  # (out of range: the general path raises torch's error)
+    return _rows(input._raw, (index % input._raw.shape[0]).tolist())
+
+
+def _rows(base: Any, rows: list[int]) -> Tensor:
+    """``base``'s rows (an array without views: the result shares nothing it could write)."""
     start = rows[0]
     if rows == list(range(start, start + len(rows))):
-        return make(Tensor, base[start:start + len(rows)])  # an array without views: a copy
+        return make(Tensor, base[start:start + len(rows)])
     return make(Tensor, base[np.asarray(rows)])

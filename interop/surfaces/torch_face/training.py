@@ -9,8 +9,11 @@ tensors (momentum, Adam's moments) and the buffers of the modules ``interop.to_b
 moved that hold those parameters (BatchNorm's running statistics), all in one
 ``persist`` call, so the forward and backward they share run once.  Each array is replaced
 in place by its persisted self, so every holder (the module, the optimizer, a ``state_dict``)
-sees it.  With a ``distributed`` client the persist returns at once (the cluster computes the
-step while Python builds the next); with Dask's local schedulers it computes then.
+sees it.  With a ``distributed`` client the persist returns at once: the cluster computes step
+n while Python builds step n+1, and before step n+1's state is persisted the step waits for
+step n's, so at most one step is in flight (the client never runs ahead of the cluster, and
+the scheduler holds two steps' graphs at most).  With Dask's local schedulers the persist
+computes then.
 
 Why after the step: it is the one moment in a loop where the state is whole (gradients
 accumulated, weights updated) and the next step's graph has not started; persisting on a
@@ -33,6 +36,8 @@ from . import boxes
 _MOVED: weakref.WeakSet = weakref.WeakSet()
 """Modules ``interop.to_backend`` moved onto a lazy backend: their buffers join the state."""
 _HOOK: list[Any] = []  # the handle of the registered step post-hook, once
+_IN_FLIGHT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""optimizer -> [(backend, the arrays its last step persisted)]: waited for by its next step."""
 
 
 def install(torch: Any) -> None:
@@ -55,7 +60,9 @@ def _after_step(optimizer: Any, args: Any, kwargs: Any) -> None:
         return
     state = state_of(optimizer)
     if state:
-        persist_in_place(state, f"{type(optimizer).__name__}.step()")
+        for be, held in _IN_FLIGHT.pop(optimizer, ()):
+            be.settle(held)  # one step in flight: the one just built waits for the last
+        _IN_FLIGHT[optimizer] = persist_in_place(state, f"{type(optimizer).__name__}.step()")
 
 
 def _lazy(face: Any) -> bool:
@@ -85,10 +92,11 @@ def state_of(optimizer: Any) -> list[Tensor]:
     return state
 
 
-def persist_in_place(tensors: list[Tensor], why: str) -> None:
+def persist_in_place(tensors: list[Tensor], why: str) -> list[tuple[Any, tuple]]:
     """``tensors``' arrays persisted together and each replaced in place by its persisted
     self: their graphs become their chunks, held in (cluster) memory.  A compute, so
-    ``dask_compute`` decides; under ``"raise"`` the error names ``why``."""
+    ``dask_compute`` decides; under ``"raise"`` the error names ``why``.  Returns each
+    backend with the arrays it persisted (``be.settle`` waits for them)."""
     raws = [t._raw for t in tensors]
     what = (f"{len(raws)} lazy tensors of the training state ({_nbytes(raws)}: weights, "
             "gradients, optimizer state, buffers), persisted so that each step's graph stays "
@@ -98,9 +106,13 @@ def persist_in_place(tensors: list[Tensor], why: str) -> None:
     by_backend: dict[Any, list[Any]] = {}
     for raw in raws:
         by_backend.setdefault(registry.owner(raw), []).append(raw)
+    persisted = []
     for be, group in by_backend.items():
-        for raw, held in zip(group, be.persist(*group)):
-            views.WITHOUT_VIEWS[type(raw)](raw, held)
+        held = be.persist(*group)
+        for raw, new in zip(group, held):
+            views.WITHOUT_VIEWS[type(raw)](raw, new)
+        persisted.append((be, held))
+    return persisted
 
 
 def _nbytes(raws: list[Any]) -> str:
