@@ -352,7 +352,7 @@ def training_section(quick: bool) -> None:
     chunks = int(1.5 * total) // (TRAIN_CHUNK * 3 * 32 * 32 * 4)
     chunks -= chunks % ACCUMULATE
     if quick:
-        chunks = 8
+        chunks = 16
     n = chunks * TRAIN_CHUNK
     steps = chunks // ACCUMULATE
     with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=limit,

@@ -191,6 +191,7 @@ class Backend(abc.ABC):
     def settle(self, raws: Sequence[Any]) -> None:
         """Wait until ``raws``, results of ``persist``, are held in memory: a ``distributed``
         cluster's persist returns at once, the others' when done (nothing to wait for)."""
+        return None  # noqa: B027 - optional: only Dask has something to wait for
 
     def compute_chunk_sizes(self, raw: Any) -> Any:
         """Learn unknown (NaN) chunk sizes in place (Dask's ``compute_chunk_sizes``)."""

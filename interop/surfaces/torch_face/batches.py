@@ -7,6 +7,8 @@ otherwise (a shuffled one), so the batch is one task group on the chunks that ho
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...backends import views
