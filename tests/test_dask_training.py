@@ -176,10 +176,13 @@ def test_accumulated_minibatches_run_where_their_chunks_are(client):
     expected = train(cnn(), on_torch(x, y), accumulate=4, batch_size=CHUNK)
     dataset = on_dask(x, y)
     xs, ys = (t.as_interop().raw for t in dataset.tensors)
-    xp, yp = client.persist([xs, ys])  # the data lives on the workers
-    distributed.wait([xp, yp])
-    client.rebalance([xp, yp])
-    who = client.who_has([xp])
+    import dask.array as da
+    ws = sorted(client.scheduler_info()["workers"])  # chunk k lives on worker k // 2
+    xb, yb = ([client.persist(a.blocks[k], workers=[ws[k // 2]]) for k in range(a.numblocks[0])]
+              for a in (xs, ys))
+    distributed.wait([*xb, *yb])
+    xp, yp = da.concatenate(xb), da.concatenate(yb)
+    who = client.who_has(xb)
     holders = {w for ws in who.values() for w in ws}
     assert len(holders) == 2, who
     dataset = TensorDataset(interop.as_tensor(xp).as_torch(), interop.as_tensor(yp).as_torch())
