@@ -14,7 +14,7 @@ import math
 import re
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import array_api_compat.dask.array as compat_dask
@@ -211,6 +211,15 @@ class DaskBackend(ChunkedBackend):
 
     def persist(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
         return _run(dask.persist, raws, progress, kwargs)
+
+    def settle(self, raws: Sequence[Any]) -> None:
+        """Wait for the futures a ``distributed`` client's persist put in ``raws``' graphs."""
+        if "distributed" not in sys.modules:
+            return
+        from distributed import futures_of, wait
+        futures = [f for raw in raws for f in futures_of(raw)]
+        if futures:
+            wait(futures)
 
     def compute_chunk_sizes(self, raw: da.Array) -> da.Array:
         """Learn NaN chunk sizes in place, as Dask does, and drop the empty chunks that leaves.

@@ -14,7 +14,7 @@ import copy
 from typing import Any, SupportsIndex
 
 from ...core.tensor import Tensor
-from . import addresses, aten, boxes, compiling, saving
+from . import addresses, aten, boxes, compiling, saving, training
 from .boxes import box
 
 _class: list[type] = []  # the TorchTensor class, once made
@@ -31,6 +31,7 @@ def torch_tensor_class() -> type:
         _class.append(cls)
         boxes.bind(cls, torch)
         compiling.run_not_traced(TorchFace.__torch_dispatch__)
+        training.install(torch)
     return _class[0]
 
 

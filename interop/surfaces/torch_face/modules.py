@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...backends import registry
 from ...core.tensor import Tensor, make, to_raw
-from . import boxes
+from . import boxes, training
 from .face import torch_tensor_class
 
 
@@ -25,6 +26,8 @@ def to_backend(module: Any, backend: str, **options: Any) -> Any:
         for name, buf in list(sub._buffers.items()):
             if buf is not None:
                 sub._buffers[name] = _onto(buf, backend, options)
+    if registry.get_backend(backend).lazy:
+        training.track(module)  # its buffers persist with its optimizer's steps
     return module
 
 
