@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import sys
 from collections import OrderedDict
+from types import FrameType
 from typing import Any
 
 import numpy as np
 
-from ...backends import registry
-from . import boxes
+from . import boxes, checkpoints
 
 _SAVERS: list[Any] = []  # the code objects of torch.serialization's savers, once looked up
 _DEPTH = 64  # frames searched: the pickle module's own (a Python pickler), then torch.save
@@ -26,18 +26,23 @@ _DEPTH = 64  # frames searched: the pickle module's own (a Python pickler), then
 
 def saving_with_torch() -> bool:
     """True while ``torch.save`` (the zip format or the legacy one) is pickling."""
+    return torch_save_frame() is not None
+
+
+def torch_save_frame() -> FrameType | None:
+    """The frame of ``torch.save``'s saver while it is pickling, else None."""
     if not _SAVERS:
         serialization = boxes.TORCH.serialization
         _SAVERS.extend(getattr(serialization, name).__code__
                        for name in ("_save", "_legacy_save") if hasattr(serialization, name))
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     for _ in range(_DEPTH):
         if frame is None:
-            return False
+            return None
         if frame.f_code in _SAVERS:
-            return True
+            return frame
         frame = frame.f_back
-    return False
+    return None
 
 
 def _torch_tensor(host: np.ndarray) -> Any:
@@ -52,9 +57,7 @@ def _torch_tensor(host: np.ndarray) -> Any:
 def torch_reduction(face: Any, protocol: int) -> tuple:
     """What ``torch.save`` pickles for ``face``: a torch tensor (a ``Parameter`` where
     ``face`` is one) on the host with its values and ``requires_grad``."""
-    raw = face._t._raw
-    host = registry.backend_of(raw).to_host(raw, "torch.save of a TorchTensor")
-    values = _torch_tensor(host)
+    values = checkpoints.host_tensor(face._t._raw, torch_save_frame(), _torch_tensor)
     if getattr(face, "_is_param", False):
         return (boxes.TORCH._utils._rebuild_parameter,
                 (values, face.requires_grad, OrderedDict()))
