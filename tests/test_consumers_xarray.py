@@ -174,8 +174,6 @@ LIMITS = {
     ("dask", "idxmax"): DASK_INDEX,
     ("gpulike", "quantile"): HOST_Q,
     **{(b, "cov"): TRUEDIV for b in ("numpy", "dask", "torch", "gpulike")},
-    ("torch", "weighted"): "torch's tensordot refuses a bool mask beside float weights "
-                           "(xarray's sum of weights), as torch does",
 }
 
 

@@ -90,8 +90,11 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict,
     (``Route.native_names``), with that library's semantics and errors."""
     if be is not None and be.native_ops:
         native = be.native(native_names)
+        spellings = getattr(impl, "spellings", None)  # NumPy's keywords: torch's names
+        if native is not None and spellings and rkwargs and \
+                any(spellings.get(k, k) != k for k in rkwargs):
+            rargs = _promoted(be, rargs)
         if native is not None:
-            spellings = getattr(impl, "spellings", None)  # NumPy's keywords: torch's names
             if spellings and rkwargs:
                 rkwargs = {spellings.get(k, k): v for k, v in rkwargs.items()}
             out = native(*rargs, **rkwargs)
@@ -101,6 +104,18 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict,
         return impl(be, *rargs, **rkwargs)
     except _RESTATED as exc:
         raise restated(impl, be, rargs, exc)  # noqa: B904 (restated sets the cause)
+
+
+def _promoted(be: Backend, rargs: list) -> list:
+    """A call in NumPy's keywords (``tensordot(x, y, axes=1)``: opt_einsum's, for xarray's
+    ``weighted``) has its array operands promoted to one dtype, as NumPy and interop's own
+    implementations do, where the library's function (torch's) refuses a mix.  A call in
+    torch's keywords keeps torch's refusal."""
+    arrays = [a for a in rargs if be.owns(a)]
+    if len({a.dtype for a in arrays}) < 2:
+        return rargs
+    common = be.xp.result_type(*arrays)
+    return [be.xp.astype(a, common) if be.owns(a) and a.dtype != common else a for a in rargs]
 
 
 def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) -> Exception:
