@@ -17,8 +17,8 @@ from typing import Any
 from ..backends import registry
 from ..backends.contract import Backend
 from ..core import dispatch
+from ..core.dispatch import foreign_wrappers
 from ..core.tensor import Tensor, to_raw
-from ..surfaces import foreign_wrappers
 from . import _device, _extras, _signatures, _standard
 
 MODULE = "interop.array_api"

@@ -33,8 +33,8 @@ from ..backends.contract import Backend
 from ..backends.dask import numpy_functions as numpy_dask
 from ..backends.dask import ufunc_methods
 from ..core import dispatch
+from ..core.dispatch import foreign_wrappers
 from ..core.tensor import Tensor
-from . import foreign_wrappers
 
 _active = dispatch.active
 _SCALARS = frozenset({int, float, bool, complex})

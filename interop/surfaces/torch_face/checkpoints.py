@@ -25,6 +25,7 @@ import numpy as np
 
 from ...backends import registry
 from ...config import check_value_read
+from . import boxes
 
 _SAVED_OBJECT, _PICKLER = "obj", "pickler"  # the locals of torch.serialization._save read here
 _PER_SAVE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -84,7 +85,6 @@ def _read_lazy_arrays(frame: FrameType | None, table: dict) -> None:
 def _arrays_in(obj: Any, depth: int = 0) -> Iterator[Any]:
     """The backend arrays of the TorchTensors in ``obj`` (dicts, lists, tuples: a state dict,
     a checkpoint dict of state dicts)."""
-    from . import boxes
     if depth > 8:
         return
     if isinstance(obj, boxes.TorchTensor):

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from ..backends import registry
-from ..core.tensor import Tensor
+from ...backends import registry
+from ..tensor import Tensor
 
 _NOT_WRAPPERS = (Tensor, np.ndarray, np.generic)
 _SCALARS = frozenset({bool, int, float, complex, str, type(None), slice, type(Ellipsis)})
