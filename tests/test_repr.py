@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import interop
-from interop.core.repr import _preview, _values, format_bytes
+from interop.core.card import format_bytes
+from interop.core.repr import _preview, _values
 
 torch = pytest.importorskip("torch")
 

@@ -4,6 +4,7 @@ diagram); "would take N bytes" for lazy tensors; a subclass's instance attribute
 from __future__ import annotations
 
 import html as html_lib
+import math
 import re
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 import interop
+from interop.core.card import format_bytes
 from tests.conftest import home_device
 from tests.test_repr import TaskCounter
 
@@ -21,7 +23,7 @@ class Meters(interop.Tensor):
 
 def _facts(card: str) -> dict[str, str]:
     """The header's facts by name (each appears at most once: duplicates fail here)."""
-    found = re.findall(r"<span class='interop-([\w-]+)'>([^<]*)</span>", card)
+    found = re.findall(r"<span class='interop-([\w-]+)'(?: title='[^']*')?>([^<]*)</span>", card)
     names = [name for name, _ in found]
     assert len(names) == len(set(names)), f"a fact repeats: {names}"
     return {name: html_lib.unescape(text) for name, text in found}
@@ -29,7 +31,7 @@ def _facts(card: str) -> dict[str, str]:
 
 def _visible_lines(card: str) -> list[str]:
     """The text a browser shows, one entry per line (block elements and <pre> newlines)."""
-    text = re.sub(r"<svg.*?</svg>", "", card, flags=re.S)
+    text = re.sub(r"<svg.*?</svg>|<style>.*?</style>", "", card, flags=re.S)
     text = re.sub(r"</?(div|pre)[^>]*>", "\n", text)
     text = html_lib.unescape(re.sub(r"<[^>]+>", "", text))
     return [line for line in text.splitlines() if line.strip()]
@@ -44,8 +46,8 @@ def _tensor(backend: str, values: np.ndarray, **kwargs):
 def test_three_elements_fit_in_two_short_lines(backend) -> None:
     card = _tensor(backend, np.array([1.0, 2.0, 3.0], np.float32))._repr_html_()
     lines = _visible_lines(card)
-    if backend == "dask":
-        assert len(lines) == 1  # the header; the diagram draws the rest
+    if backend == "dask":  # the header, the cost; the diagram draws the rest
+        assert lines[1] == "1 chunk of (3,) · 12 B each · numpy.ndarray · 1 task · 1 graph layer"
     else:
         assert lines[1:] == ["[1., 2., 3.]"]
     assert len(lines) <= 2 and all(len(line) <= 72 for line in lines), lines
@@ -67,10 +69,11 @@ def test_each_fact_once(backend) -> None:
     assert shown.count(backend) == 1, visible  # (gpulike's device says gpulike:0 as well)
     assert "memory" not in card
     if backend == "dask":
-        assert facts["bytes"] == "would take 24 B" and facts["chunks"] == "chunks (1, 3)"
+        assert facts["bytes"] == "would take 24 B" and facts["nchunks"] == "2 chunks"
+        assert facts["chunk-shape"] == "of (1, 3)" and facts["chunk-bytes"] == "12 B each"
         assert card.count("<svg") == 1 and "<table" not in card  # no second Dask table
     else:
-        assert facts["bytes"] == "24 B" and "chunks" not in facts
+        assert facts["bytes"] == "24 B" and "nchunks" not in facts
         assert "[[0., 1., 2.],\n [3., 4., 5.]]" in card
 
 
@@ -113,6 +116,78 @@ def test_large_tensor_card_is_bounded() -> None:
     card = interop.tensor(np.arange(1_000_000.0).reshape(1000, 1000))._repr_html_()
     assert len(card) < 3000 and "..." in card
     assert _facts(card)["bytes"] == "7.63 MiB"
+
+
+# ------------------------------------------------------------------ against Dask's own card
+def _dask_numbers(raw) -> dict[str, str]:
+    """What Dask's own card reports for ``raw``, read from Dask's API (not from its HTML):
+    the bytes of the array and of one (largest) chunk, the chunk count, tasks, graph layers."""
+    graph = raw.__dask_graph__()
+    chunk_bytes = math.prod(raw.chunksize) * raw.dtype.itemsize
+    return {"bytes": f"would take {format_bytes(raw.nbytes)}", "nchunks": f"{raw.npartitions:,} chunks",
+            "chunk-shape": f"of {raw.chunksize}", "chunk-bytes": f"{format_bytes(chunk_bytes)} each",
+            "tasks": f"{len(graph):,} tasks", "layers": f"{len(graph.layers)} graph layers",
+            "exact-bytes": f"{raw.nbytes:,} bytes", "exact-chunk": f"{chunk_bytes:,} bytes"}
+
+
+def _titles(card: str) -> dict[str, str]:
+    return dict(re.findall(r"<span class='interop-([\w-]+)' title='([^']*)'>", card))
+
+
+@pytest.mark.parametrize("make", [
+    lambda da: da.ones((1000, 800), chunks=(250, 200)),  # the issue's array: 16 chunks, 1 layer
+    lambda da: (da.ones((1000, 800), chunks=(250, 200)) + 1).sum(axis=0) * 2,
+    lambda da: da.random.default_rng(0).standard_normal((60, 50, 40, 3), chunks=(20, 25, 40, 3)),
+    lambda da: da.arange(100_000, chunks=30_000).astype("int16").reshape(100, 1000).rechunk((50, 500)),
+], ids=["ones", "reduced", "4-d", "rechunked"])
+def test_dask_card_shows_dasks_own_numbers(make) -> None:
+    """The bytes, chunk bytes, chunk count, task count and graph layers that Dask reports for
+    the raw array, rounded as the card rounds (the exact count of bytes in its title)."""
+    da = pytest.importorskip("dask.array")
+    raw = make(da)
+    t = interop.as_tensor(raw)
+    with TaskCounter() as counter:
+        card = t._repr_html_()
+    assert counter.tasks == 0
+    facts, titles, dask = _facts(card), _titles(card), _dask_numbers(raw)
+    for name in ("bytes", "nchunks", "chunk-shape", "chunk-bytes", "tasks"):
+        assert facts[name] == dask[name], (name, facts[name], dask[name])
+    assert facts["layers"].removesuffix("s") == dask["layers"].removesuffix("s")
+    assert titles["bytes"] == dask["exact-bytes"] and titles["chunk-bytes"] == dask["exact-chunk"]
+    assert facts["chunk-type"] == "numpy.ndarray"
+    assert card.count("<svg") == 1  # Dask's diagram, whatever the rank
+    assert int(facts["nchunks"].split()[0].replace(",", "")) == len(raw.to_delayed().ravel())
+
+
+def test_the_issues_dask_card_reads_as_one_line_of_cost() -> None:
+    """The example of issue 43, as a person reads it beside Dask's card (6.10 MiB, 390.62 kiB,
+    16 chunks in 1 graph layer): the same numbers, on the line under the header."""
+    da = pytest.importorskip("dask.array")
+    lines = _visible_lines(interop.as_tensor(da.ones((1000, 800), chunks=(250, 200)))._repr_html_())
+    assert lines == ["Tensor · (1000, 800) · float64 · dask · cpu · would take 6.10 MiB",
+                     "16 chunks of (250, 200) · 390.62 KiB each · numpy.ndarray · 16 tasks · "
+                     "1 graph layer"]
+
+
+def test_ipython_plain_text_adds_the_cost_line() -> None:
+    """Where HTML is not shown (IPython in a terminal), the text is the repr, and for a chunked
+    tensor the cost under it; eager tensors show the repr alone, as torch's."""
+    pretty = pytest.importorskip("IPython.lib.pretty").pretty
+    d = interop.ones((1000, 800), backend="dask", chunks=(250, 200))
+    assert pretty(d).splitlines() == [repr(d), "would take 3.05 MiB · 16 chunks of (250, 200) · "
+                                      "195.31 KiB each · numpy.ndarray · 16 tasks · 1 graph layer"]
+    e = interop.tensor([1.0, 2.0])
+    assert pretty(e) == repr(e)
+
+
+def test_cubed_card_reads_its_plan() -> None:
+    """A Cubed tensor's cost line: its chunks, and the tasks and stages of the plan Cubed's own
+    card reads."""
+    pytest.importorskip("cubed")
+    c = interop.ones((1000, 800), backend="cubed", chunks=(250, 200)) + 1
+    facts, plan = _facts(c._repr_html_()), c.raw.plan()
+    assert facts["nchunks"] == f"{c.raw.npartitions} chunks" and facts["chunk-shape"] == "of (250, 200)"
+    assert facts["tasks"] == f"{plan.num_tasks} tasks" and facts["layers"] == f"{plan.num_stages} stages"
 
 
 # ------------------------------------------------------------------ in a browser
@@ -206,8 +281,9 @@ def test_an_executed_notebook_shows_the_cards_in_chromium(tmp_path) -> None:
     image = cards[1]
     assert numpy_card["text"].splitlines() == ["Tensor · (3,) · float32 · numpy · cpu · 12 B",
                                                "[1., 2., 3.]"]
-    assert dask_card["text"].splitlines()[0] == (
-        "Tensor · (3, 4) · float64 · dask · cpu · would take 96 B · chunks (1, 4)")
+    assert dask_card["text"].splitlines()[:2] == [
+        "Tensor · (3, 4) · float64 · dask · cpu · would take 96 B",
+        "3 chunks of (1, 4) · 32 B each · numpy.ndarray · 3 tasks · 1 graph layer"]
     assert meters_card["text"].splitlines() == [
         "Meters · (3,) · float32 · numpy · cpu · 12 B", "unit='m'", "[1., 2., 3.]"]
     assert numpy_card["height"] < 60 and meters_card["height"] < 80  # short lines
