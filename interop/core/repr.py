@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..backends import registry
 from ..errors import TracedValueError, shown_shape
 
 _THRESHOLD, _EDGEITEMS, _LINEWIDTH = 1000, 3, 80
