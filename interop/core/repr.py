@@ -114,8 +114,9 @@ def _lazy_body(raw: Any) -> str:
     return f"<lazy shape={shown_shape(raw.shape)}, chunks={raw.chunksize}, dtype={raw.dtype}>"
 
 
-def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
-    """The text repr of a raw array held by a tensor (bounded copy for GPU data)."""
+def format_tensor(be: Any, raw: Any, name: str = "tensor", suffixes: tuple[str, ...] = ()) -> str:
+    """The text repr of a raw array held by a tensor (bounded copy for GPU data); ``suffixes``
+    end it, after the backend (the torch face's ``grad_fn=<SumBackward0>``, as torch's)."""
     extras = []
     device = be.device_of(raw)
     if be.lazy:
@@ -129,6 +130,7 @@ def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
     if device.type != "cpu":
         extras.append(f"device='{device}'")
     extras.append(f"backend='{be.name}'")
+    extras.extend(suffixes)
     return f"{name}({body}, {', '.join(extras)})"
 
 
