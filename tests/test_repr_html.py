@@ -196,15 +196,30 @@ _NOTEBOOK = [  # the cells of a notebook whose outputs are the cards a person lo
     "interop.tensor([1.0, 2.0, 3.0])",
     "interop.tensor(np.ones((3, 4)), backend='dask', chunks=(1, 4))",
     "m = interop.tensor([1.0, 2.0, 3.0]).as_subclass(Meters)\nm.unit = 'm'\nm",
+    "(interop.tensor([1.0, 2.0, 3.0]).as_torch(requires_grad=True) * 2).sum()",
 ]
+# JupyterLab 4's theme variables that the card reads (its light and dark themes set them on
+# the page's root), the page's background, and the text colour the page itself has.
+THEMES = {
+    "light": {"background": "#ffffff", "color": "#000000", "vars": {
+        "--jp-layout-color0": "white", "--jp-content-font-color0": "rgba(0, 0, 0, 1)",
+        "--jp-content-font-color2": "rgba(0, 0, 0, 0.54)", "--jp-border-color2": "#e0e0e0",
+        "--jp-brand-color1": "#1976d2"}},
+    "dark": {"background": "#111111", "color": "#ffffff", "vars": {
+        "--jp-layout-color0": "#111111", "--jp-content-font-color0": "rgba(255, 255, 255, 1)",
+        "--jp-content-font-color2": "rgba(255, 255, 255, 0.54)", "--jp-border-color2": "#616161",
+        "--jp-brand-color1": "#42a5f5"}},
+}
 # Reads, after layout, what a browser shows of each card: its text as rendered (innerText),
-# its box, and where the chunk diagram is drawn; written into the page for --dump-dom.
+# its box, where the chunk diagram is drawn and the lines' boxes; written into the page for
+# --dump-dom.
 _REPORT = """<script>
+const box = e => { const r = e.getBoundingClientRect();
+  return {left: r.left, top: r.top, width: r.width, height: r.height}; };
 const cards = [...document.querySelectorAll('.interop-tensor')].map(card => {
-  const box = card.getBoundingClientRect(), svg = card.querySelector('svg');
-  const s = svg ? svg.getBoundingClientRect() : null;
-  return {text: card.innerText, height: box.height, width: box.width,
-          diagram: s && {left: s.left, top: s.top, width: s.width, height: s.height}};
+  const svg = card.querySelector('svg');
+  return {text: card.innerText, ...box(card), diagram: svg && box(svg),
+          lines: [...card.querySelectorAll(':scope > div:not(.interop-diagram), pre')].map(box)};
 });
 document.body.insertAdjacentHTML('beforeend',
   '<pre id="report" hidden>' + JSON.stringify(cards).replace(/</g, '&lt;') + '</pre>');
@@ -224,20 +239,29 @@ def _chromium() -> str:
     return found
 
 
-def _executed_notebook_html() -> str:
-    """The page a notebook shows once run: each cell's rich output, as Jupyter renders it
-    (the ``text/html`` of an execute_result, in an output area)."""
+def _executed_notebook_outputs() -> list[str]:
+    """The cards a notebook shows once run: each cell's ``text/html`` execute_result."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
+    pytest.importorskip("torch")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in _NOTEBOOK])
     nbclient.NotebookClient(nb, timeout=60, kernel_name="python3").execute()
     outputs = [o["data"]["text/html"] for c in nb.cells for o in c.outputs
                if o.get("output_type") == "execute_result"]
-    assert len(outputs) == 3, "every tensor cell shows a card"
+    assert len(outputs) == 4, "every tensor cell shows a card"
+    return outputs
+
+
+def _page(outputs: list[str], theme: str) -> str:
+    """The outputs in output areas, on a page themed as JupyterLab themes it."""
+    look = THEMES[theme]
+    variables = ";".join(f"{k}:{v}" for k, v in look["vars"].items())
     areas = "".join(f"<div class='jp-OutputArea-output' style='margin:8px'>{o}</div>"
                     for o in outputs)
-    return f"<!DOCTYPE html><html><body style='margin:0;background:#fff'>{areas}{_REPORT}</body></html>"
+    return (f"<!DOCTYPE html><html><body data-jp-theme-light='{theme == 'light'}' style='margin:0;"
+            f"background:{look['background']};color:{look['color']};{variables}'>"
+            f"{areas}{_REPORT}</body></html>")
 
 
 def _render(browser: str, page, tmp_path) -> tuple[list[dict], Any]:
@@ -250,7 +274,7 @@ def _render(browser: str, page, tmp_path) -> tuple[list[dict], Any]:
     common = [browser, *CHROMIUM_FLAGS, "--window-size=800,900"]
     dom = subprocess.run([*common, f"--user-data-dir={tmp_path / 'profile-dom'}",
                           "--dump-dom", url], capture_output=True, text=True, timeout=120)
-    shot = tmp_path / "cards.png"
+    shot = page.with_suffix(".png")
     subprocess.run([*common, f"--user-data-dir={tmp_path / 'profile-shot'}",
                     f"--screenshot={shot}", url], capture_output=True, timeout=120)
     found = re.findall(r"<pre id=\"report\" hidden=\"\">(\[.*?)</pre>", dom.stdout, re.S)
@@ -258,27 +282,54 @@ def _render(browser: str, page, tmp_path) -> tuple[list[dict], Any]:
     return json.loads(html_lib.unescape(found[-1])), Image.open(shot).convert("RGB")
 
 
-def _dark_runs(image, x: int, top: int, bottom: int) -> int:
-    """How many separate lines darker than the diagram's fill a vertical line at ``x``
-    crosses between the rows (a 1-pixel line is drawn half-toned over two rows)."""
+def _luminance(rgb: tuple[int, int, int]) -> float:
+    """WCAG's relative luminance of an sRGB colour."""
+    def linear(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = map(linear, rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(image, box: dict) -> float:
+    """WCAG's contrast ratio between the text drawn in ``box`` and the background: the
+    luminances of the pixel farthest from the background and of the background (the most
+    common pixel)."""
+    region = image.crop((int(box["left"]), int(box["top"]),
+                         int(box["left"] + box["width"]), int(box["top"] + box["height"])))
+    counts = sorted(region.getcolors(1 << 20), reverse=True)
+    ground = _luminance(counts[0][1])
+    ink = max((_luminance(c) for _, c in counts), key=lambda lum: abs(lum - ground))
+    light, dark = max(ground, ink), min(ground, ink)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _line_runs(image, x: int, top: int, bottom: int, theme: str) -> int:
+    """How many separate lines a vertical line at ``x`` crosses between the rows: lines are
+    drawn in the text colour, so they stand out from the diagram's fill toward it (darker on
+    light, lighter on dark; a 1-pixel line is drawn half-toned over two rows)."""
+    fill = sum(image.getpixel((x, top + 15)))
     runs, inside = 0, False
     for y in range(top, bottom):
-        dark = sum(image.getpixel((x, y))) < 550
-        runs, inside = runs + (dark and not inside), dark
+        total = sum(image.getpixel((x, y)))
+        line = total < fill - 100 if theme == "light" else total > fill + 100
+        runs, inside = runs + (line and not inside), line
     return runs
 
 
-def test_an_executed_notebook_shows_the_cards_in_chromium(tmp_path) -> None:
-    """What a person sees in a browser: the header line and the values of a NumPy card, a
-    Dask card's chunk diagram (three row chunks, drawn in Dask's colour), a subclass's
-    attribute line, each card a few short lines, not a table."""
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_an_executed_notebook_shows_the_cards_in_chromium(tmp_path, theme) -> None:
+    """What a person sees in a browser, in JupyterLab's light and dark themes: the header line
+    and the values of a NumPy card, a Dask card's cost line and chunk diagram (three row
+    chunks, Dask's colour, its lines in the text colour), a subclass's attribute line, the
+    torch face's autograd line; every line of text at WCAG AA contrast (4.5:1) or better."""
     browser = _chromium()
     pytest.importorskip("dask")
     pytest.importorskip("PIL")
-    page = tmp_path / "notebook.html"
-    page.write_text(_executed_notebook_html())
-    numpy_card, dask_card, meters_card = (cards := _render(browser, page, tmp_path))[0][:3]
-    image = cards[1]
+    page = tmp_path / f"cards-{theme}.html"
+    page.write_text(_page(_executed_notebook_outputs(), theme))
+    cards, image = _render(browser, page, tmp_path)
+    numpy_card, dask_card, meters_card, face_card = cards
     assert numpy_card["text"].splitlines() == ["Tensor · (3,) · float32 · numpy · cpu · 12 B",
                                                "[1., 2., 3.]"]
     assert dask_card["text"].splitlines()[:2] == [
@@ -286,14 +337,18 @@ def test_an_executed_notebook_shows_the_cards_in_chromium(tmp_path) -> None:
         "3 chunks of (1, 4) · 32 B each · numpy.ndarray · 3 tasks · 1 graph layer"]
     assert meters_card["text"].splitlines() == [
         "Meters · (3,) · float32 · numpy · cpu · 12 B", "unit='m'", "[1., 2., 3.]"]
+    assert face_card["text"].splitlines() == [
+        "TorchTensor · () · float32 · numpy · cpu · 4 B",
+        "requires_grad=True · grad_fn=<SumBackward0>", "12."]
     assert numpy_card["height"] < 60 and meters_card["height"] < 80  # short lines
+    for card in cards:
+        for line in card["lines"]:
+            assert _contrast(image, line) >= 4.5, (theme, card["text"], line)
     box = dask_card["diagram"]
     assert box and box["width"] > 100 and box["height"] > 80
-    # the screenshot: Dask's orange fill inside the diagram, split by dark lines into the
-    # three chunks (four lines: the two edges and two boundaries), beside the size labels
+    # the screenshot: Dask's orange fill inside the diagram, split by lines into the three
+    # chunks (four lines: the two edges and two boundaries), beside the size labels
     left, top = int(box["left"]), int(box["top"])
     fill = image.getpixel((left + 60, top + 15))
     assert fill[0] > fill[1] > fill[2] and fill[0] - fill[2] > 50, f"no orange fill: {fill}"
-    assert _dark_runs(image, left + 60, top, top + 95) == 4
-    header = image.crop((0, 0, 800, int(numpy_card["height"]) + 8))
-    assert header.getextrema()[0][0] < 100  # text drawn (dark pixels), not a blank page
+    assert _line_runs(image, left + 60, top, top + 95, theme) == 4
