@@ -28,9 +28,10 @@ _CHOICES = {
     "implicit_transfer": (False, True),
     "dask_compute": ("allow", "warn", "raise"),
     "transfer_guard": ("allow", "log", "disallow"),
+    "progress": ("auto", True, False),
 }
 _defaults: dict[str, Any] = {"implicit_transfer": False, "dask_compute": "allow",
-                             "transfer_guard": "allow"}
+                             "transfer_guard": "allow", "progress": "auto"}
 """The process defaults, replaced whole by ``config.set_default`` (never changed in place)."""
 _defaults_lock = threading.Lock()
 
@@ -112,6 +113,10 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
       does: 'allow' moves, 'log' moves and logs to the ``interop.transfer``
       logger, 'disallow' raises ``DeviceMismatchError``.  Explicit moves
       (``t.to(...)``, ``t.cuda()``, ``t.cpu()``) are never guarded.
+    - ``progress`` ('auto'): the progress bar of a compute that runs for more
+      than a second: 'auto' shows it in a notebook and an interactive terminal,
+      never under CI or pytest; False never shows it; True shows it wherever
+      the compute runs.  ``t.compute(progress=...)`` wins over it.
 
     Settings are per context, like ``decimal.localcontext`` and torch's
     per-thread grad mode: a block in one thread or asyncio task never changes
