@@ -4,6 +4,7 @@ diagram); "would take N bytes" for lazy tensors; a subclass's instance attribute
 from __future__ import annotations
 
 import html as html_lib
+import importlib.util
 import math
 import re
 from typing import Any
@@ -178,6 +179,10 @@ def test_ipython_plain_text_adds_the_cost_line() -> None:
                                       "195.31 KiB each · numpy.ndarray · 16 tasks · 1 graph layer"]
     e = interop.tensor([1.0, 2.0])
     assert pretty(e) == repr(e)
+    if importlib.util.find_spec("torch") is not None:  # the torch face: the same lines
+        face = d.as_torch()
+        assert pretty(face).splitlines() == [repr(face), pretty(d).splitlines()[1]]
+        assert pretty(e.as_torch()) == repr(e.as_torch())
 
 
 def test_cubed_card_reads_its_plan() -> None:

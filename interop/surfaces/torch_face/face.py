@@ -14,7 +14,7 @@ import copy
 from typing import Any, SupportsIndex
 
 from ...backends import registry
-from ...core.card import Fact, html_card
+from ...core.card import Fact, cost_text, html_card
 from ...core.repr import format_tensor
 from ...core.tensor import Tensor
 from . import addresses, aten, boxes, compiling, saving
@@ -84,6 +84,13 @@ class TorchFace:
         if self.grad_fn is not None:
             return (f"grad_fn=<{type(self.grad_fn).__name__}>",)
         return ("requires_grad=True",) if self.requires_grad else ()
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's plain text: the repr, and the cost line of chunked data (as a Tensor's)."""
+        printer.text(repr(self))
+        if cost := cost_text(self._t):
+            printer.break_()
+            printer.text(cost)
 
     def _repr_html_(self) -> str:
         """Jupyter's card of the data (``interop.core.card``), with the autograd state: whether
