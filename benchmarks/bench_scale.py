@@ -20,6 +20,14 @@ Sections (default: dask resnet jax; ``all`` runs every one):
   sampled chunks checked against eager torch.
 - ``cubed``: the CNN on Cubed over images larger than its ``allowed_mem``, with Cubed's
   projected memory of each operation.
+- ``training``: an unmodified torch training loop (``DataLoader``, cross-entropy,
+  ``loss.backward()`` twice per step: gradient accumulation over two minibatches, SGD with
+  momentum) on a ``LocalCluster`` of 2 workers x 1 GiB, one epoch over a synthetic, learnable
+  dataset of 1.5x the cluster's memory (generated chunk by chunk on the workers, never whole
+  anywhere), the model moved by ``interop.to_backend(model, "dask")``.  Per step: wall time,
+  tasks, bytes moved between workers; per worker: peak memory; restarts and pauses; against
+  the same loop in plain torch on in-memory data of the same batches (its step time the
+  ratio's reference, its final weights the check).
 
 Ratios are against the raw alternative measured in the same run; machines are noisy, so no
 test asserts on these numbers.  BLAS is held to one thread (threadpoolctl) in every section,
@@ -272,8 +280,188 @@ def cubed_section(quick: bool) -> None:
           f"MiB; max |difference| from torch {diff:.1e}")
 
 
+def training_cnn() -> object:
+    """A light CNN for training out of core (a strided first convolution): in train mode."""
+    import torch
+    from torch import nn
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Conv2d(3, 8, 4, stride=4), nn.BatchNorm2d(8), nn.ReLU(),
+                         nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
+                         nn.Flatten(), nn.Linear(16, 10))
+
+
+def _pattern_images(k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Chunk ``k`` of the learnable dataset (``n`` images): each class has a fixed pattern,
+    an image is its class's pattern plus noise, drawn from seed ``k`` (any process makes the
+    same chunk, so the data is generated where it is used and never sent)."""
+    patterns = np.random.default_rng(2026).standard_normal((10, 3, 32, 32), dtype=np.float32)
+    rng = np.random.default_rng(k)
+    labels = rng.integers(0, 10, n)
+    images = rng.standard_normal((n, 3, 32, 32), dtype=np.float32)
+    images += 0.3 * patterns[labels]
+    return images, labels
+
+
+def _images_block(block_id: tuple = (0,), n: int = 0) -> np.ndarray:
+    return _pattern_images(block_id[0], n)[0]
+
+
+def _labels_block(block_id: tuple = (0,), n: int = 0) -> np.ndarray:
+    return np.random.default_rng(block_id[0]).integers(0, 10, n)
+
+
+# Training out of core: images per minibatch (one chunk each) and minibatches per step.
+TRAIN_CHUNK, ACCUMULATE = 2048, 2
+
+
+def _train(model: object, dataset: object, on_step: Callable[[int, object], None],
+           post_hook: Callable | None = None) -> object:
+    """The unmodified loop: minibatches of ``TRAIN_CHUNK`` (a ``BatchSampler`` as the
+    sampler: the dataset is indexed once per minibatch), ``ACCUMULATE`` backward calls per
+    ``optimizer.step()``; ``on_step(step, loss)`` after each step (``post_hook``: the
+    optimizer's own step post-hook, which torch runs before the global ones)."""
+    import torch
+    from torch.utils.data import BatchSampler, DataLoader, SequentialSampler
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    if post_hook is not None:
+        opt.register_step_post_hook(post_hook)
+    sampler = BatchSampler(SequentialSampler(range(len(dataset))), TRAIN_CHUNK, drop_last=False)
+    for i, (xb, yb) in enumerate(DataLoader(dataset, batch_size=None, sampler=sampler)):
+        loss = torch.nn.functional.cross_entropy(model(xb), yb) / ACCUMULATE
+        loss.backward()
+        if (i + 1) % ACCUMULATE == 0:
+            opt.step()
+            opt.zero_grad()
+            on_step(i // ACCUMULATE, loss.detach())
+    return model
+
+
+def _outgoing_bytes(dask_worker: object) -> int:
+    return dask_worker.transfer_outgoing_bytes_total
+
+
+def training_section(quick: bool) -> None:
+    import dask.array as da
+    import torch
+    from distributed import Client, LocalCluster
+    from torch.utils.data import TensorDataset
+
+    from interop.surfaces.torch_face import training
+    limit = 2 ** 30
+    total = 2 * limit
+    chunks = int(1.5 * total) // (TRAIN_CHUNK * 3 * 32 * 32 * 4)
+    chunks -= chunks % ACCUMULATE
+    if quick:
+        chunks = 16
+    n = chunks * TRAIN_CHUNK
+    steps = chunks // ACCUMULATE
+    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=limit,
+                      processes=True, dashboard_address=":0") as cluster, Client(cluster) as client:
+        images = da.map_blocks(_images_block, n=TRAIN_CHUNK, dtype=np.float32,
+                               chunks=((TRAIN_CHUNK,) * chunks, (3,), (32,), (32,)),
+                               meta=np.empty((0, 0, 0, 0), np.float32))
+        labels = da.map_blocks(_labels_block, n=TRAIN_CHUNK, dtype=np.int64,
+                               chunks=((TRAIN_CHUNK,) * chunks,), meta=np.empty((0,), np.int64))
+        dataset = TensorDataset(interop.as_tensor(images).as_torch(),
+                                interop.as_tensor(labels).as_torch())
+        model = interop.to_backend(training_cnn(), "dask")
+        state_bytes = 2 * sum(p.numel() * 4 for p in model.parameters())  # weights + grads
+        before = set(client.scheduler_info()["workers"])
+        figures: list[dict] = []
+        losses: list = []
+        moved = [sum(client.run(_outgoing_bytes).values())]
+        t_last = [time.perf_counter()]
+
+        def on_step(step: int, loss: object) -> None:
+            now = time.perf_counter()
+            moved.append(sum(client.run(_outgoing_bytes).values()))
+            figures.append({"wall": now - t_last[0], "moved": moved[-1] - moved[-2]})
+            t_last[0] = time.perf_counter()
+            if step % 8 == 0 or step == steps - 1:
+                losses.append((step, loss))
+
+        def count_tasks(opt: object, args: object, kwargs: object) -> None:
+            raws = [t.raw for t in training.state_of(opt)]  # before the persist: its graph
+            tasks.append(len(set().union(*(r.__dask_graph__().keys() for r in raws))))
+        tasks: list[int] = []
+        t0 = time.perf_counter()
+        _train(model, dataset, on_step, count_tasks)
+        final = {k: v.as_interop() for k, v in model.state_dict().items()}
+        values = interop.compute(*final.values(), *(v.as_interop() for _, v in losses))
+        seconds = time.perf_counter() - t0
+        peaks = client.run(_peak_rss)
+        after = set(client.scheduler_info()["workers"])
+        paused = sum(1 for e in client.get_events("worker-status") if "paused" in str(e))
+        state = dict(zip(final, values[:len(final)]))
+        loss_values = [float(v) for v in values[len(final):]]
+
+    reference, torch_steps = _torch_reference(chunks)
+    worst = max(float(np.abs(np.asarray(state[k]) - v.detach().numpy()).max())
+                for k, v in reference.state_dict().items())
+    walls = [f["wall"] for f in figures[1:]]  # the first step includes the workers' warm-up
+    per_step, torch_step = float(np.median(walls)), float(np.median(torch_steps))
+    data = n * 3 * 32 * 32 * 4
+    bytes_moved = [f["moved"] for f in figures]
+    print(f"training out of core: {steps} steps of {ACCUMULATE} x {TRAIN_CHUNK} images, "
+          f"{data / 2 ** 30:.2f} GiB of float32 ({data / total:.2f}x the cluster's memory, 2 "
+          f"workers x {limit / 2 ** 30:.0f} GiB) in {seconds:.1f} s")
+    print(f"  per step: wall median {per_step * 1e3:.0f} ms (min {min(walls) * 1e3:.0f}, max "
+          f"{max(walls) * 1e3:.0f}); first step {figures[0]['wall'] * 1e3:.0f} ms")
+    print(f"  tasks per step: {sorted(set(tasks))} (step 2: {tasks[1]}, last: {tasks[-1]})")
+    print(f"  bytes moved between workers per step: median {np.median(bytes_moved) / 1e3:.1f} "
+          f"KB, max {max(bytes_moved) / 1e3:.1f} KB, mean {np.mean(bytes_moved) / 1e3:.1f} KB; "
+          f"weights + gradients {state_bytes / 1e3:.1f} KB "
+          f"({np.mean(bytes_moved) / state_bytes:.2f}x)")
+    print(f"  peak worker memory {', '.join(f'{p / 2 ** 20:.0f} MiB' for p in peaks.values())} "
+          f"(limit {limit / 2 ** 20:.0f} MiB: {max(peaks.values()) / limit:.0%}); workers "
+          f"restarted {len(before - after)}, pause events {paused}")
+    print(f"  plain torch ({torch.get_num_threads()} threads), the same loop on in-memory "
+          f"batches: {torch_step * 1e3:.0f} ms per step (median); ratio "
+          f"{per_step / torch_step:.2f}x")
+    print(f"  loss {' -> '.join(f'{v:.3f}' for v in loss_values)} (steps "
+          f"{', '.join(str(s) for s, _ in losses)}); final weights against plain torch over the "
+          f"same batches: max |difference| {worst:.1e}")
+
+
+class _Chunks:
+    """The dataset in plain torch, made chunk by chunk as the batches ask (``dataset[indices]``
+    with a ``BatchSampler``): the same batches, without holding 3 GiB."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, indices: list[int]) -> tuple:
+        import torch
+        images, labels = _pattern_images(indices[0] // TRAIN_CHUNK, TRAIN_CHUNK)
+        return torch.from_numpy(images), torch.from_numpy(labels)
+
+
+def _torch_reference(chunks: int) -> tuple[object, list[float]]:
+    """Plain torch: the same loop over the same batches (its final model: the weights' check)
+    and its step times on in-memory data (the first ``8 * ACCUMULATE`` chunks, made first)."""
+    import torch
+    from torch.utils.data import TensorDataset
+    times: list[float] = []
+    t_last = [0.0]
+
+    def on_step(step: int, loss: object) -> None:
+        times.append(time.perf_counter() - t_last[0])
+        t_last[0] = time.perf_counter()
+    parts = [_pattern_images(k, TRAIN_CHUNK) for k in range(min(chunks, 8 * ACCUMULATE))]
+    x = torch.from_numpy(np.concatenate([p[0] for p in parts]))
+    y = torch.from_numpy(np.concatenate([p[1] for p in parts]))
+    t_last[0] = time.perf_counter()
+    _train(training_cnn(), TensorDataset(x, y), on_step)
+    model = _train(training_cnn(), _Chunks(chunks * TRAIN_CHUNK), lambda step, loss: None)
+    return model, times[1:]
+
+
 SECTIONS = {"dask": dask_section, "resnet": resnet_section, "jax": jax_section,
-            "out-of-core": out_of_core_section, "cubed": cubed_section}
+            "out-of-core": out_of_core_section, "cubed": cubed_section,
+            "training": training_section}
 
 
 def main() -> None:

@@ -28,9 +28,12 @@ _CHOICES = {
     "implicit_transfer": (False, True),
     "dask_compute": ("allow", "warn", "raise"),
     "transfer_guard": ("allow", "log", "disallow"),
+    "persist_state": ("step", "never"),
+    "progress": ("auto", True, False),
 }
 _defaults: dict[str, Any] = {"implicit_transfer": False, "dask_compute": "allow",
-                             "transfer_guard": "allow"}
+                             "transfer_guard": "allow", "persist_state": "step",
+                             "progress": "auto"}
 """The process defaults, replaced whole by ``config.set_default`` (never changed in place)."""
 _defaults_lock = threading.Lock()
 
@@ -112,6 +115,16 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
       does: 'allow' moves, 'log' moves and logs to the ``interop.transfer``
       logger, 'disallow' raises ``DeviceMismatchError``.  Explicit moves
       (``t.to(...)``, ``t.cuda()``, ``t.cpu()``) are never guarded.
+    - ``persist_state`` ('step'): a torch training loop on a lazy backend (weights
+      moved by ``interop.to_backend``) persists the optimizer's state after each
+      ``optimizer.step()`` (weights, gradients, momenta, the modules' buffers), so
+      each step's graph is one step long; 'never' keeps the whole loop one lazy
+      graph (it grows with every step).  A persist is a compute: ``dask_compute``
+      governs it.
+    - ``progress`` ('auto'): the progress bar of a compute that runs for more
+      than a second: 'auto' shows it in a notebook and an interactive terminal,
+      never under CI or pytest; False never shows it; True shows it wherever
+      the compute runs.  ``t.compute(progress=...)`` wins over it.
 
     Settings are per context, like ``decimal.localcontext`` and torch's
     per-thread grad mode: a block in one thread or asyncio task never changes

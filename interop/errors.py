@@ -82,15 +82,9 @@ def unknown_name(what: str, name: str, valid: Iterable[str], hint: str = "",
                             f"{', '.join(map(repr, valid))}{'; ' + fix if fix else ''}")
 
 
-class NoImaginaryPartError(RuntimeError, AttributeError):
-    """``t.imag`` of a real tensor (torch: RuntimeError).  Also an AttributeError, so that
-    ``hasattr(t, "imag")`` is False: duck-array checks such as xarray's protocols use it."""
-
-
 __all__ = [
     "BackendLacksError",
     "IndexOutOfRangeError",
-    "NoImaginaryPartError",
     "InvalidIndexError",
     "LinAlgError",
     "NonNumericError",

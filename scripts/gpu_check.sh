@@ -16,22 +16,27 @@
 #       "pytest-xdist>=3" "expecttest>=0.2" "einops>=0.8" "ml_dtypes==0.6.0" psutil \
 #       "threadpoolctl>=3.5" "pytest-json-report" "ndindex>=1.8"   # the last two: array-api-tests
 #
-# Steps (each bounded in time; all on 16 cores in about 5 minutes):
+# Steps (each bounded in time; all on 16 cores in about 7 minutes):
 #   1. pip installs from .whl/ what does not import;
-#   2. pytest -m gpu: every backend-parametrised test on CuPy, the CUDA tests;
-#   3. torch's op_db on CuPy, sharded over the cores (rewrites docs/torch_coverage.md's
-#      CuPy section);
-#   4. the torch backend on CUDA (tests/test_backend_torch.py) and the JAX backend on the GPU
-#      (tests/test_backend_jax.py, JAX's default device);
+#   2. pytest -m gpu: every backend-parametrised test on CuPy, the CUDA tests, beside
+#   3. torch's op_db on CuPy, sharded (rewrites docs/torch_coverage.md's CuPy section):
+#      the two share the cores (PYTEST_JOBS and OPDB_JOBS), one GPU is plenty for both;
+#   4. torch training code on CuPy against torch on CUDA (benchmarks/bench_gpu_training.py:
+#      weights after training, state on the device, host-device copies, inference, checkpoints);
 #   5. the official Array API suite on CuPy, where a checkout of data-apis/array-api-tests
-#      is at $ARRAY_API_TESTS (default ./array-api-tests or ../array-api-tests);
+#      is at $ARRAY_API_TESTS (default ./array-api-tests, ../array-api-tests or
+#      ./.gpu/array-api-tests);
 #   6. the GPU benchmarks (benchmarks/bench_gpu.py);
+#   7. the torch backend on CUDA (tests/test_backend_torch.py) and the JAX backend on the GPU
+#      (tests/test_backend_jax.py, JAX's default device);
 # then one summary: the machine, the commit, each step's result.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
 OUT="${GPU_CHECK_OUT:-gpu-check}"
 JOBS="${JOBS:-$(nproc)}"
+OPDB_JOBS="${OPDB_JOBS:-$(( JOBS / 3 > 0 ? JOBS / 3 : 1 ))}"
+PYTEST_JOBS="${PYTEST_JOBS:-$(( JOBS - OPDB_JOBS > 0 ? JOBS - OPDB_JOBS : 1 ))}"
 mkdir -p "$OUT"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 step() { printf '==> %s\n' "$*"; }
@@ -79,31 +84,28 @@ EOF
 
 last() { tail -n "${2:-1}" "$1" 2>/dev/null | tr -s ' '; }
 
-step "2. pytest -m gpu"
-timeout 600 "$PY" -m pytest -m gpu -q -n "$JOBS" -p no:cacheprovider -rfE --tb=line tests \
-  > "$OUT/pytest_gpu.txt" 2>&1
+step "2-3. pytest -m gpu ($PYTEST_JOBS workers) beside torch's op_db on CuPy ($OPDB_JOBS shards)"
+timeout 420 "$PY" -m pytest -m gpu -q -n "$PYTEST_JOBS" -p no:cacheprovider -rfE --tb=line tests \
+  > "$OUT/pytest_gpu.txt" 2>&1 &
+pytest_pid=$!
+timeout 420 "$PY" -m tests.test_torch_opdb --backend cupy --jobs "$OPDB_JOBS" > "$OUT/opdb_cupy.txt" 2>&1
+RESULT[opdb]=$(grep '^float32 on cupy' "$OUT/opdb_cupy.txt" || echo "did not finish: $(last "$OUT/opdb_cupy.txt")")
+wait "$pytest_pid"
 RESULT[pytest]=$(last "$OUT/pytest_gpu.txt")
 
-step "3. torch's op_db on CuPy, $JOBS shards"
-timeout 600 "$PY" -m tests.test_torch_opdb --backend cupy --jobs "$JOBS" > "$OUT/opdb_cupy.txt" 2>&1
-RESULT[opdb]=$(grep '^float32 on cupy' "$OUT/opdb_cupy.txt" || echo "did not finish: $(last "$OUT/opdb_cupy.txt")")
-
-step "4. the torch backend on CUDA, the JAX backend on the GPU"
-timeout 300 "$PY" -m pytest -q -p no:cacheprovider -rfE --tb=line tests/test_backend_torch.py \
-  > "$OUT/torch_cuda.txt" 2>&1
-RESULT[torch]=$(last "$OUT/torch_cuda.txt")
-timeout 300 "$PY" -m pytest -q -p no:cacheprovider -rfE --tb=line tests/test_backend_jax.py \
-  > "$OUT/jax_gpu.txt" 2>&1
-RESULT[jax]="$(last "$OUT/jax_gpu.txt") on $("$PY" -c 'import jax; print(jax.default_backend())' 2>/dev/null)"
+step "4. torch training code on CuPy against torch on CUDA"
+timeout 300 "$PY" benchmarks/bench_gpu_training.py --json "$OUT/bench_gpu_training.json" \
+  > "$OUT/bench_gpu_training.txt" 2>&1
+RESULT[training]="$OUT/bench_gpu_training.txt"
 
 step "5. the Array API suite on CuPy"
 AAT="${ARRAY_API_TESTS:-}"
-for candidate in ./array-api-tests ../array-api-tests; do
+for candidate in ./array-api-tests ../array-api-tests ./.gpu/array-api-tests; do
   [ -z "$AAT" ] && [ -d "$candidate/array_api_tests" ] && AAT="$candidate"
 done
 if [ -n "$AAT" ]; then
   (cd "$AAT" && INTEROP_BACKEND=cupy ARRAY_API_TESTS_MODULE=interop.array_api \
-     timeout 300 "$PY" -m pytest array_api_tests -q -n "$JOBS" -p no:cacheprovider -rf \
+     timeout 240 "$PY" -m pytest array_api_tests -q -n "$JOBS" -p no:cacheprovider -rf \
      --tb=no --max-examples=5 --disable-deadline --hypothesis-seed=0) > "$OUT/aat_interop_cupy.txt" 2>&1
   RESULT[aat]=$(last "$OUT/aat_interop_cupy.txt")
 else
@@ -111,8 +113,16 @@ else
 fi
 
 step "6. GPU benchmarks"
-timeout 300 "$PY" benchmarks/bench_gpu.py --json "$OUT/bench_gpu.json" > "$OUT/bench_gpu.txt" 2>&1
+timeout 180 "$PY" benchmarks/bench_gpu.py --json "$OUT/bench_gpu.json" > "$OUT/bench_gpu.txt" 2>&1
 RESULT[bench]="$OUT/bench_gpu.txt"
+
+step "7. the torch backend on CUDA, the JAX backend on the GPU"
+timeout 180 "$PY" -m pytest -q -n 4 -p no:cacheprovider -rfE --tb=line tests/test_backend_torch.py \
+  > "$OUT/torch_cuda.txt" 2>&1
+RESULT[torch]=$(last "$OUT/torch_cuda.txt")
+timeout 180 "$PY" -m pytest -q -n 4 -p no:cacheprovider -rfE --tb=line tests/test_backend_jax.py \
+  > "$OUT/jax_gpu.txt" 2>&1
+RESULT[jax]="$(last "$OUT/jax_gpu.txt") on $("$PY" -c 'import jax; print(jax.default_backend())' 2>/dev/null)"
 
 {
   echo "interop GPU check, $(date -u +%Y-%m-%d) on $(hostname), commit $(git rev-parse --short HEAD 2>/dev/null || echo '(no git)')"
@@ -125,4 +135,6 @@ RESULT[bench]="$OUT/bench_gpu.txt"
   echo "Array API:      ${RESULT[aat]}"
   echo "benchmarks:"
   sed 's/^/  /' "$OUT/bench_gpu.txt"
+  echo "training on CuPy against torch on CUDA:"
+  sed 's/^/  /' "$OUT/bench_gpu_training.txt"
 } | tee "$OUT/summary.txt"

@@ -43,6 +43,7 @@ def _examples() -> dict[str, Any]:
         "numpy": lambda: interop.tensor(grid),
         "subclass": meters,
         "dask": lambda: interop.ones((4000, 3000), backend="dask", chunks=(1000, 1000)),
+        "face": lambda: (interop.tensor([0.5, -1.0, 2.0]).as_torch(requires_grad=True) ** 2).sum(),
     }
 
 

@@ -49,7 +49,22 @@ REFERENCES = {  # xarray method -> the same computation in torch on the raw tens
                                     w.unfold(1, 3, 1).mean(-1)], 1),
     "cumprod": lambda w: w.cumprod(0),
     "dot": lambda w: torch.as_tensor(WEIGHTS) @ w,
+    "weighted": lambda w: (torch.as_tensor(WEIGHTS) @ torch.nan_to_num(w))
+    / (torch.as_tensor(WEIGHTS) @ (~w.isnan()).to(w.dtype)),
 }
+
+
+def test_torchs_spelling_keeps_torchs_refusal_of_mixed_dtypes():
+    """opt_einsum's ``tensordot(mask, weights, axes=...)`` (NumPy's keyword) promotes, as
+    NumPy does; torch's own call and spelling refuse a bool beside a float, as torch does."""
+    mask = interop.tensor(torch.tensor([True, False, True]), backend="torch")
+    weights = interop.tensor(torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64), backend="torch")
+    assert float(interop.tensordot(mask, weights, axes=1)) == 1.5
+    for call in (lambda: interop.tensordot(mask, weights, dims=1),
+                 lambda: torch.tensordot(mask, weights, dims=1),
+                 lambda: torch.tensordot(mask.raw, weights.raw, dims=1)):
+        with pytest.raises(RuntimeError, match="same dtype"):
+            call()
 
 
 @pytest.mark.parametrize("name", REFERENCES)

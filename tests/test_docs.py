@@ -50,8 +50,9 @@ def test_built_support_matrix_lists_every_operation(site):
 @pytest.mark.slow
 def test_built_jupyter_page_shows_real_html_cards(site):
     html = (site / "jupyter" / "index.html").read_text(encoding="utf-8")
-    assert html.count("class='interop-tensor'") == 3
+    assert html.count("class='interop-tensor'") == 4
     assert "<svg" in html and ">Meters<" in html
+    assert "12 chunks" in html and "grad_fn=&lt;SumBackward0&gt;" in html
 
 
 def test_matrix_cells_are_outcomes_of_real_calls():

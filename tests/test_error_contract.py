@@ -18,6 +18,7 @@ on the numpy backend its message must be NumPy's, word for word.
 from __future__ import annotations
 
 import importlib.util
+import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -499,3 +500,39 @@ def test_errors_of_an_earlier_graph_task_keep_their_type() -> None:
     got = _raise(lambda: bool(lazy))
     assert isinstance(got, np.linalg.LinAlgError), repr(got)
     assert "bool()" in str(got)
+
+
+# ------------------------------------------------------------------ a wrong argument, named
+WRONG_ARGUMENTS = {
+    # (call, torch's own call, what the message says)
+    "a number given None": (lambda m, t: m.threshold(t, None, 1.0),
+                            "argument 2 (threshold) must be a number, not NoneType"),
+    "an int given None": (lambda m, t: m.polygamma(None, t), "argument 1 (n) must be an int"),
+    "a tensor given None": (lambda m, t: m.add(t, None), "argument 2 (other) must be a tensor"),
+    "a list element given None": (lambda m, t: m.cat([t, None]),
+                                  "element 1 of argument 1 (tensors) must be a tensor"),
+}
+
+
+@pytest.mark.parametrize("case", WRONG_ARGUMENTS)
+def test_a_wrong_argument_is_named_by_what_the_parameter_takes(case):
+    """The message names the argument and what its parameter takes (from the record's
+    annotations); torch refuses the same call with a TypeError too."""
+    torch = pytest.importorskip("torch")
+    call, says = WRONG_ARGUMENTS[case]
+    t = interop.tensor(np.arange(6.0))
+    with pytest.raises(TypeError, match=re.escape(says)):
+        call(interop, t)
+    with pytest.raises(TypeError):
+        call(torch, torch.arange(6.0))
+
+
+def test_none_where_the_parameter_takes_none_is_not_blamed():
+    """clamp's min and nan_to_num's nan take None (torch's schema): a failure elsewhere is
+    not restated as theirs, and None itself works as in torch."""
+    torch = pytest.importorskip("torch")
+    t = interop.tensor([np.nan, 1.0, np.inf])
+    np.testing.assert_array_equal(interop.nan_to_num(t, None).numpy(),
+                                  torch.nan_to_num(torch.tensor([np.nan, 1.0, np.inf]), None).numpy())
+    with pytest.raises(RuntimeError, match="(?i)at least one of 'min' or 'max'"):
+        interop.clamp(t, None, None)

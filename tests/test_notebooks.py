@@ -19,7 +19,8 @@ pytest.importorskip("ipykernel")
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 EXPECTED = ["01-quickstart", "02-numpy-on-tensors", "03-torch-code-on-any-backend",
             "04-subclasses-and-hooks", "05-scale-out-with-dask", "06-gpu-with-cupy",
-            "07-whole-programs-at-scale", "08-xarray-with-torch-autograd"]
+            "07-whole-programs-at-scale", "08-xarray-with-torch-autograd",
+            "09-exploring-in-jupyter"]
 SCALE = {"INTEROP_NOTEBOOK_SCALE": "0.05"}  # 07 at 5% of its images (at 1.0: minutes, 3 GiB)
 BUDGET_S = 60  # each is written to run in well under 30 s; this allows for a loaded CI machine
 
@@ -67,3 +68,29 @@ def test_dask_notebook_shows_a_progress_widget_and_the_dashboard_once():
                in o.get("data", {})]
     assert widgets, "no progress widget in the notebook's outputs"
     assert text.count("dashboard:") == 1 and "\r" not in text
+
+
+@pytest.mark.slow
+def test_exploring_notebook_shows_cards_and_progress_without_being_asked(monkeypatch):
+    """Run as a person runs it (no CI, not under pytest): the cards are the HTML cards with
+    Dask's numbers and the face's grad_fn, and the long compute shows Dask's bar with no
+    ``progress=`` argument; under CI, the same notebook shows no bar."""
+    path = next(p for p in NOTEBOOKS if p.stem == "09-exploring-in-jupyter")
+
+    def run() -> list:
+        nb = nbformat.read(path, as_version=4)
+        nbclient.NotebookClient(nb, timeout=BUDGET_S, kernel_name="python3",
+                                resources={"metadata": {"path": str(path.parent)}}).execute()
+        return [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("PYTEST_CURRENT_TEST", raising=False)
+    outputs = run()
+    html = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert html.count("class='interop-card'") == 5
+    assert "16 chunks" in html and "390.62 KiB each" in html and "16 tasks" in html
+    assert "grad_fn=&lt;SumBackward0&gt;" in html and "grad_fn=<SumBackward0>" in text
+    assert text.count("100% Completed") == 1, text  # the long compute only
+    monkeypatch.setenv("CI", "true")
+    assert "Completed" not in "".join(o.get("text", "") for o in run())

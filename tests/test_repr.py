@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import interop
-from interop.core.repr import _preview, _values, format_bytes
+from interop.core.card import format_bytes
+from interop.core.repr import _preview, _values
 
 torch = pytest.importorskip("torch")
 
@@ -157,3 +158,64 @@ def test_a_tensor_on_torchs_meta_device_prints_as_torchs():
     assert repr(t) == "tensor(..., size=(2, 3), dtype=float64, device='meta', backend='torch')"
     assert repr(torch.ones(2, 3, device="meta", dtype=torch.float64)).startswith("tensor(...,")
     assert "size" in t._repr_html_() or "(2, 3)" in t._repr_html_()
+
+
+# ------------------------------------------------------------------ the torch face
+def _as_face(torch_repr: str, backend: str = "numpy") -> str:
+    """torch's repr of a plain tensor as the face writes it: its class's name, and the backend
+    before the autograd suffix (where torch ends, the face ends)."""
+    body = torch_repr.removeprefix("tensor(").removesuffix(")").replace(  # rows align under
+        "\n" + " " * len("tensor("), "\n" + " " * len("TorchTensor("))           # the prefix
+    values, sep, grad = body.partition(", grad_fn=") if "grad_fn=" in body else \
+        body.partition(", requires_grad=")
+    grad_name = "grad_fn=" if "grad_fn=" in body else "requires_grad="
+    tail = f", {grad_name}{grad}" if sep else ""
+    return f"TorchTensor({values}, backend='{backend}'{tail})"
+
+
+@pytest.mark.parametrize("program", [
+    lambda x: x, lambda x: x.detach(), lambda x: (x * 2).sum(), lambda x: x * 2,
+    lambda x: x.exp()[1:], lambda x: x.reshape(2, 2).t(), lambda x: (x - 1).relu().mean(0),
+    lambda x: x.sum().detach(),
+], ids=["leaf", "detached", "sum", "mul", "slice", "transpose", "mean", "detached-result"])
+def test_face_repr_shows_grad_fn_as_torch_does(program):
+    values = np.array([1.5, -2.0, 3.25, 4.0], np.float32)
+    face = program(interop.tensor(values).as_torch(requires_grad=True))
+    plain = program(torch.tensor(values, requires_grad=True))
+    assert repr(face) == _as_face(repr(plain))
+    assert type(face.grad_fn) is type(plain.grad_fn)
+
+
+def test_face_repr_without_grad_and_on_dask():
+    assert repr(interop.tensor([1.0, 2.0]).as_torch()) == "TorchTensor([1., 2.], backend='numpy')"
+    d = interop.ones((4, 3), backend="dask", chunks=(2, 3)).as_torch(requires_grad=True)
+    grad_fn = type(torch.ones(4, 3, requires_grad=True).sum(0).grad_fn).__name__
+    assert repr(d.sum(0)) == ("TorchTensor(<lazy shape=(3,), chunks=(3,), dtype=float32>, "
+                              f"backend='dask', grad_fn=<{grad_fn}>)")
+
+
+def _card_facts(card: str) -> dict[str, str]:
+    import html as html_lib
+    import re
+    return {k: html_lib.unescape(v) for k, v in
+            re.findall(r"<span class='interop-([\w-]+)'(?: title='[^']*')?>([^<]*)</span>", card)}
+
+
+def test_face_card_shows_its_autograd_state():
+    """The face's card is the data's card (here a Dask tensor's, with its cost line) named
+    TorchTensor, with requires_grad, the grad_fn of a result and the .grad of a leaf."""
+    x = interop.ones((4, 3), backend="dask", chunks=(2, 3)).as_torch(requires_grad=True)
+    y = (x * 3).sum()
+    with TaskCounter() as counter:
+        leaf, result = _card_facts(x._repr_html_()), _card_facts(y._repr_html_())
+    assert counter.tasks == 0
+    assert leaf["class"] == "TorchTensor" and leaf["requires-grad"] == "requires_grad=True"
+    assert leaf["nchunks"] == "2 chunks" and "grad-fn" not in leaf and "grad" not in leaf
+    assert result["grad-fn"] == f"grad_fn=<{type(y.grad_fn).__name__}>" == "grad_fn=<SumBackward0>"
+    y.backward()
+    assert _card_facts(x._repr_html_())["grad"] == "grad (4, 3)"
+    plain = _card_facts(interop.tensor([1.0]).as_torch()._repr_html_())
+    assert plain["requires-grad"] == "requires_grad=False" and "grad-fn" not in plain
+    m = interop.tensor([1.0]).as_subclass(Meters)
+    m.unit = "m"
+    assert _card_facts(m.as_torch()._repr_html_())["class"] == "TorchTensor of Meters"

@@ -2,8 +2,9 @@
 pooling, Linear) moved onto a backend with ``interop.to_backend`` and trained by an unmodified
 loop (cross-entropy, ``loss.backward()``, ``torch.optim.SGD`` with momentum) for 20 steps in
 float64 matches the same training on torch's own tensors; a dispatch mode counting every ATen
-operation shows none ran on torch's kernels, and on Dask the 20 steps build a graph without
-computing it.  (On a GPU the same test runs on CuPy.)
+operation shows none ran on torch's kernels, and on Dask, with the per-step persist turned off
+(``persist_state="never"``), the 20 steps build one graph without computing it (the default
+persists after each step: tests/test_dask_training.py).  (On a GPU the same test runs on CuPy.)
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def test_cnn_trains_on_the_backend_as_on_torch(backend, reference):
     xt = interop.tensor(x, backend=backend, **options).as_torch()
     yt = interop.tensor(y, backend=backend).as_torch()
     counter = KernelCounter()
-    with dask_counting.ComputeCounter() as computes, counter:
+    with dask_counting.ComputeCounter() as computes, counter, \
+            interop.config(persist_state="never"):
         losses = train(model, xt, yt)
     assert computes.count == 0, f"{computes.count} computations while training"
     assert counter.on_torch == [], f"ran on torch's kernels: {sorted(set(counter.on_torch))}"

@@ -133,6 +133,14 @@ def where(condition: Any, /, *values: Any) -> Any:
     return _namespace(condition, *values).where(condition, *values)
 
 
+def imag(x: Any, /) -> Any:
+    """Zeros for a real ``x``, as NumPy and Dask answer (the standard leaves real inputs to
+    the library; torch and array-api-strict refuse them, and xarray asks ``DataArray.imag``
+    of real data)."""
+    xp = _namespace(x)
+    return xp.imag(x) if xp.isdtype(x.dtype, "complex floating") else xp.zeros_like(x)
+
+
 def floor_divide(x1: Any, x2: Any, /) -> Any:
     """NumPy (and torch) floor-divide an infinity into NaN and a finite number by the
     opposite infinity into -1; the standard takes ``floor(x1 / x2)`` there: +-infinity and
@@ -204,7 +212,7 @@ DTYPES_ONLY = frozenset({"can_cast", "finfo", "iinfo", "isdtype", "result_type"}
 RULES = {"can_cast": can_cast, "finfo": finfo, "iinfo": iinfo, "result_type": result_type,
          "repeat": repeat, "floor_divide": floor_divide, "expm1": expm1, "tanh": tanh,
          "broadcast_arrays": broadcast_arrays, "broadcast_to": broadcast_to, "where": where,
-         "broadcast_shapes": broadcast_shapes, "diff": diff, "linalg.eig": eig,
+         "broadcast_shapes": broadcast_shapes, "diff": diff, "imag": imag, "linalg.eig": eig,
          "linalg.eigvals": eigvals, "std": _correction_or_ddof("std"),
          "var": _correction_or_ddof("var")}
 

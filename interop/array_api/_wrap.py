@@ -17,6 +17,7 @@ from typing import Any
 from ..backends import registry
 from ..backends.contract import Backend
 from ..core import dispatch
+from ..core.dispatch import foreign_wrappers
 from ..core.tensor import Tensor, to_raw
 from . import _device, _extras, _signatures, _standard
 
@@ -86,6 +87,9 @@ def generate(name: str, module: str = "", extra: bool = False) -> Callable[..., 
     takes_device = not extra and "device=" in _signatures.PARAMETERS.get(qualname, "")
 
     def run(cls: type, args: tuple, kwargs: dict) -> Any:
+        wrapper = foreign_wrappers.foreign_wrapper(args, kwargs)
+        if wrapper is not None:  # pint over tensors: NumPy's function sends it to the wrapper
+            return foreign_wrappers.numpy_function(qualname, public_name, wrapper)(*args, **kwargs)
         if qualname in _standard.DTYPES_ONLY:  # dtypes, not data: no devices to reconcile
             args = tuple(a.dtype if isinstance(a, Tensor) else a for a in args)
         be, rargs, rkwargs = dispatch.unwrap_call(args, kwargs)

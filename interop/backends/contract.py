@@ -22,7 +22,7 @@ its name in ``devices.BACKEND_NAMES`` and one line in ``registry._LIBRARIES``.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy
@@ -190,6 +190,11 @@ class Backend(abc.ABC):
     def persist(self, *raws: Any, **kwargs: Any) -> tuple:
         """``raws`` with their values held in (cluster) memory.  Dask: ``dask.persist``."""
         return raws
+
+    def settle(self, raws: Sequence[Any]) -> None:
+        """Wait until ``raws``, results of ``persist``, are held in memory: a ``distributed``
+        cluster's persist returns at once, the others' when done (nothing to wait for)."""
+        return None  # noqa: B027 - optional: only Dask has something to wait for
 
     def compute_chunk_sizes(self, raw: Any) -> Any:
         """Learn unknown (NaN) chunk sizes in place (Dask's ``compute_chunk_sizes``)."""

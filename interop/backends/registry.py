@@ -106,6 +106,12 @@ def backend_of(raw: Any) -> Backend | None:
     return None
 
 
+def is_library_type(t: type) -> bool:
+    """Whether ``t`` comes from a library interop has a backend for (its arrays are data to
+    interop, whether or not that backend is loaded yet)."""
+    return t in _by_type or t.__module__.partition(".")[0] in _MODULE_OF_LIBRARY
+
+
 def owner(raw: Any) -> Backend:
     """The backend of an array known to be one (a tensor's own, an unwrapped operand)."""
     be = backend_of(raw)

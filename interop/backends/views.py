@@ -242,6 +242,28 @@ def remember(view: Any, base: Any, index: Any) -> Any:
     return _link(view, base, forward, undo, contiguous)
 
 
+def row_of(raw: Any) -> tuple[Any, int] | None:
+    """``(base, k)`` when ``raw`` is ``base[k]``, one index along the first axis taken from an
+    array without views (a dataset's sample, ``x[k]``); else None."""
+    link = _get(raw, _BASE)
+    if link is None:
+        return None
+    base, index = link[0], link[1]
+    items = index if isinstance(index, tuple) else (index,)
+    if not items or raw.ndim != base.ndim - 1:
+        return None
+    first = items[0]
+    if type(first) is slice:
+        if first.step not in (None, 1) or first.start is None or first.stop != first.start + 1:
+            return None
+        first = first.start
+    if not isinstance(first, (int, np.integer)) or isinstance(first, bool) or not all(
+            type(i) is slice and i.step in (None, 1) and i.start in (None, 0) and
+            (i.stop is None or i.stop >= n) for i, n in zip(items[1:], base.shape[1:])):
+        return None
+    return base, int(first)
+
+
 def copied(copy: Any, base: Any, index: Any, flip: Callable[[Any, tuple], Any]) -> Any:
     """``copy`` holds ``base[index]`` (basic indexing) on a backend whose views cannot
     select so (``PARTIAL_VIEWS``: torch's negative steps; ``flip(raw, axes)`` reverses

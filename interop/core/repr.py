@@ -1,4 +1,4 @@
-"""How a tensor shows itself: torch-style text, and an HTML card for Jupyter.
+"""How a tensor shows itself as text: torch's repr with the backend (Jupyter's card: ``card``).
 
 ``tensor([1., 2.], backend='numpy')``; a subclass shows its own name
 (``Meters([1., 2.], backend='numpy')``), the dtype appears when it is not the
@@ -9,14 +9,12 @@ as the bounded corners that are printed.
 
 from __future__ import annotations
 
-import html
 import math
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes
-from ..backends import registry
 from ..errors import TracedValueError, shown_shape
 
 _THRESHOLD, _EDGEITEMS, _LINEWIDTH = 1000, 3, 80
@@ -116,8 +114,9 @@ def _lazy_body(raw: Any) -> str:
     return f"<lazy shape={shown_shape(raw.shape)}, chunks={raw.chunksize}, dtype={raw.dtype}>"
 
 
-def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
-    """The text repr of a raw array held by a tensor (bounded copy for GPU data)."""
+def format_tensor(be: Any, raw: Any, name: str = "tensor", suffixes: tuple[str, ...] = ()) -> str:
+    """The text repr of a raw array held by a tensor (bounded copy for GPU data); ``suffixes``
+    end it, after the backend (the torch face's ``grad_fn=<SumBackward0>``, as torch's)."""
     extras = []
     device = be.device_of(raw)
     if be.lazy:
@@ -131,6 +130,7 @@ def format_tensor(be: Any, raw: Any, name: str = "tensor") -> str:
     if device.type != "cpu":
         extras.append(f"device='{device}'")
     extras.append(f"backend='{be.name}'")
+    extras.extend(suffixes)
     return f"{name}({body}, {', '.join(extras)})"
 
 
@@ -147,67 +147,3 @@ def _preview(be: Any, raw: Any) -> Any:
     index = [be.np.asarray([*range(e + 1), *range(s - e, s)]) if s > 2 * e else be.np.arange(s)
              for s in raw.shape]
     return raw[be.np.ix_(*index)]
-
-
-# ------------------------------------------------------------------ Jupyter
-def format_bytes(n: float) -> str:
-    """``48 B``, ``7.63 MiB``; ``unknown`` for Dask arrays of unknown size."""
-    if n is None or (isinstance(n, float) and math.isnan(n)):
-        return "unknown"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{int(n)} {unit}" if unit == "B" else f"{n:.2f} {unit}"
-        n /= 1024
-    raise AssertionError("unreachable")
-
-
-def html_card(tensor: Any) -> str:
-    """The ``_repr_html_`` of a tensor: one header line, then the values (or Dask's chunk diagram).
-
-    Each fact appears once: the header names the class, shape, dtype, backend,
-    device and size ("would take N bytes" for a lazy tensor, which holds none
-    yet) and, for Dask, the chunks; a subclass's instance attributes (``unit``)
-    follow it.  Reads the raw array directly (no dispatch, so a logging
-    subclass's hook stays quiet while the notebook draws); a Dask tensor shows
-    the diagram Dask draws from its metadata, never its values (rendering runs
-    no task); a GPU tensor's preview copies only the printed corners.
-    """
-    raw = tensor._raw
-    be = registry.owner(raw)
-    facts = [("class", type(tensor).__name__), ("shape", shown_shape(raw.shape)), ("dtype", raw.dtype),
-             ("backend", be.name), ("device", be.device_of(raw)), ("bytes", _size_text(be, raw))]
-    if be.lazy:
-        facts.append(("chunks", f"chunks {raw.chunksize}"))
-    header = " · ".join(f"<span class='interop-{key}'>{html.escape(str(value))}</span>"
-                        for key, value in facts)
-    return (f"<div class='interop-tensor' style='font-family:monospace'>"
-            f"<div>{header}</div>{_attributes_line(tensor)}{_body(be, raw)}</div>")
-
-
-def _size_text(be: Any, raw: Any) -> str:
-    """``12 B``; a lazy tensor holds no data yet: ``would take 12 B`` once computed."""
-    size = format_bytes(raw.nbytes)
-    if not be.lazy:
-        return size
-    return f"would take {size}" if size != "unknown" else "size unknown until computed"
-
-
-def _attributes_line(tensor: Any) -> str:
-    """A subclass's public instance attributes (``unit='m'``), as the subclass keeps them."""
-    attributes = {k: v for k, v in getattr(tensor, "__dict__", {}).items() if not k.startswith("_")}
-    if not attributes:
-        return ""
-    text = ", ".join(f"<span class='interop-attr-{html.escape(k)}'>{html.escape(k)}="
-                     f"{html.escape(repr(v))}</span>" for k, v in attributes.items())
-    return f"<div>{text}</div>"
-
-
-def _body(be: Any, raw: Any) -> str:
-    """The values (bounded), or for Dask the chunk diagram alone (Dask's own card would repeat
-    shape, dtype, bytes and chunks); none where Dask cannot draw one (0-d, empty, unknown sizes)."""
-    if not be.lazy:
-        return f"<pre style='margin:0'>{html.escape(_host_values(be, raw, ''))}</pre>"
-    try:
-        return f"<div class='interop-dask'>{raw.to_svg(size=120)}</div>"
-    except NotImplementedError:
-        return ""

@@ -24,7 +24,7 @@ from ..backends.dlpack import foreign_to_raw
 from ..devices import Device
 from ..errors import NonNumericError, NumberOverflowError
 from . import torch_function as _tf
-from .repr import html_card
+from .card import cost_text, html_card
 
 if TYPE_CHECKING:  # what the operation table installs on Tensor, declared for type checkers
     from .installed_members import InstalledMembers as _Installed
@@ -266,8 +266,17 @@ class Tensor(_Installed):
         return registry.owner(self._raw).name
 
     def _repr_html_(self) -> str:
-        """Jupyter's card: class, shape, dtype, backend, device, size, a bounded preview."""
+        """Jupyter's card: what the tensor is and what it costs (``interop.core.card``)."""
         return html_card(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's plain text (a terminal, a front end without HTML): the repr, and under it,
+        for a chunked tensor, what it would take and cost to compute."""
+        printer.text(repr(self))
+        cost = cost_text(self)
+        if cost:
+            printer.break_()
+            printer.text(cost)
 
     __hash__ = object.__hash__  # identity, as torch (never dispatched)
     __array_priority__ = 1000

@@ -33,6 +33,7 @@ from ..backends.contract import Backend
 from ..backends.dask import numpy_functions as numpy_dask
 from ..backends.dask import ufunc_methods
 from ..core import dispatch
+from ..core.dispatch import foreign_wrappers
 from ..core.tensor import Tensor
 
 _active = dispatch.active
@@ -274,7 +275,10 @@ def __array_ufunc__(self: Tensor, ufunc: np.ufunc, method: str, *inputs: Any,  #
                 except TypeError:  # run it again the general way, for the clear error
                     return run_ufunc(ufunc, method, cls, inputs, kwargs)
                 return dispatch.finish(ret, cls, inputs)
-            return run_ufunc(ufunc, method, cls, inputs, kwargs)
+            if raws is not None or foreign_wrappers.foreign_wrapper(inputs, kwargs) is None:
+                return run_ufunc(ufunc, method, cls, inputs, kwargs)
+    if foreign_wrappers.foreign_wrapper(inputs, kwargs) is not None:
+        return NotImplemented  # NEP 13: the wrapper (pint, a masked array) answers, then us
     func = ufunc if method == "__call__" else getattr(ufunc, method)
     return dispatch.dispatch(func, functools.partial(run_ufunc, ufunc, method), inputs, kwargs)
 
@@ -295,8 +299,11 @@ def __array_function__(self: Tensor, func: Callable, types: tuple, args: tuple, 
 
     NumPy removes ``like=`` before calling a creation function (NEP 35); it is
     put back, so handlers see the call as written and the backend creates on
-    its own device.
+    its own device.  A call holding a foreign wrapper of tensors (pint's Quantity) is the
+    wrapper's first (NotImplemented), as NEP 18 orders it.
     """
+    if foreign_wrappers.defers_to(types):
+        return NotImplemented
     if _takes_like(func):
         kwargs = {**kwargs, "like": self}
     if not _active():

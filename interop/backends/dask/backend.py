@@ -14,7 +14,7 @@ import math
 import re
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import array_api_compat.dask.array as compat_dask
@@ -30,6 +30,7 @@ from ...errors import LinAlgError, UnknownShapeError, shown_shape
 from .. import registry, views
 from ..chunked import ChunkedBackend
 from ..contract import Backend
+from ..progress import choose as progress_choice
 from . import indexing as dask_indexing
 from . import numpy_functions as dask_numpy
 from . import standard, ufunc_methods
@@ -204,13 +205,22 @@ class DaskBackend(ChunkedBackend):
             raw = source.to_host(raw, "bringing an array into a Dask graph")
         return da.from_array(raw, chunks=chunks, asarray=False)
 
-    def compute(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
+    def compute(self, *raws: Any, progress: bool | None = None, **kwargs: Any) -> tuple:
         with graph_errors("compute()"):
             values = _run(dask.compute, raws, progress, kwargs)
         return tuple(_array(r) for r in values)
 
-    def persist(self, *raws: Any, progress: bool = False, **kwargs: Any) -> tuple:
+    def persist(self, *raws: Any, progress: bool | None = None, **kwargs: Any) -> tuple:
         return _run(dask.persist, raws, progress, kwargs)
+
+    def settle(self, raws: Sequence[Any]) -> None:
+        """Wait for the futures a ``distributed`` client's persist put in ``raws``' graphs."""
+        if "distributed" not in sys.modules:
+            return
+        from distributed import futures_of, wait
+        futures = [f for raw in raws for f in futures_of(raw)]
+        if futures:
+            wait(futures)
 
     def compute_chunk_sizes(self, raw: da.Array) -> da.Array:
         """Learn NaN chunk sizes in place, as Dask does, and drop the empty chunks that leaves.
@@ -279,7 +289,7 @@ class DaskBackend(ChunkedBackend):
         check_value_read(why, f"a lazy Dask tensor (shape {tuple(raw.shape)}, "
                               f"{raw.npartitions} chunks)")
         with graph_errors(why):
-            local = _array(raw.compute())
+            local = _array(_run(dask.compute, (raw,), None, {})[0])
         return self.chunk_backend(raw).to_host(local, why)
 
 
@@ -377,23 +387,33 @@ def _about_sizes(exc: BaseException | None) -> bool:
     return False
 
 
-def _run(evaluate: Any, raws: tuple, progress: bool, kwargs: dict) -> tuple:
-    """``evaluate(*raws)`` (dask.compute or dask.persist), showing Dask's progress if asked.
+def _run(evaluate: Any, raws: tuple, progress: bool | None, kwargs: dict) -> tuple:
+    """``evaluate(*raws)`` (dask.compute or dask.persist), with Dask's progress bar when asked
+    (``progress=True``) or, not asked, when it runs over a second where someone watches
+    (``interop.backends.progress``).
 
     Local schedulers: ``dask.diagnostics.ProgressBar`` (terminal and Jupyter).
     With a ``distributed`` client active, the graph runs on the cluster under
     ``distributed.progress``: a widget in a Jupyter kernel where ipywidgets is
     installed, else a text bar (the client's repr has the dashboard link).
     """
-    if not progress:
+    choice = progress_choice(progress)
+    if not choice.show:
         return evaluate(*raws, **kwargs)
     client = _client() if "scheduler" not in kwargs else None
     if client is None:
         from dask.diagnostics import ProgressBar
-        with ProgressBar():
+        with ProgressBar(minimum=choice.after, out=choice.out):
             return evaluate(*raws, **kwargs)
     from distributed import progress as show
+    from distributed import wait
     running = client.persist(list(raws))
+    if choice.after:  # not asked: a bar only if the cluster is still busy after a second
+        try:
+            wait(running, timeout=choice.after)
+            return evaluate(*running, **kwargs)
+        except TimeoutError:
+            pass
     if _widgets_available():
         from IPython.display import display
         display(show(running, notebook=True))  # a widget that follows the cluster's progress

@@ -302,18 +302,60 @@ def _fft(func: Callable) -> Callable:
 def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
     """Dask's gradient, with the axes whose chunks are too short for ``edge_order`` in one
     chunk, answered in NumPy's form: one array for one axis, a tuple for several (Dask's is
-    a list either way)."""
+    a list either way).  Coordinates given as arrays (xarray's ``differentiate`` passes its
+    coordinate, a Dask array once beside Dask data) are taken lazily: Dask's own slices
+    host coordinates per chunk and refuses Dask ones."""
     import dask.array as da
     f = as_dask(f)
-    axes = range(f.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
-    if any(math.isnan(c) for a in axes for c in f.chunks[a % f.ndim]):  # (Dask asserts)
+    axes = [a % f.ndim for a in (range(f.ndim) if axis is None else
+                                 (axis,) if isinstance(axis, int) else axis)]
+    if any(math.isnan(c) for a in axes for c in f.chunks[a]):  # (Dask asserts)
         raise ValueError("gradient needs the chunk sizes along its axes, unknown (NaN) here")
-    short = {a % f.ndim: -1 for a in axes if min(f.chunks[a % f.ndim]) <= edge_order + 1}
-    out = da.gradient(f.rechunk(short) if short else f, *varargs, axis=axis,
-                      edge_order=edge_order)
-    if not isinstance(out, list):
-        return out
+    spacings = list(varargs) * len(axes) if len(varargs) == 1 else list(varargs) or \
+        [1.0] * len(axes)
+    if len(spacings) != len(axes):
+        raise TypeError(f"numpy.gradient takes one spacing or one per axis ({len(axes)}), "
+                        f"not {len(spacings)}")
+    short = {a: -1 for a in axes if min(f.chunks[a]) <= edge_order + 1}
+    f = f.rechunk(short) if short else f
+    out = [_gradient_along(f, x, a, edge_order) if isinstance(x, da.Array) and x.ndim
+           else da.gradient(f, x, axis=a, edge_order=edge_order) for a, x in zip(axes, spacings)]
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def _gradient_along(f: Any, x: Any, axis: int, edge_order: int) -> Any:
+    """NumPy's gradient of ``f`` along ``axis`` at coordinates ``x`` (a 1-d Dask array),
+    by NumPy's second-order formulas on shifted slices: lazy in ``f`` and ``x``."""
+    import dask.array as da
+    if edge_order not in (1, 2) or f.shape[axis] < edge_order + 1:
+        raise ValueError(f"numpy.gradient needs at least edge_order + 1 = {edge_order + 1} "
+                         f"points along axis {axis}, and edge_order 1 or 2")
+    shape = [1] * f.ndim
+
+    def along(v: Any) -> Any:  # coefficients broadcast along the axis
+        shape[axis] = v.shape[0]
+        return v.reshape(tuple(shape))
+
+    def part(start: int | None, stop: int | None) -> Any:
+        index = [slice(None)] * f.ndim
+        index[axis] = slice(start, stop)
+        return f[tuple(index)]
+
+    dx = x[1:] - x[:-1]
+    dx1, dx2 = dx[:-1], dx[1:]
+    interior = along(-dx2 / (dx1 * (dx1 + dx2))) * part(None, -2) + \
+        along((dx2 - dx1) / (dx1 * dx2)) * part(1, -1) + along(dx1 / (dx2 * (dx1 + dx2))) * part(2, None)
+    if edge_order == 1:
+        first = (part(1, 2) - part(0, 1)) / along(dx[:1])
+        last = (part(-1, None) - part(-2, -1)) / along(dx[-1:])
+    else:
+        a1, a2, b1, b2 = dx[:1], dx[1:2], dx[-2:-1], dx[-1:]
+        first = along(-(2 * a1 + a2) / (a1 * (a1 + a2))) * part(0, 1) + \
+            along((a1 + a2) / (a1 * a2)) * part(1, 2) + along(-a1 / (a2 * (a1 + a2))) * part(2, 3)
+        last = along(b2 / (b1 * (b1 + b2))) * part(-3, -2) + \
+            along(-(b1 + b2) / (b1 * b2)) * part(-2, -1) + \
+            along((2 * b2 + b1) / (b2 * (b1 + b2))) * part(-1, None)
+    return da.concatenate([first, interior, last], axis=axis)
 
 
 def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:

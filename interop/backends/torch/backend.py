@@ -27,7 +27,6 @@ import torch
 
 from ... import dtypes
 from ...devices import Device
-from ...errors import NoImaginaryPartError
 from .. import views
 from ..contract import Backend
 from ..dlpack import from_torch
@@ -393,11 +392,8 @@ def _setitem(raw: torch.Tensor, index: Any, value: Any) -> None:
 
 
 def _imag(input: torch.Tensor) -> torch.Tensor:
-    """torch's ``imag``, whose error for a real tensor is also an AttributeError, as on every
-    backend (``hasattr(t, "imag")`` is False: xarray's duck-array check asks)."""
-    if not input.is_complex():
-        raise NoImaginaryPartError("imag is not implemented for tensors with non-complex dtypes.")
-    return torch.imag(input)
+    """``imag`` as on every backend: zeros for a real tensor (torch raises; see the op)."""
+    return torch.imag(input) if input.is_complex() else torch.zeros_like(input)
 
 
 _OWN: dict[str, Callable] = {"torch.Tensor.__getitem__": _getitem, "torch.Tensor.__setitem__": _setitem,

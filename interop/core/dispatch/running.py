@@ -3,6 +3,9 @@ words: the operation's name, torch's exception type, and the fix."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+import typing
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -87,8 +90,11 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict,
     (``Route.native_names``), with that library's semantics and errors."""
     if be is not None and be.native_ops:
         native = be.native(native_names)
+        spellings = getattr(impl, "spellings", None)  # NumPy's keywords: torch's names
+        if native is not None and spellings and rkwargs and \
+                any(spellings.get(k, k) != k for k in rkwargs):
+            rargs = _promoted(be, rargs)
         if native is not None:
-            spellings = getattr(impl, "spellings", None)  # NumPy's keywords: torch's names
             if spellings and rkwargs:
                 rkwargs = {spellings.get(k, k): v for k, v in rkwargs.items()}
             out = native(*rargs, **rkwargs)
@@ -98,6 +104,18 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict,
         return impl(be, *rargs, **rkwargs)
     except _RESTATED as exc:
         raise restated(impl, be, rargs, exc)  # noqa: B904 (restated sets the cause)
+
+
+def _promoted(be: Backend, rargs: list) -> list:
+    """A call in NumPy's keywords (``tensordot(x, y, axes=1)``: opt_einsum's, for xarray's
+    ``weighted``) has its array operands promoted to one dtype, as NumPy and interop's own
+    implementations do, where the library's function (torch's) refuses a mix.  A call in
+    torch's keywords keeps torch's refusal."""
+    arrays = [a for a in rargs if be.owns(a)]
+    if len({a.dtype for a in arrays}) < 2:
+        return rargs
+    common = be.xp.result_type(*arrays)
+    return [be.xp.astype(a, common) if be.owns(a) and a.dtype != common else a for a in rargs]
 
 
 def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) -> Exception:
@@ -111,8 +129,7 @@ def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) ->
     elif not isinstance(exc, AttributeError) and be is not None and \
             (explained := be.explain_error(name, rargs, exc)) is not None:
         new = explained  # (before a None among the arguments: an unknown size, on Dask)
-    elif isinstance(exc, (TypeError, AttributeError)) and \
-            (misplaced := _not_an_operand(name, rargs)) is not None:
+    elif (misplaced := _misplaced_argument(impl, name, rargs, exc)) is not None:
         new = misplaced
     elif isinstance(exc, AttributeError):
         return exc
@@ -125,15 +142,59 @@ def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) ->
     return new
 
 
-def _not_an_operand(name: str, rargs: list) -> TypeError | None:
-    """A TypeError naming the argument if a positional one (or an element of a list of
-    tensors) is None or an iterator where a tensor goes: what made ``impl`` fail."""
+def _misplaced_argument(impl: Callable, name: str, rargs: list,
+                        exc: Exception) -> TypeError | None:
+    """A TypeError naming the argument that made ``impl`` fail, where one surely did: None
+    given for a number (whatever ``impl`` raised then), or, for a TypeError or
+    AttributeError, None or an iterator where a tensor goes (an element of a list of
+    tensors too).  What each parameter is comes from the record's annotations; a parameter
+    whose default is None takes None, so it is never the one named."""
+    tensor_error = isinstance(exc, (TypeError, AttributeError))
+    kinds = _parameter_kinds(impl)
     for i, a in enumerate(rargs, 1):
-        items = [(f"element {j} of argument {i}", x) for j, x in enumerate(a)] \
-            if type(a) is list or type(a) is tuple else [(f"argument {i}", a)]
+        param, kind = kinds[i - 1] if i <= len(kinds) else ("", _TENSOR)
+        if kind is None:
+            continue
+        label = f"argument {i} ({param})" if param else f"argument {i}"
+        if kind != _TENSOR:
+            if a is None:
+                return TypeError(f"{name}(): {label} must be {kind}, not NoneType")
+            continue
+        if not tensor_error:
+            continue
+        items = [(f"element {j} of {label}", x) for j, x in enumerate(a)] \
+            if type(a) is list or type(a) is tuple else [(label, a)]
         for where, x in items:
             if x is None or isinstance(x, Iterator):
                 fix = "pass a tensor" if x is None else "make a tensor first: interop.tensor(list(x))"
                 return TypeError(f"{name}(): {where} must be a tensor, not "
                                  f"{type(x).__name__}; {fix}")
     return None
+
+
+_TENSOR = "a tensor"
+_NUMBERS = {int: "an int", float: "a number", bool: "a bool", complex: "a number"}
+
+
+@functools.cache
+def _parameter_kinds(impl: Callable) -> tuple[tuple[str, str | None], ...]:
+    """``(name, kind)`` of ``impl``'s positional parameters after the backend: what it
+    takes, as an error says it ("a tensor", "an int", "a number", ...), or None where None
+    is its default.  Unannotated parameters (``Any``) are operands: tensors."""
+    try:
+        params = list(inspect.signature(impl).parameters.values())[1:]
+        hints = typing.get_type_hints(impl)
+    except (TypeError, ValueError, NameError):
+        return ()
+    kinds: list[tuple[str, str | None]] = []
+    for p in params:
+        if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD, p.VAR_POSITIONAL):
+            break
+        members = [h for h in typing.get_args(hints.get(p.name)) or (hints.get(p.name),)
+                   if h is not type(None)]
+        numbers = {_NUMBERS.get(h) for h in members}
+        kind = None if p.default is None else \
+            (numbers.pop() if len(numbers) == 1 else "a number") if members and None not in numbers \
+            else _TENSOR
+        kinds.append((p.name, kind))
+    return tuple(kinds)

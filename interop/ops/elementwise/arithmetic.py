@@ -14,7 +14,7 @@ import numpy as np
 from ... import dtypes
 from ...backends import views
 from ...backends.registry import python_value
-from ...errors import NoImaginaryPartError, UnsupportedDtypeError
+from ...errors import UnsupportedDtypeError
 from .._args import cast, fits_dtype, float_input, kept_scalars, ordered, promote
 from ..registry import op, torch_alias
 
@@ -375,9 +375,11 @@ def real(be: Any, input: Any) -> Any:
 
 @op(method="imag", property=True, function=True)
 def imag(be: Any, input: Any) -> Any:
-    """Imaginary part; torch raises for real tensors."""
+    """Imaginary part; zeros for a real tensor, as NumPy and Dask answer (torch raises).
+    Duck-array checks read ``.imag`` of any array's data: xarray keeps a pint Quantity of
+    tensors only where its magnitude has one (docs/consumers.md)."""
     if input.dtype.kind != "c":
-        raise NoImaginaryPartError("imag is not implemented for tensors with non-complex dtypes.")
+        return be.np.zeros_like(input)
     return views.merged(input.imag, input, lambda base, raw: base.real + 1j * raw)
 
 
@@ -405,14 +407,15 @@ def rsqrt(be: Any, input: Any) -> Any:
 
 
 @op(out=True)
-def nan_to_num(be: Any, input: Any, nan: float = 0.0, posinf: float | None = None,
+def nan_to_num(be: Any, input: Any, nan: float | None = 0.0, posinf: float | None = None,
                neginf: float | None = None) -> Any:
-    """Replace NaN and infinities by finite numbers (the dtype's extremes by default)."""
+    """Replace NaN and infinities by finite numbers (0 and the dtype's extremes by default;
+    None asks for the default, as in torch's schema)."""
     if input.dtype.kind not in "fc":
         return input.copy()
     info = np.finfo(input.dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
-    out = be.np.where(be.np.isnan(input), nan, input)
+    out = be.np.where(be.np.isnan(input), 0.0 if nan is None else nan, input)
     out = be.np.where(be.np.isposinf(out), hi, out)
     return be.np.where(be.np.isneginf(out), lo, out).astype(input.dtype)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import dtypes
-from . import boxes, fourier, kernels, linear_algebra, strided, uniques
+from . import batches, boxes, fourier, kernels, linear_algebra, strided, uniques
 from .records import record
 
 # ------------------------------------------------------------------ inert argument values
@@ -40,6 +40,13 @@ def same_device(device: Any, args: tuple) -> bool:
 
 
 # ------------------------------------------------------------------ the adapters
+def stack(tensors: list, dim: int = 0) -> Any:
+    """``aten.stack``: rows of one array (a ``DataLoader``'s collated batch) as one selection
+    of them (``batches``), anything else through the record."""
+    rows = batches.rows_taken(tensors, dim)
+    return rows if rows is not None else record("torch.stack")(tensors, dim)
+
+
 def convolution(input: Any, weight: Any, bias: Any, stride: Any, padding: Any, dilation: Any,
                 transposed: bool, output_padding: Any, groups: int) -> Any:
     """``aten.convolution``: conv{1,2,3}d, or their transpose when ``transposed``."""
@@ -87,7 +94,11 @@ def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, **inert: Any
 
 
 def index(input: Any, indices: Any) -> Any:
-    """``aten.index.Tensor``: ``input[indices]``, a None in ``indices`` a whole dimension."""
+    """``aten.index.Tensor``: ``input[indices]``, a None in ``indices`` a whole dimension;
+    rows of an array without views by a host index, as one selection (``batches``)."""
+    rows = batches.rows_indexed(input, indices)
+    if rows is not None:
+        return rows
     return record("torch.Tensor.__getitem__")(
         input, tuple(slice(None) if i is None else i for i in indices))
 
@@ -147,6 +158,7 @@ ADAPTERS: dict[str, Callable[..., Any]] = {
     **{f"aten.adaptive_max_pool{n}d": _adaptive_max_pool(n) for n in (1, 2, 3)},
     **{f"aten._adaptive_avg_pool{n}d": _adaptive_avg_pool(n) for n in (2, 3)},
     "aten.convolution": convolution,
+    "aten.stack.default": stack,
     "aten._to_copy": to_copy,
     "aten._local_scalar_dense": local_scalar,
     "aten.detach": same_tensor,

@@ -13,8 +13,11 @@ from __future__ import annotations
 import copy
 from typing import Any, SupportsIndex
 
+from ...backends import registry
+from ...core.card import Fact, cost_text, html_card
+from ...core.repr import format_tensor
 from ...core.tensor import Tensor
-from . import addresses, aten, boxes, compiling, saving
+from . import addresses, aten, boxes, compiling, saving, training
 from .boxes import box
 
 _class: list[type] = []  # the TorchTensor class, once made
@@ -31,6 +34,7 @@ def torch_tensor_class() -> type:
         _class.append(cls)
         boxes.bind(cls, torch)
         compiling.run_not_traced(TorchFace.__torch_dispatch__)
+        training.install(torch)
     return _class[0]
 
 
@@ -52,6 +56,7 @@ class TorchFace:
     requires_grad: bool  # (torch.Tensor's, which the class made from this one derives from)
     is_leaf: bool
     grad: Any
+    grad_fn: Any
 
     @classmethod
     def __torch_dispatch__(cls, func: Any, types: Any, args: tuple = (),
@@ -71,8 +76,34 @@ class TorchFace:
         return self._t.backend
 
     def __repr__(self, *, tensor_contents: Any = None) -> str:
-        grad = ", requires_grad=True" if self.requires_grad else ""
-        return f"TorchTensor({self._t!r}{grad})"
+        """interop's repr of the data named ``TorchTensor``, ending as torch's ends: the
+        ``grad_fn`` of a computed result, else ``requires_grad=True`` on a leaf that has it."""
+        raw = self._t._raw
+        return format_tensor(registry.owner(raw), raw, "TorchTensor", self._autograd_suffix())
+
+    def _autograd_suffix(self) -> tuple[str, ...]:
+        if self.grad_fn is not None:
+            return (f"grad_fn=<{type(self.grad_fn).__name__}>",)
+        return ("requires_grad=True",) if self.requires_grad else ()
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's plain text: the repr, and the cost line of chunked data (as a Tensor's)."""
+        printer.text(repr(self))
+        if cost := cost_text(self._t):
+            printer.break_()
+            printer.text(cost)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's card of the data (``interop.core.card``), with the autograd state: whether
+        it requires grad, the ``grad_fn`` that made it, and the ``.grad`` a leaf holds."""
+        inner = type(self._t)
+        name = "TorchTensor" if inner is Tensor else f"TorchTensor of {inner.__name__}"
+        autograd = [Fact("requires-grad", f"requires_grad={self.requires_grad}")]
+        if self.grad_fn is not None:
+            autograd.append(Fact("grad-fn", f"grad_fn=<{type(self.grad_fn).__name__}>"))
+        elif self.is_leaf and self.grad is not None:  # (.grad of a non-leaf warns: not read)
+            autograd.append(Fact("grad", f"grad {tuple(self.grad.shape)}"))
+        return html_card(self._t, name, autograd)
 
     def numpy(self, *, force: bool = False) -> Any:
         """The values as a NumPy array (shared for NumPy data; Dask computes)."""

@@ -6,25 +6,35 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...backends import registry
 from ...core.tensor import Tensor, make, to_raw
-from . import boxes
+from . import boxes, training
 from .face import torch_tensor_class
 
 
 def to_backend(module: Any, backend: str, **options: Any) -> Any:
     """``module`` with every parameter and buffer copied onto ``backend`` as a TorchTensor
     (parameters stay ``nn.Parameter``s, with their ``requires_grad``); ``options`` go to the
-    backend (``chunks=`` for Dask).  Returns the module itself, as ``Module.to`` does."""
+    backend (``chunks=`` for Dask).  Returns the module itself, as ``Module.to`` does.  A
+    parameter or buffer shared by several modules (tied weights) stays one, as with
+    ``Module.to``."""
     import torch
     torch_tensor_class()
+    moved: dict[int, tuple[Any, Any]] = {}  # id -> (the original, held; its copy)
     for sub in module.modules():
         for name, param in list(sub._parameters.items()):
             if param is not None:
-                sub._parameters[name] = torch.nn.Parameter(
-                    _onto(param, backend, options), requires_grad=param.requires_grad)
+                if id(param) not in moved:
+                    moved[id(param)] = (param, torch.nn.Parameter(
+                        _onto(param, backend, options), requires_grad=param.requires_grad))
+                sub._parameters[name] = moved[id(param)][1]
         for name, buf in list(sub._buffers.items()):
             if buf is not None:
-                sub._buffers[name] = _onto(buf, backend, options)
+                if id(buf) not in moved:
+                    moved[id(buf)] = (buf, _onto(buf, backend, options))
+                sub._buffers[name] = moved[id(buf)][1]
+    if registry.get_backend(backend).lazy:
+        training.track(module)  # its buffers persist with its optimizer's steps
     return module
 
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 import sys
 import warnings
 from collections import OrderedDict
+from types import FrameType
 from typing import Any
 
 import numpy as np
 
-from ...backends import registry
 from ...errors import InteropWarning
-from . import boxes
+from . import boxes, checkpoints
 
 _SAVERS: list[Any] = []  # the code objects of torch.serialization's savers, once looked up
 _DEPTH = 64  # frames searched: the pickle module's own (a Python pickler), then torch.save
@@ -47,22 +47,28 @@ def saving_with_torch() -> bool:
     TorchTensor then holds torch tensors (values, computed under ``dask_compute``), with an
     ``InteropWarning`` saying so: a checkpoint stays loadable by ``torch.load(weights_only=True)``
     and a plain pickle loses only laziness, never a value."""
-    savers = _savers()
-    if not savers:
+    if not _savers():
         warnings.warn(
             f"torch {boxes.TORCH.__version__} has no torch.serialization._save or _legacy_save, "
             "by which interop recognises torch.save: TorchTensors are pickled as torch tensors "
             "(their values) for every pickle, so checkpoints stay safe to load; please report "
             "it with the version", InteropWarning, stacklevel=3)
         return True
-    frame = sys._getframe(2)
+    return torch_save_frame() is not None
+
+
+def torch_save_frame() -> FrameType | None:
+    """The frame of ``torch.save``'s saver while it is pickling, else None (always None where
+    this torch has neither saver: see ``saving_with_torch``)."""
+    savers = _savers()
+    frame: FrameType | None = sys._getframe(2)
     for _ in range(_DEPTH):
         if frame is None:
-            return False
+            return None
         if frame.f_code in savers:
-            return True
+            return frame
         frame = frame.f_back
-    return False
+    return None
 
 
 def _torch_tensor(host: np.ndarray) -> Any:
@@ -77,9 +83,7 @@ def _torch_tensor(host: np.ndarray) -> Any:
 def torch_reduction(face: Any, protocol: int) -> tuple:
     """What ``torch.save`` pickles for ``face``: a torch tensor (a ``Parameter`` where
     ``face`` is one) on the host with its values and ``requires_grad``."""
-    raw = face._t._raw
-    host = registry.backend_of(raw).to_host(raw, "torch.save of a TorchTensor")
-    values = _torch_tensor(host)
+    values = checkpoints.host_tensor(face._t._raw, torch_save_frame(), _torch_tensor)
     if getattr(face, "_is_param", False):
         return (boxes.TORCH._utils._rebuild_parameter,
                 (values, face.requires_grad, OrderedDict()))

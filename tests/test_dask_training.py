@@ -1,0 +1,198 @@
+"""Training where the data lives: an unmodified torch loop (``DataLoader`` over a
+``TensorDataset`` of Dask-backed tensors, cross-entropy, ``loss.backward()``, SGD with
+momentum) over a model moved by ``interop.to_backend(model, "dask")``.
+
+Each step's graph is bounded (the optimizer's state is persisted after ``optimizer.step()``:
+the graph computed at step n has step 2's task count, the weights' graphs hold only their
+chunks), a collated batch is one selection of rows (not a graph per sample), gradient
+accumulation over k minibatches equals torch's and runs on the workers that hold the
+minibatches, on a real 2-worker ``distributed`` cluster, and under ``dask_compute="raise"``
+the loop refuses at the step.  Every comparison is with plain torch on the same batches in
+the same order (float32)."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+import interop
+from interop.errors import DaskComputeError
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("dask")
+from dask.callbacks import Callback  # noqa: E402  (after the skip)
+from dask.utils import key_split  # noqa: E402
+from torch.utils.data import DataLoader, TensorDataset  # noqa: E402
+
+N, CHUNK, BATCH = 64, 16, 8  # 4 chunks of 16 samples; batches of 8: 8 steps an epoch
+TOL = {"rtol": 1e-5, "atol": 1e-6}
+
+
+class GraphSizes(Callback):
+    """The task count of each graph Dask's local schedulers run in the block."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks: list[int] = []
+
+    def _start(self, dsk) -> None:  # noqa: ANN001 - Dask's callback signature
+        self.tasks.append(len(dsk))
+
+
+def cnn() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(
+        torch.nn.Conv2d(1, 4, 3, padding=1), torch.nn.BatchNorm2d(4), torch.nn.ReLU(),
+        torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(4 * 4 * 4, 3))
+
+
+def data() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((N, 1, 8, 8), dtype=np.float32), rng.integers(0, 3, N)
+
+
+def on_dask(x: np.ndarray, y: np.ndarray) -> TensorDataset:
+    return TensorDataset(interop.tensor(x, backend="dask", chunks=(CHUNK, 1, 8, 8)).as_torch(),
+                         interop.tensor(y, backend="dask", chunks=CHUNK).as_torch())
+
+
+def on_torch(x: np.ndarray, y: np.ndarray) -> TensorDataset:
+    return TensorDataset(torch.from_numpy(x), torch.from_numpy(y))
+
+
+def train(model: torch.nn.Module, dataset: TensorDataset, accumulate: int = 1,
+          batch_size: int = BATCH) -> torch.nn.Module:
+    """One epoch of an unmodified loop; ``accumulate`` minibatches per optimizer step."""
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    opt.zero_grad()
+    for i, (xb, yb) in enumerate(DataLoader(dataset, batch_size=batch_size)):
+        loss = torch.nn.functional.cross_entropy(model(xb), yb) / accumulate
+        loss.backward()
+        if (i + 1) % accumulate == 0:
+            opt.step()
+            opt.zero_grad()
+    return model
+
+
+def assert_same_state(model: torch.nn.Module, expected: torch.nn.Module) -> None:
+    want = expected.state_dict()
+    for name, have in model.state_dict().items():
+        assert isinstance(have, interop.TorchTensor) and have.backend == "dask", name
+        np.testing.assert_allclose(np.asarray(have.as_interop().numpy()), want[name].numpy(),
+                                   err_msg=name, **TOL)
+
+
+def test_each_step_is_one_bounded_graph_and_the_weights_are_torchs():
+    x, y = data()
+    expected = train(cnn(), on_torch(x, y))
+    model = interop.to_backend(cnn(), "dask")
+    with GraphSizes() as graphs:
+        train(model, on_dask(x, y))
+    steps = N // BATCH
+    assert len(graphs.tasks) == steps, "one persist per optimizer.step(), nothing else"
+    assert graphs.tasks[1:] == [graphs.tasks[1]] * (steps - 1), graphs.tasks  # step n = step 2
+    for name, t in model.state_dict().items():  # the state is its chunks, no history
+        raw = t.as_interop().raw
+        assert len(raw.__dask_graph__()) == raw.npartitions, name
+    assert_same_state(model, expected)
+
+
+def test_without_persisting_the_graph_grows_with_the_steps():
+    x, y = data()
+    model = interop.to_backend(cnn(), "dask")
+    opt = torch.optim.SGD(model.parameters(), lr=0.05)
+    sizes = []
+    with interop.config(persist_state="never"), GraphSizes() as graphs:
+        for xb, yb in DataLoader(on_dask(x, y), batch_size=BATCH):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            opt.step()
+            sizes.append(len(model[0].weight.as_interop().raw.__dask_graph__()))
+    assert graphs.tasks == [] and sizes == sorted(sizes) and sizes[-1] > 4 * sizes[0]
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_a_collated_batch_is_one_selection_of_rows(shuffle):
+    x, y = data()
+    dataset = on_dask(x, y)
+    own = len(dataset.tensors[0].as_interop().raw.__dask_graph__())
+    loaders = [DataLoader(d, batch_size=16, shuffle=shuffle,
+                          generator=torch.Generator().manual_seed(3))
+               for d in (dataset, on_torch(x, y))]
+    for (xb, yb), (xr, yr) in zip(*loaders):
+        raw = xb.as_interop().raw
+        # a slice (one task), or Dask's take (a few tasks per chunk touched, 10 here for 16
+        # samples from 4 chunks): never a task per sample
+        assert len(raw.__dask_graph__()) - own <= (1 if not shuffle else 3 * N // CHUNK)
+        np.testing.assert_array_equal(np.asarray(xb.as_interop().numpy()), xr.numpy())
+        np.testing.assert_array_equal(np.asarray(yb.as_interop().numpy()), yr.numpy())
+
+
+def test_gradient_accumulation_equals_torchs():
+    x, y = data()
+    expected = train(cnn(), on_torch(x, y), accumulate=4)
+    model = interop.to_backend(cnn(), "dask")
+    with GraphSizes() as graphs:
+        train(model, on_dask(x, y), accumulate=4)
+    assert len(graphs.tasks) == N // BATCH // 4  # one persist per step, none per backward
+    assert_same_state(model, expected)
+
+
+def test_under_raise_the_step_refuses_naming_where_it_would_compute():
+    x, y = data()
+    model = interop.to_backend(cnn(), "dask")
+    with interop.config(dask_compute="raise"), \
+            pytest.raises(DaskComputeError, match=r"SGD\.step\(\) on a lazy backend") as info:
+        train(model, on_dask(x, y))
+    assert "persist_state='never'" in str(info.value)
+    assert "dask_compute='allow'" in str(info.value)
+
+
+# ------------------------------------------------------------ on a real cluster
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        scheduler_port=0, silence_logs=logging.ERROR, memory_limit="1GiB")
+    with cluster, distributed.Client(cluster, timeout="60s") as c:
+        c.wait_for_workers(2, timeout=60)
+        yield c
+
+
+def _incoming_keys(dask_worker) -> list:  # noqa: ANN001 - distributed's worker
+    return [str(k) for entry in dask_worker.transfer_incoming_log for k in entry["keys"]]
+
+
+def test_accumulated_minibatches_run_where_their_chunks_are(client):
+    """Four minibatches (one chunk each, two on each worker), four backward calls, one step:
+    the gradients are computed on both workers at once, no data chunk travels, and the
+    weights equal torch's."""
+    x, y = data()
+    expected = train(cnn(), on_torch(x, y), accumulate=4, batch_size=CHUNK)
+    dataset = on_dask(x, y)
+    xs, ys = (t.as_interop().raw for t in dataset.tensors)
+    import dask.array as da
+    ws = sorted(client.scheduler_info()["workers"])  # chunk k lives on worker k // 2
+    xb, yb = ([client.persist(a.blocks[k], workers=[ws[k // 2]]) for k in range(a.numblocks[0])]
+              for a in (xs, ys))
+    distributed.wait([*xb, *yb])
+    xp, yp = da.concatenate(xb), da.concatenate(yb)
+    who = client.who_has(xb)
+    holders = {w for ws in who.values() for w in ws}
+    assert len(holders) == 2, who
+    dataset = TensorDataset(interop.as_tensor(xp).as_torch(), interop.as_tensor(yp).as_torch())
+    model = interop.to_backend(cnn(), "dask")
+    client.run(lambda dask_worker: dask_worker.transfer_incoming_log.clear())
+    with distributed.get_task_stream(client) as stream:
+        train(model, dataset, accumulate=4, batch_size=CHUNK)
+        assert_same_state(model, expected)  # (waits for the persisted step)
+    moved = [k for keys in client.run(_incoming_keys).values() for k in keys]
+    data_keys = {str(k) for k in who}
+    assert not data_keys & set(moved), "a data chunk travelled between workers"
+    ran_on = {t["worker"] for t in stream.data if "conv" in key_split(t["key"])}
+    assert len(ran_on) == 2, ran_on
