@@ -106,3 +106,17 @@ def to_numpy(x):
     if type(x).__module__.startswith("torch") and hasattr(x, "resolve_conj"):  # torch backend
         return interop.get_backend("torch").to_host(x)  # (bfloat16 too, by ml_dtypes)
     return np.asarray(x)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A real ``dask.distributed`` cluster: two worker processes of one thread and 1 GiB each,
+    one per test module (tests that claim distribution run on it)."""
+    import logging
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        scheduler_port=0, silence_logs=logging.ERROR, memory_limit="1GiB")
+    with cluster, distributed.Client(cluster, timeout="60s") as c:
+        c.wait_for_workers(2, timeout=60)
+        yield c

@@ -12,8 +12,6 @@ the same order (float32)."""
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import pytest
 
@@ -152,16 +150,6 @@ def test_under_raise_the_step_refuses_naming_where_it_would_compute():
 
 # ------------------------------------------------------------ on a real cluster
 distributed = pytest.importorskip("distributed")
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-        scheduler_port=0, silence_logs=logging.ERROR, memory_limit="1GiB")
-    with cluster, distributed.Client(cluster, timeout="60s") as c:
-        c.wait_for_workers(2, timeout=60)
-        yield c
 
 
 def _incoming_keys(dask_worker) -> list:  # noqa: ANN001 - distributed's worker

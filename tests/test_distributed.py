@@ -4,7 +4,6 @@ workers, through pickling, and match NumPy."""
 
 from __future__ import annotations
 
-import logging
 import os
 
 import numpy as np
@@ -21,16 +20,6 @@ class Tagged(interop.Tensor):
 
 def _pid_block(block: interop.Tensor) -> interop.Tensor:
     return interop.full((1,), os.getpid(), backend=block.backend)
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-        scheduler_port=0, silence_logs=logging.ERROR, memory_limit="1GiB")
-    with cluster, distributed.Client(cluster, timeout="60s") as c:
-        c.wait_for_workers(2, timeout=60)
-        yield c
 
 
 @pytest.fixture
