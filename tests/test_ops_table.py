@@ -294,7 +294,7 @@ SAMPLES = {
     "promote_types": [((torch.int32, torch.float32), {}, False), ((torch.uint8, torch.int8), {}, False)],
     "equal": [((M, M), {}, False), ((M, V), {}, False)],
     "allclose": [((M, M + 1e-9), {}, False)],
-    "imag": [((M,), {}, False)],
+    "imag": [((M + 2j * M,), {}, False)],  # of real data: NumPy's zeros, on purpose (test_consumers_wrappers)
     "astype": [],  # the Array API name; checked in test_conversions
     "adaptive_max_pool1d_with_indices": [((X, 2), {}, False)],
     "adaptive_max_pool2d_with_indices": [((X, (2, 2)), {}, False)],
