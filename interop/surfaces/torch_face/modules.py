@@ -22,17 +22,15 @@ def to_backend(module: Any, backend: str, **options: Any) -> Any:
     torch_tensor_class()
     moved: dict[int, tuple[Any, Any]] = {}  # id -> (the original, held; its copy)
     for sub in module.modules():
-        for name, param in list(sub._parameters.items()):
-            if param is not None:
-                if id(param) not in moved:
-                    moved[id(param)] = (param, torch.nn.Parameter(
-                        _onto(param, backend, options), requires_grad=param.requires_grad))
-                sub._parameters[name] = moved[id(param)][1]
-        for name, buf in list(sub._buffers.items()):
-            if buf is not None:
-                if id(buf) not in moved:
-                    moved[id(buf)] = (buf, _onto(buf, backend, options))
-                sub._buffers[name] = moved[id(buf)][1]
+        for name, param in list(sub.named_parameters(recurse=False, remove_duplicate=False)):
+            if id(param) not in moved:
+                moved[id(param)] = (param, torch.nn.Parameter(
+                    _onto(param, backend, options), requires_grad=param.requires_grad))
+            setattr(sub, name, moved[id(param)][1])  # (Module.__setattr__ registers it)
+        for name, buf in list(sub.named_buffers(recurse=False, remove_duplicate=False)):
+            if id(buf) not in moved:
+                moved[id(buf)] = (buf, _onto(buf, backend, options))
+            setattr(sub, name, moved[id(buf)][1])  # (a buffer's name: stays one, persistent or not)
     if registry.get_backend(backend).lazy:
         training.track(module)  # its buffers persist with its optimizer's steps
     return module
