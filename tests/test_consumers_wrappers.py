@@ -139,3 +139,76 @@ def test_imag_of_real_data_is_zeros_as_numpy(backend):
         np.testing.assert_array_equal(host(got), np.zeros_like(VALUES))
     np.testing.assert_array_equal(host(ixp.real(t)), VALUES)
     np.testing.assert_array_equal(host(ixp.conj(t)), VALUES)
+
+
+# ------------------------------------------------------------------ edges
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("values", [np.zeros((0, 3)), np.array(2.5)], ids=["empty", "0-d"])
+def test_edges_of_the_stacks_empty_and_0d(backend, values):
+    """Empty and 0-d magnitudes: the same results as pint over the raw library."""
+    for call in (lambda q: np.sum(q), lambda q: q * 2, lambda q: np.sqrt(q * q),
+                 lambda q: ixp.where(ixp.asarray(True), q, q) if isinstance(q.magnitude, interop.Tensor)
+                 else np.where(True, q, q)):
+        check_quantity(call(UNITS.Quantity(tensor(backend, values), "m")),
+                       call(UNITS.Quantity(raw(backend, values), "m")), backend)
+    t = tensor(backend, values)
+    for got in (t.imag, ixp.imag(t)):
+        assert got.shape == values.shape and got.dtype == values.dtype
+        np.testing.assert_array_equal(host(got), np.imag(values))
+
+
+def test_imag_of_unknown_dask_sizes_stays_lazy():
+    """A Dask tensor of unknown (NaN) size: imag of real data is lazy zeros, nothing computed
+    under dask_compute='raise'."""
+    t = tensor("dask", VALUES)
+    masked = t[t > 2]
+    with interop.config(dask_compute="raise"):
+        got = masked.imag, ixp.imag(masked)
+    for g in got:
+        np.testing.assert_array_equal(host(g), np.zeros((VALUES > 2).sum()))
+
+
+def test_a_hooked_subclass_inside_a_wrapper_sees_the_calls():
+    """pint unwraps to the tensor subclass, whose __torch_function__ then sees NumPy's call;
+    the fast path for plain tensors is unchanged after (no cached route crosses over)."""
+    seen = []
+
+    class Logged(interop.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(getattr(func, "__name__", str(func)))
+            return super().__torch_function__(func, types, args, kwargs)
+
+    q = UNITS.Quantity(tensor("numpy", VALUES).as_subclass(Logged), "m")
+    got = ixp.sum(q * 2)
+    assert isinstance(got.magnitude, Logged) and got.units == UNITS.m
+    assert "sum" in seen
+    plain = tensor("numpy", VALUES)
+    assert type(ixp.sum(plain)) is interop.Tensor and type(np.sum(plain)) is interop.Tensor
+
+
+def test_stacks_in_other_threads_and_tasks():
+    """Per-thread and per-task settings do not leak into a wrapper's calls."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(backend):
+        d = xr.DataArray(UNITS.Quantity(tensor(backend, VALUES), "m"), dims=("x", "y"))
+        return d.mean().data
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(run, ["numpy", "dask", "numpy", "dask"]))
+
+    async def task():
+        with interop.config(dask_compute="raise"):
+            return run("dask")  # lazy: nothing computed
+    results.append(asyncio.run(task()))
+    for got, backend in zip(results, ["numpy", "dask", "numpy", "dask", "dask"]):
+        check_quantity(got, UNITS.Quantity(np.float64(VALUES.mean()), "m"), backend)
+
+
+def test_a_wrapper_of_another_backend_beside_a_tensor_refuses_by_name():
+    """A Quantity of a GPU-rule tensor beside a host tensor: the device rule holds inside."""
+    q = UNITS.Quantity(interop.tensor(VALUES, backend="gpulike"), "m")
+    with pytest.raises(interop.DeviceMismatchError, match="gpulike"):
+        ixp.where(tensor("numpy", VALUES > 2), q, q)

@@ -314,3 +314,31 @@ def test_chunk_manager_keeps_cubed_tensors(chunk_manager):
     np.testing.assert_allclose(to_numpy(computed.data), np.sin(B), equal_nan=True)
     assert chunk_manager.is_chunked_array(again.data)
     assert not chunk_manager.is_chunked_array(interop.tensor(B, backend="dask", chunks=2))
+
+
+@pytest.mark.parametrize("bad,says", [
+    ({"coords": np.arange(4.0)}, "distances must match"),
+    ({"edge_order": 3}, "edge_order"),
+    ({"coords": np.arange(2.0), "size": 2, "edge_order": 2}, "too small"),
+])
+def test_gradient_on_dask_refuses_as_numpy(bad, says):
+    """np.gradient with a Dask coordinate: NumPy's refusals, by name, before any compute."""
+    size = bad.get("size", 3)
+    f = interop.tensor(A[:size], backend="dask").rechunk((1, 2))
+    coords = interop.tensor(bad.get("coords", np.arange(float(size))), backend="dask")
+    with pytest.raises(ValueError, match=says), np.errstate(all="ignore"):
+        np.gradient(A[:size], bad.get("coords", np.arange(float(size))), axis=0,
+                    edge_order=bad.get("edge_order", 1))
+    with interop.config(dask_compute="raise"), pytest.raises(ValueError, match=says):
+        np.gradient(f, coords, axis=0, edge_order=bad.get("edge_order", 1))
+
+
+def test_gradient_with_a_dask_coordinate_is_lazy_and_refuses_unknown_sizes():
+    f = interop.tensor(A, backend="dask").rechunk((1, 2))
+    x = interop.tensor([1.0, 2.5, 7.0], backend="dask")
+    with interop.config(dask_compute="raise"):
+        got = np.gradient(f, x, axis=0, edge_order=2)  # built, not computed
+    np.testing.assert_allclose(to_numpy(got), np.gradient(A, [1.0, 2.5, 7.0], axis=0, edge_order=2))
+    unknown = f[f[:, 0] > -100]
+    with pytest.raises(ValueError, match="chunk sizes"):
+        np.gradient(unknown, x, axis=0)

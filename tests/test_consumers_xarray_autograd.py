@@ -78,3 +78,21 @@ def test_gradients_equal_torchs(name):
     ref = REFERENCES[name](w)
     torch.nan_to_num(ref * cotangent).sum().backward()
     torch.testing.assert_close(got, w.grad)
+
+
+def test_numpys_spelling_edges_against_numpy():
+    """Empty, 0-d (axes=0) and a host operand beside torch's: NumPy's values and dtypes; a
+    bad ``axes`` is refused with torch's message."""
+    def on_torch(a):
+        return interop.tensor(torch.as_tensor(np.asarray(a)), backend="torch")
+    cases = [(np.zeros(0, bool), np.zeros(0), 1), (np.array(True), np.array(2.5), 0),
+             (np.array([True, False]), np.array([1.0, 2.0]), 1)]
+    for a, b, axes in cases:
+        got = interop.tensordot(on_torch(a), on_torch(b), axes=axes)
+        want = np.tensordot(a, b, axes=axes)
+        assert got.backend == "torch" and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.raw.numpy(), want)
+    host = interop.tensor(np.array([1.0, 2.0]))  # a NumPy tensor joins torch's
+    assert float(interop.tensordot(on_torch([True, False]), host, axes=1)) == 1.0
+    with pytest.raises(RuntimeError, match="tensordot expects dims"):
+        interop.tensordot(on_torch([True]), on_torch([1.0]), axes="x")

@@ -511,6 +511,11 @@ WRONG_ARGUMENTS = {
     "a tensor given None": (lambda m, t: m.add(t, None), "argument 2 (other) must be a tensor"),
     "a list element given None": (lambda m, t: m.cat([t, None]),
                                   "element 1 of argument 1 (tensors) must be a tensor"),
+    "an int given a float": (lambda m, t: m.polygamma(1.5, t), "argument 1 (n) must be an int, not float"),
+    "a number given a string": (lambda m, t: m.threshold(t, "a", 1.0),
+                                "argument 2 (threshold) must be a number, not str"),
+    "a number given None by name": (lambda m, t: m.threshold(t, threshold=None, value=1.0),
+                                    "argument 'threshold' must be a number, not NoneType"),
 }
 
 

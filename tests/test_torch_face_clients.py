@@ -434,3 +434,43 @@ def test_dynamic_compile_runs_under_the_eager_stance():
     with torch.compiler.set_stance("force_eager"):
         got = compiled(face(values, "numpy"))
     check(got, _clamped_index(torch.from_numpy(values)), "numpy")
+
+
+def test_checkpoint_edges_empty_0d_raise_and_threads():
+    """Empty and 0-d tensors in one save with Dask ones; under dask_compute='raise' the save
+    refuses by name, computing nothing; saves in two threads at once each hold their own
+    values (one table per save, not per process)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from interop.errors import DaskComputeError
+    state = {"empty": face(np.zeros((0, 3)), "dask"), "scalar": face(np.array(4.5), "dask"),
+             "host": face(np.arange(3.0), "numpy"), "lazy": face(np.arange(6.0), "dask") * 2}
+    buffer = io.BytesIO()
+    with counting.ComputeCounter() as counter:
+        torch.save(state, buffer)
+    assert counter.count == 1
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    for name, value in state.items():
+        np.testing.assert_array_equal(loaded[name].numpy(), to_numpy(value.as_interop()))
+    with interop.config(dask_compute="raise"), counting.ComputeCounter() as counter, \
+            pytest.raises(DaskComputeError, match="torch.save"):
+        torch.save(state, io.BytesIO())
+    assert counter.count == 0
+
+    def save(k: int) -> float:
+        out = io.BytesIO()
+        torch.save({"w": face(np.full(4, float(k)), "dask") + 0}, out)
+        out.seek(0)
+        return float(torch.load(out)["w"].sum())
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(save, range(8))) == [4.0 * k for k in range(8)]
+
+
+def test_to_backend_keeps_a_non_persistent_buffer_out_of_the_state_dict():
+    model = torch.nn.BatchNorm1d(2)
+    model.register_buffer("scratch", torch.ones(2), persistent=False)
+    expected = sorted(model.state_dict())
+    interop.to_backend(model, "numpy")
+    assert sorted(model.state_dict()) == expected
+    assert isinstance(model.scratch, interop.TorchTensor) and model.scratch.backend == "numpy"

@@ -327,9 +327,16 @@ def _gradient_along(f: Any, x: Any, axis: int, edge_order: int) -> Any:
     """NumPy's gradient of ``f`` along ``axis`` at coordinates ``x`` (a 1-d Dask array),
     by NumPy's second-order formulas on shifted slices: lazy in ``f`` and ``x``."""
     import dask.array as da
-    if edge_order not in (1, 2) or f.shape[axis] < edge_order + 1:
-        raise ValueError(f"numpy.gradient needs at least edge_order + 1 = {edge_order + 1} "
-                         f"points along axis {axis}, and edge_order 1 or 2")
+    if edge_order not in (1, 2):
+        raise ValueError(f"numpy.gradient: 'edge_order' {edge_order} is not supported (1 or 2)")
+    if x.ndim != 1 or math.isnan(x.shape[0]) or x.shape[0] != f.shape[axis]:
+        raise ValueError(f"numpy.gradient: when 1d, distances must match the length of the "
+                         f"corresponding dimension ({f.shape[axis]} along axis {axis}, "
+                         f"coordinates of shape {x.shape})")
+    if f.shape[axis] < edge_order + 1:
+        raise ValueError(f"numpy.gradient: shape of array too small to calculate a numerical "
+                         f"gradient along axis {axis}: at least edge_order + 1 = "
+                         f"{edge_order + 1} elements are required")
     shape = [1] * f.ndim
 
     def along(v: Any) -> Any:  # coefficients broadcast along the axis

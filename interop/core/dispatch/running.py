@@ -103,7 +103,7 @@ def call_impl(impl: Callable, be: Backend | None, rargs: list, rkwargs: dict,
     try:
         return impl(be, *rargs, **rkwargs)
     except _RESTATED as exc:
-        raise restated(impl, be, rargs, exc)  # noqa: B904 (restated sets the cause)
+        raise restated(impl, be, rargs, exc, rkwargs)  # noqa: B904 (restated sets the cause)
 
 
 def _promoted(be: Backend, rargs: list) -> list:
@@ -118,7 +118,8 @@ def _promoted(be: Backend, rargs: list) -> list:
     return [be.xp.astype(a, common) if be.owns(a) and a.dtype != common else a for a in rargs]
 
 
-def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) -> Exception:
+def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception,
+             rkwargs: dict | None = None) -> Exception:
     """What ``impl`` raising ``exc`` should raise: ``exc`` itself, or torch's statement of
     it, naming the operation (its ``__cause__`` is ``exc``)."""
     if type(exc).__module__ == errors.__name__ or hasattr(exc, "interop_graph_error"):
@@ -129,7 +130,7 @@ def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) ->
     elif not isinstance(exc, AttributeError) and be is not None and \
             (explained := be.explain_error(name, rargs, exc)) is not None:
         new = explained  # (before a None among the arguments: an unknown size, on Dask)
-    elif (misplaced := _misplaced_argument(impl, name, rargs, exc)) is not None:
+    elif (misplaced := _misplaced_argument(impl, name, rargs, rkwargs or {}, exc)) is not None:
         new = misplaced
     elif isinstance(exc, AttributeError):
         return exc
@@ -142,23 +143,26 @@ def restated(impl: Callable, be: Backend | None, rargs: list, exc: Exception) ->
     return new
 
 
-def _misplaced_argument(impl: Callable, name: str, rargs: list,
+def _misplaced_argument(impl: Callable, name: str, rargs: list, rkwargs: dict,
                         exc: Exception) -> TypeError | None:
-    """A TypeError naming the argument that made ``impl`` fail, where one surely did: None
-    given for a number (whatever ``impl`` raised then), or, for a TypeError or
+    """A TypeError naming the argument that made ``impl`` fail, where one surely did: a
+    number's parameter given None or what is no number (a string; a float for an int),
+    positionally or by name, whatever ``impl`` raised then; or, for a TypeError or
     AttributeError, None or an iterator where a tensor goes (an element of a list of
     tensors too).  What each parameter is comes from the record's annotations; a parameter
     whose default is None takes None, so it is never the one named."""
     tensor_error = isinstance(exc, (TypeError, AttributeError))
-    kinds = _parameter_kinds(impl)
-    for i, a in enumerate(rargs, 1):
-        param, kind = kinds[i - 1] if i <= len(kinds) else ("", _TENSOR)
+    positional, named = _parameter_kinds(impl)
+    given = [(f"argument {i} ({positional[i - 1][0]})" if i <= len(positional) else
+              f"argument {i}", positional[i - 1][1] if i <= len(positional) else _TENSOR, a)
+             for i, a in enumerate(rargs, 1)]
+    given += [(f"argument '{k}'", named[k], v) for k, v in rkwargs.items() if k in named]
+    for label, kind, a in given:
         if kind is None:
             continue
-        label = f"argument {i} ({param})" if param else f"argument {i}"
         if kind != _TENSOR:
-            if a is None:
-                return TypeError(f"{name}(): {label} must be {kind}, not NoneType")
+            if not _fits(kind, a):
+                return TypeError(f"{name}(): {label} must be {kind}, not {type(a).__name__}")
             continue
         if not tensor_error:
             continue
@@ -172,29 +176,45 @@ def _misplaced_argument(impl: Callable, name: str, rargs: list,
     return None
 
 
+def _fits(kind: str, value: Any) -> bool:
+    """Whether ``value`` can be what a number's parameter takes (arrays and tensors too: torch
+    takes a 0-d tensor for a number); only what surely cannot is refused."""
+    if value is None or isinstance(value, (str, bytes)):
+        return False
+    return not (kind == "an int" and isinstance(value, float))
+
+
 _TENSOR = "a tensor"
 _NUMBERS = {int: "an int", float: "a number", bool: "a bool", complex: "a number"}
 
 
 @functools.cache
-def _parameter_kinds(impl: Callable) -> tuple[tuple[str, str | None], ...]:
-    """``(name, kind)`` of ``impl``'s positional parameters after the backend: what it
-    takes, as an error says it ("a tensor", "an int", "a number", ...), or None where None
-    is its default.  Unannotated parameters (``Any``) are operands: tensors."""
+def _parameter_kinds(impl: Callable) -> tuple[tuple[tuple[str, str | None], ...],
+                                              dict[str, str | None]]:
+    """What each of ``impl``'s parameters after the backend takes, as an error says it ("a
+    tensor", "an int", "a number", ...), or None where None is its default: ``(name, kind)``
+    of the positional ones in order (up to ``*args``), and ``{name: kind}`` of all the named
+    ones.  Unannotated parameters (``Any``) are operands: tensors."""
     try:
         params = list(inspect.signature(impl).parameters.values())[1:]
         hints = typing.get_type_hints(impl)
     except (TypeError, ValueError, NameError):
-        return ()
-    kinds: list[tuple[str, str | None]] = []
+        return (), {}
+    positional: list[tuple[str, str | None]] = []
+    named: dict[str, str | None] = {}
+    ordered = True  # positional parameters come before *args and keyword-only ones
     for p in params:
-        if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD, p.VAR_POSITIONAL):
-            break
+        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL, p.KEYWORD_ONLY):
+            ordered = False
+            if p.kind is not p.KEYWORD_ONLY:
+                continue
         members = [h for h in typing.get_args(hints.get(p.name)) or (hints.get(p.name),)
                    if h is not type(None)]
         numbers = {_NUMBERS.get(h) for h in members}
         kind = None if p.default is None else \
             (numbers.pop() if len(numbers) == 1 else "a number") if members and None not in numbers \
             else _TENSOR
-        kinds.append((p.name, kind))
-    return tuple(kinds)
+        named[p.name] = kind
+        if ordered:
+            positional.append((p.name, kind))
+    return tuple(positional), named
