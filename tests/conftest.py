@@ -111,12 +111,17 @@ def to_numpy(x):
 @pytest.fixture(scope="module")
 def client():
     """A real ``dask.distributed`` cluster: two worker processes of one thread and 1 GiB each,
-    one per test module (tests that claim distribution run on it)."""
+    one per test module (tests that claim distribution run on it).  Work stealing is off, so
+    where a task runs is the scheduler's placement by its data, not the machine's momentary
+    load (CI's two cores are shared with the other test process)."""
     import logging
+
+    import dask
     distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-        scheduler_port=0, silence_logs=logging.ERROR, memory_limit="1GiB")
+    with dask.config.set({"distributed.scheduler.work-stealing": False}):
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+            scheduler_port=0, silence_logs=logging.ERROR, memory_limit="1GiB")
     with cluster, distributed.Client(cluster, timeout="60s") as c:
         c.wait_for_workers(2, timeout=60)
         yield c
