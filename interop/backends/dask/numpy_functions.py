@@ -311,8 +311,8 @@ def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> A
                                  (axis,) if isinstance(axis, int) else axis)]
     if any(math.isnan(c) for a in axes for c in f.chunks[a]):  # (Dask asserts)
         raise ValueError("gradient needs the chunk sizes along its axes, unknown (NaN) here")
-    spacings = list(varargs) * len(axes) if len(varargs) == 1 else list(varargs) or \
-        [1.0] * len(axes)
+    one_scalar = len(varargs) == 1 and not getattr(varargs[0], "ndim", 0)
+    spacings = list(varargs) * len(axes) if one_scalar else list(varargs) or [1.0] * len(axes)
     if len(spacings) != len(axes):
         raise TypeError(f"numpy.gradient takes one spacing or one per axis ({len(axes)}), "
                         f"not {len(spacings)}")
