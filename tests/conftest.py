@@ -108,20 +108,35 @@ def to_numpy(x):
     return np.asarray(x)
 
 
-@pytest.fixture(scope="module")
-def client():
+def two_worker_cluster(**config):
     """A real ``dask.distributed`` cluster: two worker processes of one thread and 1 GiB each,
-    one per test module (tests that claim distribution run on it).  Work stealing is off, so
-    where a task runs is the scheduler's placement by its data, not the machine's momentary
-    load (CI's two cores are shared with the other test process)."""
+    yielding its client.  Work stealing is off, so where a task runs is the scheduler's
+    placement by its data, not the machine's momentary load (CI's two cores are shared with
+    the other test process); ``config`` adds Dask settings the scheduler and workers start
+    with."""
     import logging
 
     import dask
     distributed = pytest.importorskip("distributed")
-    with dask.config.set({"distributed.scheduler.work-stealing": False}):
+    with dask.config.set({"distributed.scheduler.work-stealing": False, **config}):
         cluster = distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
             scheduler_port=0, silence_logs=logging.ERROR, memory_limit="1GiB")
     with cluster, distributed.Client(cluster, timeout="60s") as c:
         c.wait_for_workers(2, timeout=60)
         yield c
+
+
+@pytest.fixture(scope="module")
+def client():
+    """One cluster per test module (tests that claim distribution run on it)."""
+    yield from two_worker_cluster()
+
+
+@pytest.fixture(scope="module")
+def slow_network_client():
+    """A cluster whose scheduler prices moving data as between machines (1 kB/s), so that a
+    task with kilobytes of input runs where that input is, whatever the shared machine's
+    momentary load: on two cores, the busier worker's queue otherwise outweighs moving a
+    test's few kilobytes, and the scheduler rightly moves them."""
+    yield from two_worker_cluster(**{"distributed.scheduler.bandwidth": "1kB"})
