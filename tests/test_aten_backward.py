@@ -16,10 +16,11 @@ aten = torch.ops.aten
 RNG = np.random.default_rng(3)
 
 
-def conv_case(n, transposed, stride, padding, dilation, groups, output_padding):
-    x = RNG.standard_normal((2, 4, *(7,) * n))
-    w = RNG.standard_normal((4, 4 // groups if not transposed else 3, *(3,) * n)) \
-        if transposed else RNG.standard_normal((6, 4 // groups, *(3,) * n))
+def conv_case(n, transposed, stride, padding, dilation, groups, output_padding, batch=2,
+              kernel=3):
+    x = RNG.standard_normal((batch, 4, *(7,) * n))
+    w = RNG.standard_normal((4, 4 // groups if not transposed else 3, *(kernel,) * n)) \
+        if transposed else RNG.standard_normal((6, 4 // groups, *(kernel,) * n))
     out = aten.convolution(torch.from_numpy(x), torch.from_numpy(w), None, [stride] * n,
                            [padding] * n, [dilation] * n, transposed, [output_padding] * n,
                            groups)
@@ -49,11 +50,14 @@ AMAX2, AMAX2_I = pooled_grad(torch.nn.functional.adaptive_max_pool2d, IMG, (3, 4
 AMAX3, AMAX3_I = pooled_grad(torch.nn.functional.adaptive_max_pool3d, VOL, (2, 3, 3), True)
 MAX3, MAX3_I = pooled_grad(torch.nn.functional.max_pool3d, VOL, 2, 2, 1, 1, True, True)
 
+CONV_CASES = {  # (n, transposed, stride, padding, dilation, groups, output_padding)
+    "conv2d": (2, False, 1, 1, 1, 1, 0),
+    "conv2d_strided_dilated_grouped": (2, False, 2, 0, 2, 2, 0),
+    "conv1d_transposed": (1, True, 2, 1, 1, 1, 1),
+    "conv3d_transposed_grouped": (3, True, 2, 0, 1, 2, 1),
+}
 CASES = {
-    "conv2d": conv_case(2, False, 1, 1, 1, 1, 0),
-    "conv2d_strided_dilated_grouped": conv_case(2, False, 2, 0, 2, 2, 0),
-    "conv1d_transposed": conv_case(1, True, 2, 1, 1, 1, 1),
-    "conv3d_transposed_grouped": conv_case(3, True, 2, 0, 1, 2, 1),
+    **{name: conv_case(*args) for name, args in CONV_CASES.items()},
     "avg_pool2d_backward": (lambda g, x: aten.avg_pool2d_backward(
         g, x, [3, 3], [2, 2], [1, 1], True, False, None), (AVG2, IMG)),
     "avg_pool3d_backward": (lambda g, x: aten.avg_pool3d_backward(
@@ -79,6 +83,45 @@ def test_backward_kernel_matches_torch(name, backend):
     for g, e in zip(*((got, expected) if isinstance(expected, tuple) else ((got,), (expected,)))):
         assert isinstance(g, interop.Tensor) and g.backend == backend
         np.testing.assert_allclose(to_numpy(g), e.numpy(), rtol=1e-10, atol=1e-10, err_msg=name)
+
+
+def _batch_chunked(a, lazy, chunk):
+    return interop.tensor(a.copy(), backend=lazy, chunks=(chunk, *a.shape[1:]))
+
+
+@pytest.mark.parametrize("lazy", ["dask", "cubed"])
+@pytest.mark.parametrize("name", CONV_CASES)
+def test_conv_backward_of_a_batch_in_chunks_matches_torch(name, lazy):
+    """A batch of 5 in chunks of 2 (a minibatch each, the last short): the input's gradient
+    chunk by chunk, the weight's the sum of each chunk's part; all equal torch's."""
+    pytest.importorskip(lazy)
+    call, (g, x, w) = conv_case(*CONV_CASES[name], batch=5)
+    expected = call(*(torch.from_numpy(a.copy()) for a in (g, x, w)))
+    got = call(_batch_chunked(g, lazy, 2), _batch_chunked(x, lazy, 2),
+               interop.tensor(w.copy(), backend=lazy))
+    assert got[0].raw.chunks[0] == (2, 2, 1)  # the input's gradient keeps the batch's chunks
+    for have, want in zip(got, expected):
+        assert have.backend == lazy
+        np.testing.assert_allclose(to_numpy(have), want.numpy(), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", CONV_CASES)
+def test_conv_backward_is_one_task_per_chunk_whatever_the_kernel(name):
+    """On Dask, the weight's gradient is a task per batch chunk and a sum of the partials, and
+    the input's a task per chunk: the graphs do not grow with the kernel's offsets (a 3x3
+    kernel has 9, a 2x2 one 4), so a minibatch's backward is a few tasks where its chunk is."""
+    pytest.importorskip("dask")
+    from dask.utils import key_split
+    sizes = []
+    for kernel in (2, 3):
+        call, (g, x, w) = conv_case(*CONV_CASES[name], batch=8, kernel=kernel)
+        got = call(_batch_chunked(g, "dask", 2), _batch_chunked(x, "dask", 2),
+                   interop.tensor(w, backend="dask"))
+        graphs = [dict(t.raw.__dask_graph__()) for t in got[:2]]
+        assert sum(key_split(k) == "weight_gradient" for k in graphs[1]) == 4
+        assert sum(key_split(k) == "input_gradient" for k in graphs[0]) == 4
+        sizes.append([len(graph) for graph in graphs])
+    assert sizes[0] == sizes[1], sizes
 
 
 UPSAMPLE = {  # aten backward -> (spatial dims, align_corners or None, scale factors or None)

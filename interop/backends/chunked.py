@@ -109,34 +109,60 @@ class ChunkedBackend(Backend):
         if axes is None:
             return NotImplemented
         x = self._whole_except(x, axes)
+        places = spec.aligned_places(args, kwargs)
+        aligned = [(k, self._aligned_to(x, _at(args, kwargs, k), axes)) for k in places]
         wholes = [(k, a) for k, a in (*enumerate(args[1:], 1), *kwargs.items())
-                  if isinstance(a, self.array_type)]
-        if x is None or any(not _known(a.shape) or a.nbytes > WHOLE_BYTES for _, a in wholes):
+                  if isinstance(a, self.array_type) and k not in places]
+        if x is None or any(a is None for _, a in aligned) \
+                or any(not _known(a.shape) or a.nbytes > WHOLE_BYTES for _, a in wholes):
             return NotImplemented
         host = self.chunk_backend(x)
-        probe = _probe(impl, host, x, axes, args, kwargs, wholes)
-        if probe is None or probe.ndim <= max(axes) or any(probe.shape[a] != 1 for a in axes):
+        probe = _probe(impl, host, x, axes, args, kwargs, aligned, wholes)
+        if probe is None or not spec.summed and (
+                probe.ndim <= max(axes) or any(probe.shape[a] != 1 for a in axes)):
             return NotImplemented  # a result whose axes are not the operand's
 
         # Each task carries its arguments: the graphs' own arrays stay out of them (a Dask
         # array pickles its whole graph, so every task would carry the layers before it)
-        keys = [key for key, _ in wholes]
+        keys = [key for key, _ in (*aligned, *wholes)]
         plain_args = [None if isinstance(a, self.array_type) else a for a in args]
         plain_kwargs = {key: None if isinstance(v, self.array_type) else v
                         for key, v in kwargs.items()}
 
-        def run(block: Any, *whole: Any) -> Any:
-            a, k = _placed(plain_args, plain_kwargs, block, dict(zip(keys, whole)))
-            return impl(host, *a, **k)
+        def run(block: Any, *others: Any) -> Any:
+            a, k = _placed(plain_args, plain_kwargs, block, dict(zip(keys, others)))
+            out = impl(host, *a, **k)
+            return host.np.expand_dims(out, axes) if spec.summed else out
         run.__name__ = impl.__name__
-        chunks = tuple(x.chunks[i] if i in axes else (probe.shape[i],) for i in range(probe.ndim))
-        return self.per_block_layer(run, x, axes, [a for _, a in wholes], chunks, probe)
+        if spec.summed:  # a partial sum per block, along new axes at ``axes``' places
+            shape = np.expand_dims(np.empty(probe.shape, bool), axes).shape
+            chunks = tuple((1,) * len(x.chunks[i]) if i in axes else (shape[i],)
+                           for i in range(len(shape)))
+        else:
+            chunks = tuple(x.chunks[i] if i in axes else (probe.shape[i],)
+                           for i in range(probe.ndim))
+        out = self.per_block_layer(run, x, axes, [a for _, a in wholes], chunks, probe,
+                                   [a for _, a in aligned])
+        return self.np.sum(out, axis=axes, dtype=probe.dtype) if spec.summed else out
 
     def per_block_layer(self, fn: Callable, x: Any, axes: tuple[int, ...], wholes: list,
-                        chunks: tuple, meta: Any) -> Any:
-        """One layer of tasks ``fn(block, *wholes)``, a task per block of ``x`` (whose other
-        axes are whole), the ``wholes`` passed whole to each, giving ``chunks``."""
+                        chunks: tuple, meta: Any, aligned: Sequence = ()) -> Any:
+        """One layer of tasks ``fn(block, *aligned_blocks, *wholes)``, a task per block of
+        ``x`` (whose other axes are whole), the ``aligned`` operands' blocks at the same
+        place along ``axes`` (chunked as ``x``), the ``wholes`` passed whole to each,
+        giving ``chunks``."""
         return NotImplemented
+
+    def _aligned_to(self, x: Any, a: Any, axes: tuple[int, ...]) -> Any:
+        """``a`` chunked as ``x`` along ``axes`` and whole along its other axes, or None where
+        it is not an array of this library, its sizes there differ, or it does not fit."""
+        if x is None or not isinstance(a, self.array_type) or a.ndim <= max(axes) \
+                or any(a.shape[i] != x.shape[i] for i in axes):
+            return None
+        a = self._whole_except(a, axes)
+        if a is not None and any(a.chunks[i] != x.chunks[i] for i in axes):
+            a = a.rechunk({i: x.chunks[i] for i in axes})
+        return a
 
     def _whole_except(self, x: Any, axes: tuple[int, ...]) -> Any:
         """``x`` with every axis but ``axes`` in one chunk (rechunked where affordable), or
@@ -166,15 +192,18 @@ def _known(shape: tuple) -> bool:
 
 
 def _probe(impl: Callable, host: Backend, x: Any, axes: tuple, args: tuple, kwargs: dict,
-           wholes: list) -> Any:
-    """``impl``'s result on small stand-ins (one element along ``axes``, the whole operands
-    zeros of their shape): its dtype and the sizes of its other axes, and its checks of the
-    arguments, made without computing anything of the graph; None where it raises (the
-    general path then says why, in its own words) or gives no single array of ``host``'s."""
-    one = host.np.zeros(tuple(1 if i in axes else n for i, n in enumerate(x.shape)),
-                        dtype=x.dtype)
-    stand_ins = {k: host.np.zeros(a.shape, dtype=a.dtype) for k, a in wholes}
-    a, k = _placed(args, kwargs, one, stand_ins)
+           aligned: list, wholes: list) -> Any:
+    """``impl``'s result on small stand-ins (one element along ``axes`` of the first and the
+    aligned operands, the whole operands zeros of their shape): its dtype and the sizes of
+    its other axes, and its checks of the arguments, made without computing anything of the
+    graph; None where it raises (the general path then says why, in its own words) or gives
+    no single array of ``host``'s."""
+    def one(a: Any) -> Any:
+        return host.np.zeros(tuple(1 if i in axes else n for i, n in enumerate(a.shape)),
+                             dtype=a.dtype)
+    stand_ins = {k: one(a) for k, a in aligned}
+    stand_ins.update({k: host.np.zeros(a.shape, dtype=a.dtype) for k, a in wholes})
+    a, k = _placed(args, kwargs, one(x), stand_ins)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
@@ -182,6 +211,10 @@ def _probe(impl: Callable, host: Backend, x: Any, axes: tuple, args: tuple, kwar
     except Exception:  # noqa: BLE001 - the general graph says what is wrong, in its words
         return None
     return out if isinstance(out, host.array_type) else None
+
+
+def _at(args: Sequence, kwargs: dict, key: int | str) -> Any:
+    return kwargs[key] if isinstance(key, str) else args[key]
 
 
 def _placed(args: Sequence, kwargs: dict, first: Any, at: dict) -> tuple[list, dict]:

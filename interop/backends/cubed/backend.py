@@ -21,6 +21,7 @@ refuses or errs (``getitem``); Cubed's own class is not modified.  Nothing here 
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import cubed
@@ -276,26 +277,28 @@ class CubedBackend(ChunkedBackend):
         advanced_assign(raw, items, value)
 
     def per_block_layer(self, fn: Any, x: Array, axes: tuple[int, ...], wholes: list,
-                        chunks: tuple, meta: Any) -> Array:
+                        chunks: tuple, meta: Any, aligned: Sequence = ()) -> Array:
         """One ``general_blockwise`` operation: the task for an output block reads the block
-        of ``x`` at the same place along ``axes`` (``x``'s other axes are one chunk) and the
-        whole operands, each in one chunk; planned against ``allowed_mem`` as every Cubed
-        operation is."""
+        of ``x`` and of each ``aligned`` operand at the same place along ``axes`` (their other
+        axes are one chunk) and the whole operands, each in one chunk; planned against
+        ``allowed_mem`` as every Cubed operation is."""
         wholes = [cubed_numpy.whole(w, fn) for w in wholes]
-        x = source(x)
+        blocked = [source(a) for a in (x, *aligned)]
 
         def keys(out_key: Any) -> Any:
-            at = tuple(out_key.coords[i] if i in axes else 0 for i in range(x.ndim))
-            return FunctionArgs(ChunkKey(x.name, at),
-                                *(ChunkKey(w.name, (0,) * w.ndim) for w in wholes),
-                                output_name=out_key.name)
-        block = max(np.prod([max(c) for c in x.chunks]) * x.dtype.itemsize, 0)
+            return FunctionArgs(
+                *(ChunkKey(a.name, tuple(out_key.coords[i] if i in axes else 0
+                                         for i in range(a.ndim))) for a in blocked),
+                *(ChunkKey(w.name, (0,) * w.ndim) for w in wholes), output_name=out_key.name)
+        block = sum(max(np.prod([max(c) for c in a.chunks]) * a.dtype.itemsize, 0)
+                    for a in blocked)
         out_block = np.prod([max(c) if c else 0 for c in chunks]) * meta.dtype.itemsize
-        return held(general_blockwise(fn, keys, x, *wholes, shapes=[tuple(map(sum, chunks))],
-                                 dtypes=[meta.dtype], chunkss=[chunks],
-                                 num_input_blocks=(1,) * (1 + len(wholes)),
-                                 extra_projected_mem=int(sum(w.nbytes for w in wholes)
-                                                         + 4 * (block + out_block))))
+        return held(general_blockwise(fn, keys, *blocked, *wholes,
+                                      shapes=[tuple(map(sum, chunks))], dtypes=[meta.dtype],
+                                      chunkss=[chunks],
+                                      num_input_blocks=(1,) * (len(blocked) + len(wholes)),
+                                      extra_projected_mem=int(sum(w.nbytes for w in wholes)
+                                                              + 4 * (block + out_block))))
 
     def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> Array:
         return cubed_numpy.on_whole(functools.partial(impl, registry.get_backend("numpy")),

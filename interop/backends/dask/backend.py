@@ -150,21 +150,26 @@ class DaskBackend(ChunkedBackend):
             replace_in_place(raw, dask_indexing.put(raw, items, value))
 
     def per_block_layer(self, fn: Any, x: da.Array, axes: tuple[int, ...], wholes: list,
-                        chunks: tuple, meta: Any) -> da.Array:
-        """One ``da.blockwise`` layer: ``x``'s axes in ``axes`` keep their index (and chunks),
-        its other axes are contracted whole, the result's other axes are new; each whole
-        operand's axes are its own and contracted, so each task gets it entire (its blocks
-        concatenated).  An operand without an index would be a literal: Dask copies its graph
-        into the layer, and a graph built on such layers (training steps) doubles each time.
-        Layers like this fuse."""
+                        chunks: tuple, meta: Any, aligned: Sequence = ()) -> da.Array:
+        """One ``da.blockwise`` layer: ``x``'s axes in ``axes`` keep their index (their
+        chunks, or ``chunks``' sizes there: a partial sum per block), its other axes are
+        contracted whole, the result's other axes are new; the ``aligned`` operands share
+        ``x``'s indices along ``axes`` (their other axes whole); each whole operand's axes
+        are its own and contracted, so each task gets it entire (its blocks concatenated).
+        An operand without an index would be a literal: Dask copies its graph into the
+        layer, and a graph built on such layers (training steps) doubles each time.  Layers
+        like this fuse."""
         x_ind = tuple(f"x{d}" for d in range(x.ndim))
         out_ind = tuple(x_ind[i] if i in axes else f"out{i}" for i in range(len(chunks)))
         new_axes = {c: chunks[i][0] for i, c in enumerate(out_ind) if i not in axes}
+        resized = {x_ind[i]: chunks[i] for i in axes if chunks[i] != x.chunks[i]}
         operands = [x, x_ind]
+        for j, a in enumerate(aligned):
+            operands += [a, tuple(x_ind[d] if d in axes else f"a{j}_{d}" for d in range(a.ndim))]
         for k, w in enumerate(wholes):
             operands += [w, tuple(f"w{k}_{d}" for d in range(w.ndim))]
-        return da.blockwise(fn, out_ind, *operands, new_axes=new_axes, concatenate=True,
-                            dtype=meta.dtype, meta=meta,
+        return da.blockwise(fn, out_ind, *operands, new_axes=new_axes, adjust_chunks=resized,
+                            concatenate=True, dtype=meta.dtype, meta=meta,
                             name=f"{fn.__name__}-{uuid.uuid4().hex}")
 
     def in_one_task(self, impl: Any, shape: tuple, dtype: Any, *args: Any) -> da.Array:

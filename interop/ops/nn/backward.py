@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ...backends import registry
+from ..blockwise import Blockwise, lowered
 from ..registry import op, torch_names
 from .aten import indices_backward
 from .conv import _batched, _ceil_pads, _tuple, _windows, avg_divisor, conv_transpose, convolution
@@ -40,35 +41,50 @@ def _weight_gradient(be: Any, input: Any, grad_output: Any, kernel: tuple, strid
     return stacked.reshape((out_ch, channels // groups, *kernel))
 
 
+def _input_gradient(be: Any, grad_output: Any, weight: Any, input_sizes: tuple, stride: tuple,
+                    padding: tuple, dilation: tuple, transposed: bool, groups: int) -> Any:
+    """d(loss)/d(input) of a convolution given its output's gradient: the transposed
+    convolution (a convolution for a transposed one); ``input_sizes``: the input's spatial
+    sizes, which output padding past the stride leaves ambiguous."""
+    n = weight.ndim - 2
+    if transposed:
+        out = convolution(be, grad_output, weight, None, stride, padding, dilation, groups, n)
+        return out[(slice(None), slice(None)) + tuple(slice(0, s) for s in input_sizes)]
+    extra = tuple(x - ((int(y) - 1) * s - 2 * p + d * (k - 1) + 1) for x, y, s, p, d, k
+                  in zip(input_sizes, grad_output.shape[2:], stride, padding, dilation,
+                         weight.shape[2:]))
+    return conv_transpose(be, grad_output, weight, None, stride, padding, extra, groups,
+                          dilation, n)
+
+
+_input_gradient_by_batch = lowered(_input_gradient, Blockwise(min_ndim=3))
+"""Each image's input gradient on its own: on chunked backends one task per chunk."""
+_weight_gradient_by_batch = lowered(
+    _weight_gradient, Blockwise(min_ndim=3, aligned=("grad_output",), summed=True))
+"""A partial weight gradient per chunk of the batch (input and output gradient at the same
+place), the partials added: the minibatch's backward runs where its chunk is."""
+
+
 @op(function=False, method=False, torch=torch_names("convolution_backward", "aten"))
 def convolution_backward(be: Any, grad_output: Any, input: Any, weight: Any, bias_sizes: Any,
                          stride: Any, padding: Any, dilation: Any, transposed: bool,
                          output_padding: Any, groups: int, output_mask: Any) -> Any:
     """(grad_input, grad_weight, grad_bias) of ``aten.convolution`` (each None where
-    ``output_mask`` says it is not needed): the input's through the transposed convolution
-    (a convolution for a transposed one), the weight's by ``_weight_gradient``, the bias's a
-    sum over all but the channels."""
+    ``output_mask`` says it is not needed): the input's by ``_input_gradient``, the weight's
+    by ``_weight_gradient``, the bias's a sum over all but the channels; on chunked backends
+    each a layer of tasks along the batch's chunks."""
     n = weight.ndim - 2
     stride_, padding_, dilation_ = _tuple(stride, n), _tuple(padding, n), _tuple(dilation, n)
     kernel = tuple(weight.shape[2:])
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
-        if transposed:
-            grad_input = convolution(be, grad_output, weight, None, stride_, padding_, dilation_,
-                                     groups, n)  # output padding past the stride: cropped
-            grad_input = grad_input[(slice(None), slice(None))
-                                    + tuple(slice(0, int(x)) for x in input.shape[2:])]
-        else:
-            extra = tuple(int(x) - ((int(y) - 1) * s - 2 * p + d * (k - 1) + 1) for x, y, s, p, d, k
-                          in zip(input.shape[2:], grad_output.shape[2:], stride_, padding_,
-                                 dilation_, kernel))
-            grad_input = conv_transpose(be, grad_output, weight, None, stride_, padding_, extra,
-                                        groups, dilation_, n)
+        grad_input = _input_gradient_by_batch(
+            be, grad_output, weight, tuple(int(x) for x in input.shape[2:]), stride_, padding_,
+            dilation_, transposed, groups)
     if output_mask[1]:
-        grad_weight = _weight_gradient(be, grad_output, input, kernel, stride_, padding_,
-                                       dilation_, groups) if transposed else \
-            _weight_gradient(be, input, grad_output, kernel, stride_, padding_, dilation_,
-                             groups)
+        first, second = (grad_output, input) if transposed else (input, grad_output)
+        grad_weight = _weight_gradient_by_batch(be, first, second, kernel, stride_, padding_,
+                                                dilation_, groups)
     if output_mask[2]:
         grad_bias = be.np.sum(grad_output, axis=(0, *range(2, grad_output.ndim)))
     return grad_input, grad_weight, grad_bias

@@ -283,7 +283,8 @@ def _conv_transpose(n: int) -> None:
                               dilation, n)
     name = f"conv_transpose{n}d"
     impl.__name__, impl.__doc__ = name, f"{n}-d transposed convolution, as torch's {name}."
-    op(name, method=False, torch=torch_names(name, NN, function=True))(impl)
+    op(name, method=False, torch=torch_names(name, NN, function=True),
+       blockwise=Blockwise(min_ndim=n + 2))(impl)  # each image on its own
 
 
 for _n in (1, 2, 3):
