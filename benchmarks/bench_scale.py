@@ -306,12 +306,18 @@ def _images_block(block_id: tuple = (0,), n: int = 0) -> np.ndarray:
     return _pattern_images(block_id[0], n)[0]
 
 
-def _labels_block(block_id: tuple = (0,), n: int = 0) -> np.ndarray:
-    return np.random.default_rng(block_id[0]).integers(0, 10, n)
+def _labels_block(images: np.ndarray, block_id: tuple = (0,)) -> np.ndarray:
+    """The labels of an images chunk: a task on that chunk, so they are made where it is (as
+    a sample's image and label are read together from a store), never sent to it."""
+    return np.random.default_rng(block_id[0]).integers(0, 10, len(images))
 
 
 # Training out of core: images per minibatch (one chunk each) and minibatches per step.
 TRAIN_CHUNK, ACCUMULATE = 2048, 2
+TRAINING_BANDWIDTH = "100kB"
+"""The scheduler's estimate of moving data between workers, per second, for training: moving
+a minibatch's smallest activation (its logits, 80 KB) must cost more than waiting for the
+worker that holds it to finish a minibatch (about a second); the weights (7 KB) still move."""
 
 
 def _train(model: object, dataset: object, on_step: Callable[[int, object], None],
@@ -341,6 +347,7 @@ def _outgoing_bytes(dask_worker: object) -> int:
 
 
 def training_section(quick: bool) -> None:
+    import dask
     import dask.array as da
     import torch
     from distributed import Client, LocalCluster
@@ -355,13 +362,19 @@ def training_section(quick: bool) -> None:
         chunks = 16
     n = chunks * TRAIN_CHUNK
     steps = chunks // ACCUMULATE
-    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=limit,
-                      processes=True, dashboard_address=":0") as cluster, Client(cluster) as client:
+    # The scheduler weighs moving a task's inputs (at its bandwidth estimate, 100 MB/s by
+    # default) against a busier worker's queue: at the default, a minibatch's small
+    # activations (its logits, 80 KB) look cheaper to move than a millisecond's wait, and
+    # each move drags the minibatch's next tasks after it.  The estimate a cluster starts
+    # with (TRAINING_BANDWIDTH) keeps a minibatch's tasks with its chunk.
+    with dask.config.set({"distributed.scheduler.bandwidth": TRAINING_BANDWIDTH}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=limit, processes=True,
+                         dashboard_address=":0") as cluster, Client(cluster) as client:
         images = da.map_blocks(_images_block, n=TRAIN_CHUNK, dtype=np.float32,
                                chunks=((TRAIN_CHUNK,) * chunks, (3,), (32,), (32,)),
                                meta=np.empty((0, 0, 0, 0), np.float32))
-        labels = da.map_blocks(_labels_block, n=TRAIN_CHUNK, dtype=np.int64,
-                               chunks=((TRAIN_CHUNK,) * chunks,), meta=np.empty((0,), np.int64))
+        labels = images.map_blocks(_labels_block, drop_axis=[1, 2, 3], dtype=np.int64,
+                                   meta=np.empty((0,), np.int64))
         dataset = TensorDataset(interop.as_tensor(images).as_torch(),
                                 interop.as_tensor(labels).as_torch())
         model = interop.to_backend(training_cnn(), "dask")
@@ -408,10 +421,14 @@ def training_section(quick: bool) -> None:
     print(f"  per step: wall median {per_step * 1e3:.0f} ms (min {min(walls) * 1e3:.0f}, max "
           f"{max(walls) * 1e3:.0f}); first step {figures[0]['wall'] * 1e3:.0f} ms")
     print(f"  tasks per step: {sorted(set(tasks))} (step 2: {tasks[1]}, last: {tasks[-1]})")
-    print(f"  bytes moved between workers per step: median {np.median(bytes_moved) / 1e3:.1f} "
-          f"KB, max {max(bytes_moved) / 1e3:.1f} KB, mean {np.mean(bytes_moved) / 1e3:.1f} KB; "
-          f"weights + gradients {state_bytes / 1e3:.1f} KB "
-          f"({np.mean(bytes_moved) / state_bytes:.2f}x)")
+    # what moved between step k-1's end and step k's: step k-1's compute (a persist returns at
+    # once); the first step's also sends the weights the client made
+    first, later = bytes_moved[1], bytes_moved[2:]
+    print(f"  bytes moved between workers per step: median {np.median(later) / 1e3:.1f} KB, "
+          f"max {max(later) / 1e3:.1f} KB, mean {np.mean(later) / 1e3:.1f} KB; first step "
+          f"{first / 1e3:.1f} KB; weights + gradients {state_bytes / 1e3:.1f} KB "
+          f"(mean {np.mean(later) / state_bytes:.2f}x, all steps "
+          f"{np.mean(bytes_moved) / state_bytes:.2f}x)")
     print(f"  peak worker memory {', '.join(f'{p / 2 ** 20:.0f} MiB' for p in peaks.values())} "
           f"(limit {limit / 2 ** 20:.0f} MiB: {max(peaks.values()) / limit:.0%}); workers "
           f"restarted {len(before - after)}, pause events {paused}")
@@ -465,13 +482,20 @@ SECTIONS = {"dask": dask_section, "resnet": resnet_section, "jax": jax_section,
 
 
 def main() -> None:
+    global TRAIN_CHUNK, TRAINING_BANDWIDTH
     from threadpoolctl import threadpool_limits
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="smaller sizes, fewer repeats")
+    parser.add_argument("--minibatch", type=int, default=TRAIN_CHUNK,
+                        help=f"training: images per minibatch, one chunk each ({TRAIN_CHUNK})")
+    parser.add_argument("--bandwidth", default=TRAINING_BANDWIDTH,
+                        help="training: the scheduler's bandwidth estimate the cluster starts "
+                             f"with ({TRAINING_BANDWIDTH}; Dask's default: 100MB)")
     parser.add_argument("sections", nargs="*", default=["dask", "resnet", "jax"],
                         help=f"any of {', '.join(SECTIONS)}, or all")
     args = parser.parse_args()
+    TRAIN_CHUNK, TRAINING_BANDWIDTH = args.minibatch, args.bandwidth
     with threadpool_limits(1, user_api="blas"):  # (NumPy is loaded: an env variable is late)
         for name in SECTIONS if args.sections == ["all"] else args.sections:
             SECTIONS[name](args.quick)
