@@ -220,6 +220,13 @@ class Backend(abc.ABC):
         for functions that do not take their arrays (SciPy's ufuncs).  Dask: ``map_blocks``."""
         return fn(raw)
 
+    def windows(self, raw: Any, window: tuple[int, ...], axes: tuple[int, ...]) -> Any:
+        """Every ``window``-shaped window of ``raw`` along ``axes`` at once, as a read-only
+        strided view (the windows' axes appended after ``raw``'s, as NumPy's
+        ``sliding_window_view`` lays them out), or None where the library has no strided
+        views: callers then take the windows one offset at a time."""
+        return None
+
     def whole_along(self, raw: Any, *axes: int) -> Any:
         """``raw`` with each of ``axes`` in one chunk, as functions that need an axis whole
         (FFTs, scans written per block) want it.  Dask: ``rechunk({axis: -1})``."""

@@ -35,5 +35,8 @@ class NumpyBackend(Backend):
     def to_host(self, raw: np.ndarray, why: str = "") -> np.ndarray:
         return raw
 
+    def windows(self, raw: np.ndarray, window: tuple[int, ...], axes: tuple[int, ...]) -> Any:
+        return np.lib.stride_tricks.sliding_window_view(raw, window, axis=axes)
+
 
 backend = NumpyBackend()

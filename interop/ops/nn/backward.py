@@ -16,7 +16,8 @@ from ...backends import registry
 from ..blockwise import Blockwise, lowered
 from ..registry import op, torch_names
 from .aten import indices_backward
-from .conv import _batched, _ceil_pads, _tuple, _windows, avg_divisor, conv_transpose, convolution
+from .conv import (_batched, _ceil_pads, _tuple, _windows, avg_divisor, conv_transpose,
+                   convolution, window_view)
 from .functional import _adaptive_bounds
 from .resize import _contracted, _resampled
 
@@ -29,11 +30,16 @@ def _weight_gradient(be: Any, input: Any, grad_output: Any, kernel: tuple, strid
     n = len(kernel)
     batch, channels = input.shape[:2]
     out_ch, sizes = grad_output.shape[1], tuple(grad_output.shape[2:])
+    pads = [(p, p) for p in padding]
+    view = window_view(be, input, kernel, stride, pads, dilation) if groups == 1 else None
+    if view is not None:  # one matrix product over the unfolded windows (a copy of them)
+        view = view[(slice(None), slice(None)) + tuple(slice(0, s) for s in sizes)]
+        spatial = list(range(2, 2 + n))
+        return be.np.tensordot(grad_output, view, axes=([0, *spatial], [0, *spatial]))
     sp = "uvw"[:n]
     g = grad_output.reshape((batch, groups, out_ch // groups, *sizes))
     terms = []
-    for _, win in _windows(be, input, kernel, stride, [(p, p) for p in padding], dilation,
-                           input.dtype.type(0)):
+    for _, win in _windows(be, input, kernel, stride, pads, dilation, input.dtype.type(0)):
         win = win[(slice(None), slice(None)) + tuple(slice(0, s) for s in sizes)]
         win = win.reshape((batch, groups, channels // groups, *sizes))
         terms.append(be.np.einsum(f"zgc{sp},zgo{sp}->goc", win, g))

@@ -35,24 +35,51 @@ def _padding(padding: Any, n: int, kernel: tuple, dilation: tuple) -> list[tuple
     return [(p, p) for p in _tuple(padding, n)]
 
 
+def _output_sizes(padded: tuple, kernel: tuple, stride: tuple, dilation: tuple) -> list[int]:
+    """How many windows fit along each spatial dim of the padded input (refused when none)."""
+    out = [(size - d * (k - 1) - 1) // s + 1
+           for size, k, s, d in zip(padded, kernel, stride, dilation)]
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"convolution/pooling: kernel size {list(kernel)} (dilated) is larger "
+                           f"than the padded input {list(padded)}; pad the input or use a "
+                           "smaller kernel")
+    return out
+
+
+def _padded(be: Any, x: Any, pads: list, fill: Any) -> Any:
+    if any(lo or hi for lo, hi in pads):
+        return be.np.pad(x, [(0, 0), (0, 0), *pads], mode="constant", constant_values=fill)
+    return x
+
+
 def _windows(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list, dilation: tuple,
              fill: Any):
     """(offset, slice of padded x) for every kernel offset; x is (N, C, *spatial)."""
-    n = len(kernel)
-    if any(lo or hi for lo, hi in pads):
-        x = be.np.pad(x, [(0, 0), (0, 0), *pads], mode="constant", constant_values=fill)
     # chunks along the batch only: each window one slice of each chunk, not a patchwork of
     # the padding's chunks
-    x = be.whole_along(x, *range(1, x.ndim))
-    out = [(x.shape[2 + i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(n)]
-    if any(o <= 0 for o in out):
-        raise RuntimeError(f"convolution/pooling: kernel size {list(kernel)} (dilated) is larger "
-                           f"than the padded input {list(x.shape[2:])}; pad the input or use a "
-                           "smaller kernel")
+    x = be.whole_along(_padded(be, x, pads, fill), *range(1, x.ndim))
+    out = _output_sizes(tuple(x.shape[2:]), kernel, stride, dilation)
     for offset in itertools.product(*(range(k) for k in kernel)):
         index = tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
                       for o, d, s, m in zip(offset, dilation, stride, out))
         yield offset, x[(slice(None), slice(None)) + index]
+
+
+def window_view(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
+                dilation: tuple) -> Any:
+    """Every window of the zero-padded x at once, (N, C, *out, *kernel), a strided view
+    (``Backend.windows``), or None where the backend has no strided views.  Contracted with
+    the weights in one ``tensordot`` (one matrix product over the unfolded windows), it
+    replaces a small product per kernel offset."""
+    n = len(kernel)
+    x = _padded(be, x, pads, x.dtype.type(0))
+    _output_sizes(tuple(x.shape[2:]), kernel, stride, dilation)
+    spans = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    view = be.windows(x, spans, tuple(range(2, 2 + n)))
+    if view is None:
+        return None
+    return view[(slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride)
+                + tuple(slice(None, None, d) for d in dilation)]
 
 
 def _batched(x: Any, n: int) -> tuple[Any, bool]:
@@ -79,6 +106,16 @@ def convolution(be: Any, input: Any, weight: Any, bias: Any, stride: Any, paddin
         raise RuntimeError(f"conv{n}d: Given groups={groups}, weight of size "
                            f"{list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[1] * groups} channels, but got {channels} channels")
+    if groups == 1 and math.prod(kernel) <= math.prod(stride_):
+        # windows that do not overlap (a patch embedding): unfolded, they are no larger than
+        # the input, and one matrix product is several times faster than one per offset
+        view = window_view(be, x, kernel, stride_, pads, dilation_)
+        if view is not None:
+            out = be.np.moveaxis(be.np.tensordot(view, weight, axes=(
+                [1, *range(2 + n, 2 + 2 * n)], [1, *range(2, 2 + n)])), -1, 1)
+            if bias is not None:
+                out = out + bias.reshape((-1,) + (1,) * n)
+            return out[0] if unbatched else out
     w = weight.reshape((groups, out_ch // groups, *weight.shape[1:]))
     total = sizes = None
     for offset, win in _windows(be, x, kernel, stride_, pads, dilation_, x.dtype.type(0)):
