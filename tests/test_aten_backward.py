@@ -70,6 +70,7 @@ CASES = {
                                      (AMAX3, VOL, AMAX3_I.numpy())),
     "max_pool3d_with_indices_backward": (lambda g, x, i: aten.max_pool3d_with_indices_backward(
         g, x, [2, 2, 2], [2, 2, 2], [1, 1, 1], [1, 1, 1], True, i), (MAX3, VOL, MAX3_I.numpy())),
+    "threshold_backward": (lambda g, x: aten.threshold_backward(g, x, 0.2), (IMG, IMG[::-1])),
     "hardshrink_backward": (lambda g, x: aten.hardshrink_backward(g, x, 0.7), (IMG, IMG[::-1])),
     "softshrink_backward": (lambda g, x: aten.softshrink_backward(g, x, 0.3), (IMG, IMG[::-1])),
 }
@@ -122,6 +123,68 @@ def test_conv_backward_is_one_task_per_chunk_whatever_the_kernel(name):
         assert sum(key_split(k) == "input_gradient" for k in graphs[0]) == 4
         sizes.append([len(graph) for graph in graphs])
     assert sizes[0] == sizes[1], sizes
+
+
+LOGITS = RNG.standard_normal((5, 4))
+LOGP = LOGITS - np.log(np.exp(LOGITS).sum(1, keepdims=True))
+TARGETS = np.array([0, 3, -100, 1, 3])
+CLASS_WEIGHTS = np.array([0.5, 1.0, 2.0, 3.0])
+BN_INPUT, BN_GRAD = RNG.standard_normal((4, 3, 5, 2)), RNG.standard_normal((4, 3, 5, 2))
+BN_WEIGHT, BN_MEAN, BN_VAR = RNG.standard_normal(3), RNG.standard_normal(3), RNG.random(3) + 0.5
+BN_SAVE_MEAN = BN_INPUT.mean((0, 2, 3))
+BN_SAVE_INVSTD = 1 / np.sqrt(BN_INPUT.var((0, 2, 3)) + 1e-5)
+
+
+def _nll(reduction, weighted, one_sample=False):
+    x, t = (LOGP[1], TARGETS[1]) if one_sample else (LOGP, TARGETS)
+    weight = [CLASS_WEIGHTS] if weighted else []
+    forward = (lambda x, t, *w: aten.nll_loss_forward(x, t, w[0] if w else None, reduction, -100),
+               (x, t, *weight))
+    kept = np.atleast_1d(t)[np.atleast_1d(t) != -100]
+    total = CLASS_WEIGHTS[kept].sum() if weighted else float(kept.size)
+    g = RNG.standard_normal(x.shape[:-1]) if reduction == 0 else np.array(1.7)
+    backward = (lambda g, x, t, tw, *w: aten.nll_loss_backward(
+        g, x, t, w[0] if w else None, reduction, -100, tw),
+        (g, x, t, np.array(0.0 if reduction == 0 else total), *weight))
+    return forward, backward
+
+
+def _bn_backward(train, weighted):
+    def call(g, x, *vectors):
+        w = vectors[0] if weighted else None
+        m, v, sm, si = vectors[-4:]
+        return aten.native_batch_norm_backward(g, x, w, m, v, sm, si, train, 1e-5,
+                                               [True, True, True])
+    return call, (BN_GRAD, BN_INPUT, *([BN_WEIGHT] if weighted else []), BN_MEAN, BN_VAR,
+                  BN_SAVE_MEAN, BN_SAVE_INVSTD)
+
+
+TRAINING_CASES = {  # the kernels a training step reaches that torch would decompose
+    "_log_softmax": (lambda x: aten._log_softmax(x, -1, False), (LOGITS,)),
+    "_log_softmax_backward_data": (lambda g, y: aten._log_softmax_backward_data(
+        g, y, 1, torch.float64), (LOGITS[::-1].copy(), LOGP)),
+    **{f"nll_loss_{kind}_{('none', 'mean', 'sum')[r]}{'_weighted' * w}": case
+       for r in (0, 1, 2) for w in (False, True)
+       for kind, case in zip(("forward", "backward"), _nll(r, w))},
+    "nll_loss_forward_one_sample": _nll(1, True, one_sample=True)[0],
+    "nll_loss_backward_one_sample": _nll(1, True, one_sample=True)[1],
+    **{f"native_batch_norm_backward_{'train' if t else 'eval'}{'_weighted' * w}":
+       _bn_backward(t, w) for t in (True, False) for w in (True, False)},
+}
+
+
+@pytest.mark.parametrize("name", TRAINING_CASES)
+def test_training_kernel_matches_torch(name, backend):
+    """interop's own forms of the ATen kernels a training step reaches (cross-entropy's,
+    batch norm's, ReLU's), where torch's decompositions would otherwise run, against torch's
+    kernels on the same arrays."""
+    call, arrays = TRAINING_CASES[name]
+    expected = call(*(torch.from_numpy(np.array(a)) for a in arrays))
+    got = call(*(interop.tensor(np.array(a), backend=backend) for a in arrays))
+    for g, e in zip(*((got, expected) if isinstance(expected, tuple) else ((got,), (expected,)))):
+        assert isinstance(g, interop.Tensor) and g.backend == backend
+        assert g.shape == tuple(e.shape) and g.dtype == np.float64, name
+        np.testing.assert_allclose(to_numpy(g), e.numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
 
 
 UPSAMPLE = {  # aten backward -> (spatial dims, align_corners or None, scale factors or None)

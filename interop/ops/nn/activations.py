@@ -246,6 +246,30 @@ def log_softmax(be: Any, input: Any, dim: Dim | None = None, _stacklevel: int = 
     return log_softmax_raw(be, x, _softmax_dim(dim, x.ndim))
 
 
+@op(function=False, method=False, torch=torch_names("_log_softmax", "aten"))
+def _log_softmax(be: Any, input: Any, dim: int, half_to_float: bool) -> Any:
+    """ATen's log_softmax (``half_to_float``: a float16 input gives float32)."""
+    x = input.astype(np.float32) if half_to_float else input
+    return x - x if x.ndim == 0 else log_softmax_raw(be, x, dim % x.ndim)
+
+
+@op(function=False, method=False, torch=torch_names("_log_softmax_backward_data", "aten"))
+def _log_softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: int,
+                               input_dtype: Any) -> Any:
+    """The gradient of log_softmax's input from its output's: ``g - exp(y) * sum(g)`` along
+    ``dim`` (torch's CPU kernel keeps the gradient's dtype)."""
+    if output.ndim == 0:
+        return grad_output - grad_output
+    total = be.np.sum(grad_output, axis=dim % output.ndim, keepdims=True)
+    return grad_output - be.np.exp(output) * total
+
+
+@op(function=False, method=False, torch=torch_names("threshold_backward", "aten"))
+def threshold_backward(be: Any, grad_output: Any, input: Any, threshold: Any) -> Any:
+    """The gradient of threshold (ReLU's: 0): passed where the input is above it, else 0."""
+    return be.np.where(input <= threshold, grad_output.dtype.type(0), grad_output)
+
+
 @op(method=False, torch=torch_names("softmin", NN))
 def softmin(be: Any, input: Any, dim: Dim | None = None, _stacklevel: int = 3,
             dtype: DType = None) -> Any:

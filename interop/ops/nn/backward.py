@@ -16,8 +16,16 @@ from ...backends import registry
 from ..blockwise import Blockwise, lowered
 from ..registry import op, torch_names
 from .aten import indices_backward
-from .conv import (_batched, _ceil_pads, _tuple, _windows, avg_divisor, conv_transpose,
-                   convolution, window_view)
+from .conv import (
+    _batched,
+    _ceil_pads,
+    _tuple,
+    _windows,
+    avg_divisor,
+    conv_transpose,
+    convolution,
+    window_view,
+)
 from .functional import _adaptive_bounds
 from .resize import _contracted, _resampled
 

@@ -116,3 +116,38 @@ def _batch_norm_with_update(be: Any, input: Any, weight: Any, bias: Any, running
     out = _aten("_batch_norm_with_update", input, running_mean, running_var, weight, bias,
                 True, momentum, eps, be)
     return (*out, be.np.zeros((0,), dtype=np.uint8))
+
+
+@op(function=False, method=False, torch=torch_names("native_batch_norm_backward", "aten"))
+def native_batch_norm_backward(be: Any, grad_out: Any, input: Any, weight: Any = None,
+                               running_mean: Any = None, running_var: Any = None,
+                               save_mean: Any = None, save_invstd: Any = None,
+                               train: bool = True, eps: float = 1e-5,
+                               output_mask: Any = (True, True, True)) -> tuple[Any, Any, Any]:
+    """(grad_input, grad_weight, grad_bias) of batch norm (each None where ``output_mask``
+    says it is not needed): in training through the batch's statistics (the saved mean and
+    1/std), otherwise through the running ones; two sums per channel, the rest elementwise."""
+    ndim = input.ndim
+    axes = (0, *range(2, ndim))
+    if train:
+        mean, invstd = save_mean, save_invstd
+    else:
+        mean, invstd = running_mean, 1 / be.np.sqrt(running_var + input.dtype.type(eps))
+    centred = input - _channel(mean, ndim)
+    grad_sum = be.np.sum(grad_out, axis=axes)
+    dot = be.np.sum(grad_out * centred, axis=axes)
+    scale = invstd if weight is None else invstd * weight
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        if train:
+            count = input.dtype.type(input.size // input.shape[1])
+            projected = centred * _channel(dot / count * invstd * invstd, ndim)
+            grad_input = (grad_out - projected - _channel(grad_sum / count, ndim)) \
+                * _channel(scale, ndim)
+        else:
+            grad_input = grad_out * _channel(scale, ndim)
+    if output_mask[1]:
+        grad_weight = dot * invstd
+    if output_mask[2]:
+        grad_bias = grad_sum
+    return grad_input, grad_weight, grad_bias

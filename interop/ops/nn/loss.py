@@ -129,6 +129,14 @@ def _picked(be: Any, x: Any, target: Any, n_classes: int) -> tuple[Any, Any]:
     return be.np.sum(be.np.where(hot, x, x.dtype.type(0)), axis=-1), hot
 
 
+def _target_weights(be: Any, hot: Any, target: Any, weight: Any, ignore_index: int,
+                    dtype: Any) -> Any:
+    """Each target's class weight (1 without weights), 0 where the target is ignored."""
+    w = be.np.sum(be.np.where(hot, weight, 0), axis=-1).astype(dtype) if weight is not None \
+        else be.np.ones(target.shape, dtype=dtype)
+    return be.np.where(target != ignore_index, w, dtype.type(0))
+
+
 @op(method=False, torch=torch_names("nll_loss", NN))
 def nll_loss(be: Any, input: Any, target: Any, weight: Any = None, size_average: Any = None,
              ignore_index: int = -100, reduce: Any = None, reduction: str = "mean") -> Any:
@@ -136,15 +144,48 @@ def nll_loss(be: Any, input: Any, target: Any, weight: Any = None, size_average:
     red = reduction_arg(size_average, reduce, reduction)
     n_classes = input.shape[1] if input.ndim > 1 else input.shape[0]
     x = _class_last(input, be)
-    keep = target != ignore_index
     picked, hot = _picked(be, x, target, n_classes)
-    w = be.np.sum(be.np.where(hot, weight, 0), axis=-1).astype(x.dtype) if weight is not None \
-        else be.np.ones_like(picked)
-    w = be.np.where(keep, w, x.dtype.type(0))
+    w = _target_weights(be, hot, target, weight, ignore_index, x.dtype)
     loss = -picked * w
     if red == "mean":
         return be.np.sum(loss) / be.np.sum(w)
     return reduce_loss(be, loss, red)
+
+
+def _reduction_named(reduction: int | str) -> str:
+    """ATen's reduction by name (torch's face passes the name; ATen numbers them)."""
+    return reduction if isinstance(reduction, str) else ("none", "mean", "sum")[reduction]
+
+
+@op(function=False, method=False, torch=torch_names("nll_loss_forward", "aten"))
+def nll_loss_forward(be: Any, input: Any, target: Any, weight: Any = None,
+                     reduction: int | str = "mean", ignore_index: int = -100) -> tuple[Any, Any]:
+    """ATen's nll_loss of (N, C) or (C,) log-probabilities: (the loss, the summed weight of the
+    kept targets, which the backward divides by; 0 without a reduction, as torch's)."""
+    picked, hot = _picked(be, input, target, input.shape[-1])
+    w = _target_weights(be, hot, target, weight, ignore_index, input.dtype)
+    loss = -picked * w
+    named = _reduction_named(reduction)
+    if named == "none":
+        return loss, be.np.zeros((), dtype=input.dtype)
+    total = be.np.sum(w)
+    return be.np.sum(loss) / total if named == "mean" else be.np.sum(loss), total
+
+
+@op(function=False, method=False, torch=torch_names("nll_loss_backward", "aten"))
+def nll_loss_backward(be: Any, grad_output: Any, input: Any, target: Any, weight: Any = None,
+                      reduction: int | str = "mean", ignore_index: int = -100,
+                      total_weight: Any = None) -> Any:
+    """The gradient of nll_loss_forward's input: -w[t] times the loss's gradient at each
+    target's class (divided by ``total_weight`` for a mean: the forward's, or the summed
+    weight of the kept targets), 0 elsewhere."""
+    hot = target[..., None] == be.np.arange(input.shape[-1])
+    w = _target_weights(be, hot, target, weight, ignore_index, input.dtype)
+    if _reduction_named(reduction) == "mean":
+        g = grad_output / (be.np.sum(w) if total_weight is None else total_weight)
+    else:
+        g = grad_output
+    return be.np.where(hot, -(w * g)[..., None], input.dtype.type(0)).astype(input.dtype)
 
 
 @op(method=False, torch=torch_names("cross_entropy", NN))
