@@ -180,8 +180,9 @@ def _attribute_samples():
 
 def _backward_samples():
     """The backward kernels autograd calls on TorchTensors, on lazy operands."""
-    for name, (call, arrays) in backward_kernels.CASES.items():
-        yield name, lambda call=call, arrays=arrays: call(*map(lazy, arrays))
+    for name, (call, arrays) in {**backward_kernels.CASES,
+                                 **backward_kernels.TRAINING_CASES}.items():
+        yield name, lambda call=call, arrays=arrays: call(*(lazy(np.array(a)) for a in arrays))
     for name in backward_kernels.UPSAMPLE:
         kernel, g, args = backward_kernels.upsample_case(name)
         yield name, lambda kernel=kernel, g=g, args=args: kernel(lazy(g), *args)
