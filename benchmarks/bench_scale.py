@@ -366,8 +366,11 @@ def training_section(quick: bool) -> None:
     # default) against a busier worker's queue: at the default, a minibatch's small
     # activations (its logits, 80 KB) look cheaper to move than a millisecond's wait, and
     # each move drags the minibatch's next tasks after it.  The estimate a cluster starts
-    # with (TRAINING_BANDWIDTH) keeps a minibatch's tasks with its chunk.
-    with dask.config.set({"distributed.scheduler.bandwidth": TRAINING_BANDWIDTH}), \
+    # with (TRAINING_BANDWIDTH) keeps a minibatch's tasks with its chunk; and a task it has
+    # not seen yet is guessed at 1 ms, not half a second, so the first step's queues (all of
+    # unseen tasks) do not look long enough to move activations for.
+    with dask.config.set({"distributed.scheduler.bandwidth": TRAINING_BANDWIDTH,
+                          "distributed.scheduler.unknown-task-duration": "1ms"}), \
             LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=limit, processes=True,
                          dashboard_address=":0") as cluster, Client(cluster) as client:
         images = da.map_blocks(_images_block, n=TRAIN_CHUNK, dtype=np.float32,
