@@ -2,7 +2,7 @@
 strided view, ``Backend.windows``: NumPy; the forward only where windows do not overlap, the
 weights' gradient always) and one product per kernel offset (every other backend, grouped
 convolutions).  Random shapes, strides, paddings and dilations; each backend's result against
-torch's kernels on the same data."""
+torch's kernels on the same data (CuPy's where a GPU is present)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import interop
 from interop.backends import registry
 from interop.ops.nn.conv import window_view
-from tests.conftest import to_numpy
+from tests.conftest import BACKENDS, to_numpy
 
 torch = pytest.importorskip("torch")
 
@@ -43,7 +43,7 @@ def _gradient(x, w, stride, padding, dilation, groups, g, convert):
         list(dilation), False, [0] * len(stride), groups, [True, True, True])
 
 
-@pytest.mark.parametrize("backend", ["numpy", "dask", "gpulike"])
+@pytest.mark.parametrize("backend", BACKENDS)
 @given(case=conv_cases())
 def test_convolution_and_its_gradients_match_torch(backend, case):
     x, w, stride, padding, dilation, groups = case
