@@ -156,8 +156,14 @@ class ChunkedBackend(Backend):
     def _aligned_to(self, x: Any, a: Any, axes: tuple[int, ...]) -> Any:
         """``a`` chunked as ``x`` along ``axes`` and whole along its other axes, or None where
         it is not an array of this library, its sizes there differ, or it does not fit."""
-        if x is None or not isinstance(a, self.array_type) or a.ndim <= max(axes) \
-                or any(a.shape[i] != x.shape[i] for i in axes):
+        if x is None or not isinstance(a, self.array_type) or a.ndim <= max(axes):
+            return None
+        if not _known(tuple(x.shape[i] for i in axes) + tuple(a.shape[i] for i in axes)):
+            # unknown sizes (a boolean mask's rows): blocks pair up only as the same count of
+            # blocks; the sizes are checked when the graph runs (each task's blocks must agree)
+            same_blocks = all(len(a.chunks[i]) == len(x.chunks[i]) for i in axes)
+            return self._whole_except(a, axes) if same_blocks else None
+        if any(a.shape[i] != x.shape[i] for i in axes):
             return None
         a = self._whole_except(a, axes)
         if a is not None and any(a.chunks[i] != x.chunks[i] for i in axes):

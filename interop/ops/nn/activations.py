@@ -8,7 +8,7 @@ take the default float, as in torch.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 
@@ -16,7 +16,7 @@ from ... import dtypes
 from ...backends.registry import python_value
 from ...errors import UnsupportedDtypeError
 from .._args import float_input, ordered, special_module
-from ..annotations import Dim, DType
+from ..annotations import Dim, DimOf, DType
 from ..registry import op, torch_names
 from .common import NN, in_place
 
@@ -247,25 +247,25 @@ def log_softmax(be: Any, input: Any, dim: Dim | None = None, _stacklevel: int = 
 
 
 @op(function=False, method=False, torch=torch_names("_log_softmax", "aten"))
-def _log_softmax(be: Any, input: Any, dim: int, half_to_float: bool) -> Any:
+def _log_softmax(be: Any, input: Any, dim: Dim, half_to_float: bool) -> Any:
     """ATen's log_softmax (``half_to_float``: a float16 input gives float32)."""
     x = input.astype(np.float32) if half_to_float else input
-    return x - x if x.ndim == 0 else log_softmax_raw(be, x, dim % x.ndim)
+    return x - x if x.ndim == 0 else log_softmax_raw(be, x, dim)
 
 
 @op(function=False, method=False, torch=torch_names("_log_softmax_backward_data", "aten"))
-def _log_softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: int,
-                               input_dtype: Any) -> Any:
+def _log_softmax_backward_data(be: Any, grad_output: Any, output: Any,
+                               dim: Annotated[int, DimOf("output")], input_dtype: Any) -> Any:
     """The gradient of log_softmax's input from its output's: ``g - exp(y) * sum(g)`` along
     ``dim`` (torch's CPU kernel keeps the gradient's dtype)."""
     if output.ndim == 0:
         return grad_output - grad_output
-    total = be.np.sum(grad_output, axis=dim % output.ndim, keepdims=True)
+    total = be.np.sum(grad_output, axis=dim, keepdims=True)
     return grad_output - be.np.exp(output) * total
 
 
 @op(function=False, method=False, torch=torch_names("threshold_backward", "aten"))
-def threshold_backward(be: Any, grad_output: Any, input: Any, threshold: Any) -> Any:
+def threshold_backward(be: Any, grad_output: Any, input: Any, threshold: float) -> Any:
     """The gradient of threshold (ReLU's: 0): passed where the input is above it, else 0."""
     return be.np.where(input <= threshold, grad_output.dtype.type(0), grad_output)
 

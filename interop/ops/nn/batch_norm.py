@@ -129,6 +129,13 @@ def native_batch_norm_backward(be: Any, grad_out: Any, input: Any, weight: Any =
     1/std), otherwise through the running ones; two sums per channel, the rest elementwise."""
     ndim = input.ndim
     axes = (0, *range(2, ndim))
+    statistics = (save_mean, save_invstd) if train else (running_mean, running_var)
+    if any(v is None for v in statistics):
+        raise RuntimeError(
+            "native_batch_norm_backward: " + ("training needs save_mean and save_invstd (the "
+                                              "forward's saved batch statistics)" if train else
+                                              "evaluation needs running_mean and running_var")
+            + "; pass them, or train=" + str(not train) + " for the other statistics")
     if train:
         mean, invstd = save_mean, save_invstd
     else:
@@ -140,7 +147,8 @@ def native_batch_norm_backward(be: Any, grad_out: Any, input: Any, weight: Any =
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         if train:
-            count = input.dtype.type(input.size // input.shape[1])
+            count = input.dtype.type(input.size // input.shape[1]) if input.size == input.size \
+                else be.np.sum(be.np.ones_like(input), axis=axes)  # NaN: rows not known yet
             projected = centred * _channel(dot / count * invstd * invstd, ndim)
             grad_input = (grad_out - projected - _channel(grad_sum / count, ndim)) \
                 * _channel(scale, ndim)

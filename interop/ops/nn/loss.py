@@ -133,7 +133,7 @@ def _target_weights(be: Any, hot: Any, target: Any, weight: Any, ignore_index: i
                     dtype: Any) -> Any:
     """Each target's class weight (1 without weights), 0 where the target is ignored."""
     w = be.np.sum(be.np.where(hot, weight, 0), axis=-1).astype(dtype) if weight is not None \
-        else be.np.ones(target.shape, dtype=dtype)
+        else be.np.ones_like(target, dtype=dtype)
     return be.np.where(target != ignore_index, w, dtype.type(0))
 
 
@@ -152,9 +152,23 @@ def nll_loss(be: Any, input: Any, target: Any, weight: Any = None, size_average:
     return reduce_loss(be, loss, red)
 
 
-def _reduction_named(reduction: int | str) -> str:
+_REDUCTIONS = ("none", "mean", "sum")  # ATen numbers them in this order
+
+
+def _reduction_named(name: str, reduction: int | str) -> str:
     """ATen's reduction by name (torch's face passes the name; ATen numbers them)."""
-    return reduction if isinstance(reduction, str) else ("none", "mean", "sum")[reduction]
+    if isinstance(reduction, str) and reduction in _REDUCTIONS:
+        return reduction
+    if isinstance(reduction, int) and 0 <= reduction < len(_REDUCTIONS):
+        return _REDUCTIONS[reduction]
+    raise ValueError(f"{name}: reduction {reduction!r} is not one of 'none', 'mean', 'sum' "
+                     "(ATen's 0, 1, 2)")
+
+
+def _class_targets(name: str, target: Any) -> None:
+    if dtypes.kind(target.dtype) not in "iu":
+        raise RuntimeError(f"{name}: expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype}; class indices are integers: convert with .long()")
 
 
 @op(function=False, method=False, torch=torch_names("nll_loss_forward", "aten"))
@@ -162,10 +176,11 @@ def nll_loss_forward(be: Any, input: Any, target: Any, weight: Any = None,
                      reduction: int | str = "mean", ignore_index: int = -100) -> tuple[Any, Any]:
     """ATen's nll_loss of (N, C) or (C,) log-probabilities: (the loss, the summed weight of the
     kept targets, which the backward divides by; 0 without a reduction, as torch's)."""
+    named = _reduction_named("nll_loss_forward", reduction)
+    _class_targets("nll_loss_forward", target)
     picked, hot = _picked(be, input, target, input.shape[-1])
     w = _target_weights(be, hot, target, weight, ignore_index, input.dtype)
     loss = -picked * w
-    named = _reduction_named(reduction)
     if named == "none":
         return loss, be.np.zeros((), dtype=input.dtype)
     total = be.np.sum(w)
@@ -179,9 +194,11 @@ def nll_loss_backward(be: Any, grad_output: Any, input: Any, target: Any, weight
     """The gradient of nll_loss_forward's input: -w[t] times the loss's gradient at each
     target's class (divided by ``total_weight`` for a mean: the forward's, or the summed
     weight of the kept targets), 0 elsewhere."""
+    named = _reduction_named("nll_loss_backward", reduction)
+    _class_targets("nll_loss_backward", target)
     hot = target[..., None] == be.np.arange(input.shape[-1])
     w = _target_weights(be, hot, target, weight, ignore_index, input.dtype)
-    if _reduction_named(reduction) == "mean":
+    if named == "mean":
         g = grad_output / (be.np.sum(w) if total_weight is None else total_weight)
     else:
         g = grad_output
