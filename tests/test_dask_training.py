@@ -61,8 +61,9 @@ def on_torch(x: np.ndarray, y: np.ndarray) -> TensorDataset:
 
 
 def train(model: torch.nn.Module, dataset: TensorDataset, accumulate: int = 1,
-          batch_size: int = BATCH) -> torch.nn.Module:
-    """One epoch of an unmodified loop; ``accumulate`` minibatches per optimizer step."""
+          batch_size: int = BATCH, kept: list | None = None) -> torch.nn.Module:
+    """One epoch of an unmodified loop; ``accumulate`` minibatches per optimizer step;
+    ``kept`` collects each step's last loss, detached, to be read after the loop."""
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     opt.zero_grad()
     for i, (xb, yb) in enumerate(DataLoader(dataset, batch_size=batch_size)):
@@ -71,6 +72,8 @@ def train(model: torch.nn.Module, dataset: TensorDataset, accumulate: int = 1,
         if (i + 1) % accumulate == 0:
             opt.step()
             opt.zero_grad()
+            if kept is not None:
+                kept.append(loss.detach())
     return model
 
 
@@ -138,6 +141,35 @@ def test_gradient_accumulation_equals_torchs():
     assert_same_state(model, expected)
 
 
+def test_kept_losses_are_computed_with_their_step_and_equal_torchs():
+    """A loop that keeps its losses to read after it: each is persisted with its step (the
+    step's one graph), so reading them runs their chunks, not each step's forward again."""
+    x, y = data()
+    want: list = []
+    train(cnn(), on_torch(x, y), kept=want)
+    model = interop.to_backend(cnn(), "dask")
+    kept: list = []
+    with GraphSizes() as graphs:
+        train(model, on_dask(x, y), kept=kept)
+    assert len(graphs.tasks) == N // BATCH and len(kept) == N // BATCH
+    for loss in kept:
+        assert len(loss.as_interop().raw.__dask_graph__()) == 1
+    with GraphSizes() as reads:
+        have = interop.compute(*(loss.as_interop() for loss in kept))
+    assert sum(reads.tasks) <= 2 * len(kept), reads.tasks  # a chunk each (and a gather)
+    np.testing.assert_allclose([float(v) for v in have], [float(w) for w in want], **TOL)
+
+
+def test_a_metric_made_on_numpy_is_not_taken_by_the_step():
+    """Only lazy scalars join the step: an eager one is already a value."""
+    x, y = data()
+    model = interop.to_backend(cnn(), "dask")
+    eager = interop.tensor(1.5).as_torch() * 2
+    with GraphSizes() as graphs:
+        train(model, on_dask(x, y))
+    assert len(graphs.tasks) == N // BATCH and float(eager) == 3.0
+
+
 def test_under_raise_the_step_refuses_naming_where_it_would_compute():
     x, y = data()
     model = interop.to_backend(cnn(), "dask")
@@ -185,3 +217,34 @@ def test_accumulated_minibatches_run_where_their_chunks_are(slow_network_client)
     assert not data_keys & {k for keys in moved.values() for k in keys}, moved
     ran_on = {t["worker"] for t in stream.data if "conv" in key_split(t["key"])}
     assert len(ran_on) == 2, ran_on
+
+
+def test_kept_losses_run_once_on_a_cluster(client):
+    """On a cluster the scheduler releases a step's tasks once its state is held: a kept loss
+    computed later would run its step's forward again, under the same keys with other
+    fusions (Dask warns that this "can cause failures and deadlocks").  Persisted with its
+    step, it runs once and the scheduler has nothing to warn about."""
+    import logging
+    x, y = data()
+    want: list = []
+    train(cnn(), on_torch(x, y), kept=want)
+    model = interop.to_backend(cnn(), "dask")
+    kept: list = []
+    warned: list = []
+    log = logging.getLogger("distributed.scheduler")
+    catch = logging.Handler(logging.WARNING)
+    catch.emit = warned.append  # type: ignore[method-assign]
+    level = log.level
+    log.setLevel(logging.WARNING)
+    log.addHandler(catch)
+    try:
+        with distributed.get_task_stream(client) as stream:
+            train(model, on_dask(x, y), kept=kept)
+            have = interop.compute(*(loss.as_interop() for loss in kept))
+    finally:
+        log.removeHandler(catch)
+        log.setLevel(level)
+    forward = [t for t in stream.data if key_split(t["key"]).startswith("conv2d")]
+    assert len(forward) == N // BATCH, sorted(key_split(t["key"]) for t in stream.data)
+    assert not [r.getMessage() for r in warned if "run_spec" in r.getMessage()]
+    np.testing.assert_allclose([float(v) for v in have], [float(w) for w in want], **TOL)

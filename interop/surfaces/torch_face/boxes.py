@@ -9,6 +9,7 @@ facade.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from ... import dtypes
@@ -31,6 +32,9 @@ _UNSEEN = object()
 _SEQUENCES = (list, tuple)
 PLAIN = frozenset({int, float, bool, type(None)})
 """Argument types that need no unboxing."""
+LAZY_SCALARS: weakref.WeakSet = weakref.WeakSet()
+"""The lazy 0-d faces made since a training step last took them (a loss, a metric):
+``training.py`` persists those still alive with the step's state."""
 
 
 def bind(cls: type, torch: Any) -> None:
@@ -103,6 +107,8 @@ def box(t: Tensor, requires_grad: bool = False) -> Any:
         learn_sizes(t)
         return box(t, requires_grad)
     obj._t = t
+    if not raw.ndim and registry.owner(raw).lazy:
+        LAZY_SCALARS.add(obj)
     return obj
 
 

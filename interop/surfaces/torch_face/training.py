@@ -7,7 +7,10 @@ without help the weights after step n hold the tasks of every step before.  Afte
 the optimizer's state is persisted: its parameters, their gradients, the optimizer's own
 tensors (momentum, Adam's moments) and the buffers of the modules ``interop.to_backend``
 moved that hold those parameters (BatchNorm's running statistics), all in one
-``persist`` call, so the forward and backward they share run once.  Each array is replaced
+``persist`` call, so the forward and backward they share run once.  The lazy scalars made
+since the last step that are still held (the loss a loop keeps to read later, a metric) join
+that call: read after the step, they are chunks, not a second run of the step's forward
+(which a later compute of their graph would be: the scheduler has released its tasks).  Each array is replaced
 in place by its persisted self, so every holder (the module, the optimizer, a ``state_dict``)
 sees it.  With a ``distributed`` client the persist returns at once: the cluster computes step
 n while Python builds step n+1, and before step n+1's state is persisted the step waits for
@@ -62,7 +65,18 @@ def _after_step(optimizer: Any, args: Any, kwargs: Any) -> None:
     if state:
         for be, held in _IN_FLIGHT.pop(optimizer, ()):
             be.settle(held)  # one step in flight: the one just built waits for the last
-        _IN_FLIGHT[optimizer] = persist_in_place(state, f"{type(optimizer).__name__}.step()")
+        scalars = _scalars_made()
+        _IN_FLIGHT[optimizer] = persist_in_place(
+            state, f"{type(optimizer).__name__}.step()", scalars)
+
+
+def _scalars_made() -> list[Tensor]:
+    """The lazy 0-d tensors made since the last step and still held (its losses, metrics):
+    persisted with the state, from the same graph, they are read later without computing
+    their step's forward again, and hold its chunks, not its graph and the weights before."""
+    faces = list(boxes.LAZY_SCALARS)
+    boxes.LAZY_SCALARS.clear()
+    return [face._t for face in faces]
 
 
 def _lazy(face: Any) -> bool:
@@ -92,17 +106,24 @@ def state_of(optimizer: Any) -> list[Tensor]:
     return state
 
 
-def persist_in_place(tensors: list[Tensor], why: str) -> list[tuple[Any, tuple]]:
-    """``tensors``' arrays persisted together and each replaced in place by its persisted
-    self: their graphs become their chunks, held in (cluster) memory.  A compute, so
-    ``dask_compute`` decides; under ``"raise"`` the error names ``why``.  Returns each
-    backend with the arrays it persisted (``be.settle`` waits for them)."""
+def persist_in_place(tensors: list[Tensor], why: str,
+                     scalars: list[Tensor] = ()) -> list[tuple[Any, tuple]]:
+    """``tensors``' arrays (and ``scalars``', the step's losses) persisted together and each
+    replaced in place by its persisted self: their graphs become their chunks, held in
+    (cluster) memory.  A compute, so ``dask_compute`` decides; under ``"raise"`` the error
+    names ``why``.  Returns each backend with the arrays it persisted (``be.settle`` waits
+    for them)."""
     raws = [t._raw for t in tensors]
+    ids = {id(raw) for raw in raws}
+    taken = [s._raw for s in scalars if id(s._raw) not in ids]
     what = (f"{len(raws)} lazy tensors of the training state ({_nbytes(raws)}: weights, "
-            "gradients, optimizer state, buffers), persisted so that each step's graph stays "
-            "one step long (interop.config(persist_state='never') builds one growing graph "
-            "instead)")
+            "gradients, optimizer state, buffers)"
+            + (f" and {len(taken)} lazy scalars made since the last step (losses)"
+               if taken else "")
+            + ", persisted so that each step's graph stays one step long "
+            "(interop.config(persist_state='never') builds one growing graph instead)")
     check_value_read(f"{why} on a lazy backend", what)
+    raws += list({id(raw): raw for raw in taken}.values())
     by_backend: dict[Any, list[Any]] = {}
     for raw in raws:
         by_backend.setdefault(registry.owner(raw), []).append(raw)
