@@ -29,6 +29,7 @@ loop one lazy graph.  A persist is a compute: ``interop.config(dask_compute=...)
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 from ...backends import registry, views
@@ -107,7 +108,7 @@ def state_of(optimizer: Any) -> list[Tensor]:
 
 
 def persist_in_place(tensors: list[Tensor], why: str,
-                     scalars: list[Tensor] = ()) -> list[tuple[Any, tuple]]:
+                     scalars: Sequence[Tensor] = ()) -> list[tuple[Any, tuple]]:
     """``tensors``' arrays (and ``scalars``', the step's losses) persisted together and each
     replaced in place by its persisted self: their graphs become their chunks, held in
     (cluster) memory.  A compute, so ``dask_compute`` decides; under ``"raise"`` the error
