@@ -25,7 +25,9 @@ Sections (default: dask resnet jax; ``all`` runs every one):
   momentum) on a ``LocalCluster`` of 2 workers x 1 GiB, one epoch over a synthetic, learnable
   dataset of 1.5x the cluster's memory (generated chunk by chunk on the workers, never whole
   anywhere), the model moved by ``interop.to_backend(model, "dask")``.  Per step: wall time,
-  tasks, bytes moved between workers; per worker: peak memory; restarts and pauses; against
+  tasks, bytes moved between workers, CPU time of each kind of work (building the graph and
+  scheduling it, making the data, the model's tasks); per worker: peak memory; restarts and
+  pauses; against
   the same loop in plain torch on in-memory data of the same batches (its step time the
   ratio's reference, its final weights the check).
 
@@ -39,6 +41,7 @@ Dask took 0.65 s instead of 0.41 s), and the eager NumPy side gains nothing from
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
 
@@ -302,11 +305,11 @@ def _pattern_images(k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     return images, labels
 
 
-def _images_block(block_id: tuple = (0,), n: int = 0) -> np.ndarray:
+def images_block(block_id: tuple = (0,), n: int = 0) -> np.ndarray:
     return _pattern_images(block_id[0], n)[0]
 
 
-def _labels_block(images: np.ndarray, block_id: tuple = (0,)) -> np.ndarray:
+def labels_block(images: np.ndarray, block_id: tuple = (0,)) -> np.ndarray:
     """The labels of an images chunk: a task on that chunk, so they are made where it is (as
     a sample's image and label are read together from a store), never sent to it."""
     return np.random.default_rng(block_id[0]).integers(0, 10, len(images))
@@ -342,15 +345,31 @@ def _train(model: object, dataset: object, on_step: Callable[[int, object], None
     return model
 
 
-def _outgoing_bytes(dask_worker: object) -> int:
-    return dask_worker.transfer_outgoing_bytes_total
+def _worker_counters(dask_worker: object) -> tuple[int, float]:
+    """(bytes this worker has sent to others, CPU seconds its process has used)."""
+    return dask_worker.transfer_outgoing_bytes_total, time.process_time()
+
+
+def _task_seconds(stream: list[dict], data_prefixes: tuple[str, ...]) -> tuple[float, float]:
+    """(seconds the workers computed making the dataset's chunks, seconds for the rest) in a
+    ``get_task_stream`` record."""
+    from dask.utils import key_split
+    making = other = 0.0
+    for task in stream:
+        spent = sum(s["stop"] - s["start"] for s in task["startstops"]
+                    if s["action"] == "compute")
+        if key_split(task["key"]) in data_prefixes:
+            making += spent
+        else:
+            other += spent
+    return making, other
 
 
 def training_section(quick: bool) -> None:
     import dask
     import dask.array as da
     import torch
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster, get_task_stream
     from torch.utils.data import TensorDataset
 
     from interop.surfaces.torch_face import training
@@ -373,10 +392,10 @@ def training_section(quick: bool) -> None:
                           "distributed.scheduler.unknown-task-duration": "1ms"}), \
             LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=limit, processes=True,
                          dashboard_address=":0") as cluster, Client(cluster) as client:
-        images = da.map_blocks(_images_block, n=TRAIN_CHUNK, dtype=np.float32,
+        images = da.map_blocks(images_block, n=TRAIN_CHUNK, dtype=np.float32,
                                chunks=((TRAIN_CHUNK,) * chunks, (3,), (32,), (32,)),
                                meta=np.empty((0, 0, 0, 0), np.float32))
-        labels = images.map_blocks(_labels_block, drop_axis=[1, 2, 3], dtype=np.int64,
+        labels = images.map_blocks(labels_block, drop_axis=[1, 2, 3], dtype=np.int64,
                                    meta=np.empty((0,), np.int64))
         dataset = TensorDataset(interop.as_tensor(images).as_torch(),
                                 interop.as_tensor(labels).as_torch())
@@ -385,13 +404,18 @@ def training_section(quick: bool) -> None:
         before = set(client.scheduler_info()["workers"])
         figures: list[dict] = []
         losses: list = []
-        moved = [sum(client.run(_outgoing_bytes).values())]
+        counters = [[sum(c) for c in zip(*client.run(_worker_counters).values())]
+                    + [time.process_time()]]
         t_last = [time.perf_counter()]
 
         def on_step(step: int, loss: object) -> None:
             now = time.perf_counter()
-            moved.append(sum(client.run(_outgoing_bytes).values()))
-            figures.append({"wall": now - t_last[0], "moved": moved[-1] - moved[-2]})
+            counters.append([sum(c) for c in zip(*client.run(_worker_counters).values())]
+                            + [time.process_time()])
+            (sent, workers_cpu, here_cpu), before = counters[-1], counters[-2]
+            figures.append({"wall": now - t_last[0], "moved": sent - before[0],
+                            "workers cpu": workers_cpu - before[1],
+                            "here cpu": here_cpu - before[2]})
             t_last[0] = time.perf_counter()
             if step % 8 == 0 or step == steps - 1:
                 losses.append((step, loss))
@@ -401,7 +425,8 @@ def training_section(quick: bool) -> None:
             tasks.append(len(set().union(*(r.__dask_graph__().keys() for r in raws))))
         tasks: list[int] = []
         t0 = time.perf_counter()
-        _train(model, dataset, on_step, count_tasks)
+        with get_task_stream(client) as stream:
+            _train(model, dataset, on_step, count_tasks)
         final = {k: v.as_interop() for k, v in model.state_dict().items()}
         values = interop.compute(*final.values(), *(v.as_interop() for _, v in losses))
         seconds = time.perf_counter() - t0
@@ -411,7 +436,8 @@ def training_section(quick: bool) -> None:
         state = dict(zip(final, values[:len(final)]))
         loss_values = [float(v) for v in values[len(final):]]
 
-    reference, torch_steps = _torch_reference(chunks)
+    making, kernels = _task_seconds(stream.data, (images_block.__name__, labels_block.__name__))
+    reference, torch_steps, torch_cpu = _torch_reference(chunks)
     worst = max(float(np.abs(np.asarray(state[k]) - v.detach().numpy()).max())
                 for k, v in reference.state_dict().items())
     walls = [f["wall"] for f in figures[1:]]  # the first step includes the workers' warm-up
@@ -438,6 +464,18 @@ def training_section(quick: bool) -> None:
     print(f"  plain torch ({torch.get_num_threads()} threads), the same loop on in-memory "
           f"batches: {torch_step * 1e3:.0f} ms per step (median); ratio "
           f"{per_step / torch_step:.2f}x")
+    # where a step's CPU goes (this process: the loop building each step's graph, and the
+    # LocalCluster's scheduler; the workers: their tasks, split by the task stream, and the
+    # rest of their processes), against plain torch's CPU for a step of its threads
+    here = float(np.median([f["here cpu"] for f in figures[1:]]))
+    workers = float(np.median([f["workers cpu"] for f in figures[1:]]))
+    per = 1e3 / steps
+    print(f"  CPU per step (median, ms): this process (the loop building the graph, and the "
+          f"scheduler) {here * 1e3:.0f}; the workers {workers * 1e3:.0f}, of which tasks making "
+          f"the synthetic data {making * per:.0f}, the model's tasks {kernels * per:.0f} "
+          f"(means over the epoch); plain torch {float(np.median(torch_cpu)) * 1e3:.0f}; all "
+          f"processes over the machine's {os.cpu_count()} cores: at least "
+          f"{(here + workers) / (os.cpu_count() or 1) * 1e3:.0f} ms of wall time a step")
     print(f"  loss {' -> '.join(f'{v:.3f}' for v in loss_values)} (steps "
           f"{', '.join(str(s) for s, _ in losses)}); final weights against plain torch over the "
           f"same batches: max |difference| {worst:.1e}")
@@ -459,24 +497,27 @@ class _Chunks:
         return torch.from_numpy(images), torch.from_numpy(labels)
 
 
-def _torch_reference(chunks: int) -> tuple[object, list[float]]:
-    """Plain torch: the same loop over the same batches (its final model: the weights' check)
-    and its step times on in-memory data (the first ``8 * ACCUMULATE`` chunks, made first)."""
+def _torch_reference(chunks: int) -> tuple[object, list[float], list[float]]:
+    """Plain torch: the same loop over the same batches (its final model: the weights' check),
+    and its step times and CPU seconds a step (all its threads) on in-memory data (the first
+    ``8 * ACCUMULATE`` chunks, made first)."""
     import torch
     from torch.utils.data import TensorDataset
     times: list[float] = []
-    t_last = [0.0]
+    cpu: list[float] = []
+    t_last = [0.0, 0.0]
 
     def on_step(step: int, loss: object) -> None:
         times.append(time.perf_counter() - t_last[0])
-        t_last[0] = time.perf_counter()
+        cpu.append(time.process_time() - t_last[1])
+        t_last[:] = time.perf_counter(), time.process_time()
     parts = [_pattern_images(k, TRAIN_CHUNK) for k in range(min(chunks, 8 * ACCUMULATE))]
     x = torch.from_numpy(np.concatenate([p[0] for p in parts]))
     y = torch.from_numpy(np.concatenate([p[1] for p in parts]))
-    t_last[0] = time.perf_counter()
+    t_last[:] = time.perf_counter(), time.process_time()
     _train(training_cnn(), TensorDataset(x, y), on_step)
     model = _train(training_cnn(), _Chunks(chunks * TRAIN_CHUNK), lambda step, loss: None)
-    return model, times[1:]
+    return model, times[1:], cpu[1:]
 
 
 SECTIONS = {"dask": dask_section, "resnet": resnet_section, "jax": jax_section,

@@ -1,6 +1,6 @@
-"""Convolution's two forms against torch: one matrix product over the unfolded windows (a
-strided view, ``Backend.windows``: NumPy; the forward only where windows do not overlap, the
-weights' gradient always) and one product per kernel offset (every other backend, grouped
+"""Convolution's two forms against torch: one matrix product per image over the unfolded
+windows (a strided view, ``Backend.windows``: NumPy; the forward, the input's gradient and
+the weights') and one product per kernel offset (every other backend, grouped
 convolutions).  Random shapes, strides, paddings and dilations; each backend's result against
 torch's kernels on the same data (CuPy's where a GPU is present)."""
 
@@ -86,3 +86,17 @@ def test_integer_and_complex_convolutions_on_the_unfolded_windows():
         expected = torch.nn.functional.conv2d(torch.from_numpy(x), torch.from_numpy(w), None, 2)
         assert got.dtype == dtype
         np.testing.assert_array_equal(to_numpy(got), expected.numpy())
+
+
+@pytest.mark.parametrize("budget", [1, 3 * (3 * 8 * 8)])  # 1 image, 3: (3, 8) float64 each
+def test_the_weights_gradient_summed_over_slices_of_the_batch(monkeypatch, budget):
+    """A wide layer's per-image products are summed over slices of the batch (memory bound):
+    one image at a time, three at a time (a last, shorter slice), as torch computes it."""
+    from interop.ops.nn import backward
+    monkeypatch.setattr(backward, "_PARTIALS_BYTES", budget)
+    rng = np.random.default_rng(7)
+    x, w = rng.standard_normal((7, 2, 6, 6)), rng.standard_normal((3, 2, 2, 2))
+    g = rng.standard_normal((7, 3, 5, 5))
+    want = _gradient(x, w, (1, 1), (0, 0), (1, 1), 1, g, torch.from_numpy)
+    have = _gradient(x, w, (1, 1), (0, 0), (1, 1), 1, g, interop.tensor)
+    np.testing.assert_allclose(to_numpy(have[1]), want[1].numpy(), rtol=1e-10, atol=1e-10)

@@ -24,7 +24,7 @@ from .conv import (
     avg_divisor,
     conv_transpose,
     convolution,
-    window_view,
+    unfolded,
 )
 from .functional import _adaptive_bounds
 from .resize import _contracted, _resampled
@@ -39,11 +39,11 @@ def _weight_gradient(be: Any, input: Any, grad_output: Any, kernel: tuple, strid
     batch, channels = input.shape[:2]
     out_ch, sizes = grad_output.shape[1], tuple(grad_output.shape[2:])
     pads = [(p, p) for p in padding]
-    view = window_view(be, input, kernel, stride, pads, dilation) if groups == 1 else None
-    if view is not None:  # one matrix product over the unfolded windows (a copy of them)
-        view = view[(slice(None), slice(None)) + tuple(slice(0, s) for s in sizes)]
-        spatial = list(range(2, 2 + n))
-        return be.np.tensordot(grad_output, view, axes=([0, *spatial], [0, *spatial]))
+    unfold = unfolded(be, input, kernel, stride, pads, dilation, sizes) if groups == 1 else None
+    if unfold is not None:  # per image (O, positions) @ (positions, C*k), summed
+        cols = unfold[0]
+        g = grad_output.reshape((batch, out_ch, cols.shape[2]))
+        return _summed_products(be, g, cols).reshape((out_ch, channels, *kernel))
     sp = "uvw"[:n]
     g = grad_output.reshape((batch, groups, out_ch // groups, *sizes))
     terms = []
@@ -53,6 +53,23 @@ def _weight_gradient(be: Any, input: Any, grad_output: Any, kernel: tuple, strid
         terms.append(be.np.einsum(f"zgc{sp},zgo{sp}->goc", win, g))
     stacked = be.np.stack(terms, axis=-1)
     return stacked.reshape((out_ch, channels // groups, *kernel))
+
+
+_PARTIALS_BYTES = 2 ** 25
+"""The most memory the per-image products of ``_summed_products`` take at once."""
+
+
+def _summed_products(be: Any, a: Any, b: Any) -> Any:
+    """``sum_i a[i] @ b[i].T`` over the leading (batch) axis: one small product per image
+    (no transposed copy of either), summed over slices of the batch that bound the partial
+    products' memory (a wide layer's are large)."""
+    per_image = a.shape[1] * b.shape[1] * a.dtype.itemsize
+    step = max(1, _PARTIALS_BYTES // max(per_image, 1))
+    total = be.np.zeros((a.shape[1], b.shape[1]), dtype=a.dtype)
+    for start in range(0, a.shape[0], step):
+        part = be.np.matmul(a[start:start + step], be.np.swapaxes(b[start:start + step], 1, 2))
+        total = total + be.np.sum(part, axis=0)
+    return total
 
 
 def _input_gradient(be: Any, grad_output: Any, weight: Any, input_sizes: tuple, stride: tuple,

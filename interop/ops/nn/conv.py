@@ -1,10 +1,13 @@
 """Convolution and pooling (torch.nn.functional.conv1d/2d/3d, max/avg pools) from the
-backend's own primitives: pad, strided slices and einsum.
+backend's own primitives: pad, strided slices and matrix products.
 
-One kernel offset at a time: the input, padded, is sliced at that offset with
-the stride, and contracted with the kernel's weights at that offset (conv), or
-folded by maximum / sum (pools).  Only slicing, ``pad``, ``einsum`` and
-elementwise calls are used, so NumPy, CuPy and Dask (lazily) all run it.
+Where the backend has strided views (NumPy's, and so each chunk of a Dask array), a
+convolution copies its windows once as columns and multiplies them by the weights, one
+matrix product per image.  Elsewhere (and for grouped convolutions and the pools), one
+kernel offset at a time: the input, padded, is sliced at that offset with the stride, and
+contracted with the kernel's weights at that offset (conv), or folded by maximum / sum
+(pools).  Only slicing, ``pad``, ``matmul`` and elementwise calls are used, so NumPy, CuPy
+and Dask (lazily) all run it.
 """
 
 from __future__ import annotations
@@ -82,6 +85,28 @@ def window_view(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
                 + tuple(slice(None, None, d) for d in dilation)]
 
 
+def unfolded(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list, dilation: tuple,
+             sizes: tuple | None = None) -> tuple[Any, tuple] | None:
+    """Every window of the zero-padded x copied once as columns, (N, C * prod(kernel),
+    positions) in torch's ``unfold`` order (channel, then kernel offset), with the positions'
+    spatial sizes; None where the backend has no strided views.  ``sizes``: only the first
+    windows along each spatial dim.
+    A convolution is then one matrix product per image, (O, C*k) @ (C*k, positions), whose
+    output is already (N, O, positions): one copy of the windows against one strided copy per
+    kernel offset and a small product per image and offset."""
+    view = window_view(be, x, kernel, stride, pads, dilation)  # (N, C, *out, *kernel)
+    if view is None:
+        return None
+    n = len(kernel)
+    if sizes is not None:
+        view = view[(slice(None), slice(None)) + tuple(slice(0, s) for s in sizes)]
+    batch, channels, positions = view.shape[0], view.shape[1], view.shape[2:2 + n]
+    channels_then_offsets = be.np.transpose(view, (0, 1, *range(2 + n, 2 + 2 * n),
+                                                   *range(2, 2 + n)))
+    return channels_then_offsets.reshape((batch, channels * math.prod(kernel),
+                                          math.prod(positions))), tuple(positions)
+
+
 def _batched(x: Any, n: int) -> tuple[Any, bool]:
     """(N, C, *spatial) from an unbatched (C, *spatial) input too."""
     return (x[None], True) if x.ndim == n + 1 else (x, False)
@@ -106,29 +131,33 @@ def convolution(be: Any, input: Any, weight: Any, bias: Any, stride: Any, paddin
         raise RuntimeError(f"conv{n}d: Given groups={groups}, weight of size "
                            f"{list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[1] * groups} channels, but got {channels} channels")
-    if groups == 1 and math.prod(kernel) <= math.prod(stride_):
-        # windows that do not overlap (a patch embedding): unfolded, they are no larger than
-        # the input, and one matrix product is several times faster than one per offset
-        view = window_view(be, x, kernel, stride_, pads, dilation_)
-        if view is not None:
-            out = be.np.moveaxis(be.np.tensordot(view, weight, axes=(
-                [1, *range(2 + n, 2 + 2 * n)], [1, *range(2, 2 + n)])), -1, 1)
-            if bias is not None:
-                out = out + bias.reshape((-1,) + (1,) * n)
-            return out[0] if unbatched else out
+    unfold = unfolded(be, x, kernel, stride_, pads, dilation_) if groups == 1 else None
+    if unfold is not None:
+        cols, sizes = unfold
+        w = weight.reshape((out_ch, cols.shape[1]))
+        out = be.np.matmul(w, cols).reshape((batch, out_ch, *sizes))
+    else:
+        out = _by_offset(be, x, weight, kernel, stride_, pads, dilation_, groups)
+    if bias is not None:
+        out = out + bias.reshape((-1,) + (1,) * n)
+    return out[0] if unbatched else out
+
+
+def _by_offset(be: Any, x: Any, weight: Any, kernel: tuple, stride: tuple, pads: list,
+               dilation: tuple, groups: int) -> Any:
+    """The convolution one kernel offset at a time (grouped, or without strided views)."""
+    batch, channels = x.shape[:2]
+    out_ch = weight.shape[0]
     w = weight.reshape((groups, out_ch // groups, *weight.shape[1:]))
     total = sizes = None
-    for offset, win in _windows(be, x, kernel, stride_, pads, dilation_, x.dtype.type(0)):
+    for offset, win in _windows(be, x, kernel, stride, pads, dilation, x.dtype.type(0)):
         sizes = tuple(win.shape[2:])
         win = win.reshape((batch, groups, channels // groups, math.prod(sizes)))
         # (groups, out, in) @ (batch, groups, in, positions): a matmul, which Dask keeps in
         # the batch's chunks (its einsum would split them to bound the output's chunks)
         term = be.np.matmul(w[(Ellipsis,) + tuple(offset)], win)
         total = term if total is None else total + term
-    out = total.reshape((batch, out_ch, *sizes))
-    if bias is not None:
-        out = out + bias.reshape((-1,) + (1,) * n)
-    return out[0] if unbatched else out
+    return total.reshape((batch, out_ch, *sizes))
 
 
 def _conv(n: int) -> None:
@@ -333,11 +362,15 @@ def unfold(be: Any, input: Any, kernel_size: Any, dilation: Any = 1, padding: An
            stride: Any = 1) -> Any:
     """im2col: (N, C, H, W) -> (N, C * kh * kw, L), channel-major as torch orders it."""
     x, unbatched = _batched(input, 2)
-    kernel = _tuple(kernel_size, 2)
+    kernel, stride_, dilation_ = _tuple(kernel_size, 2), _tuple(stride, 2), _tuple(dilation, 2)
     pads = [(p, p) for p in _tuple(padding, 2)]
-    wins = [w for _, w in _windows(be, x, kernel, _tuple(stride, 2), pads, _tuple(dilation, 2),
-                                   x.dtype.type(0))]
-    cols = be.np.stack(wins, axis=2)  # (N, C, kh*kw, oh, ow)
-    n, c, k = cols.shape[:3]
-    out = cols.reshape((n, c * k, cols.shape[3] * cols.shape[4]))
+    found = unfolded(be, x, kernel, stride_, pads, dilation_)
+    if found is not None:
+        out = found[0]
+    else:
+        wins = [w for _, w in _windows(be, x, kernel, stride_, pads, dilation_,
+                                       x.dtype.type(0))]
+        cols = be.np.stack(wins, axis=2)  # (N, C, kh*kw, oh, ow)
+        n, c, k = cols.shape[:3]
+        out = cols.reshape((n, c * k, cols.shape[3] * cols.shape[4]))
     return out[0] if unbatched else out
