@@ -88,11 +88,14 @@ def test_integer_and_complex_convolutions_on_the_unfolded_windows():
         np.testing.assert_array_equal(to_numpy(got), expected.numpy())
 
 
-@pytest.mark.parametrize("budget", [1, 3 * (3 * 8 * 8)])  # 1 image, 3: (3, 8) float64 each
-def test_the_weights_gradient_summed_over_slices_of_the_batch(monkeypatch, budget):
-    """A wide layer's per-image products are summed over slices of the batch (memory bound):
-    one image at a time, three at a time (a last, shorter slice), as torch computes it."""
+@pytest.mark.parametrize(("per_image_from", "budget"), [
+    (0, 1), (0, 3 * (3 * 8 * 8)), (10 ** 9, 2 ** 25)])  # budget: 1 image, 3 ((3, 8) float64)
+def test_the_weights_gradients_two_products(monkeypatch, per_image_from, budget):
+    """The weights' gradient as products per image, summed over slices of the batch (memory
+    bound: one image at a time, three at a time with a last, shorter slice), and as one
+    product over the batch (few positions per image), each as torch computes it."""
     from interop.ops.nn import backward
+    monkeypatch.setattr(backward, "_PER_IMAGE_POSITIONS", per_image_from)
     monkeypatch.setattr(backward, "_PARTIALS_BYTES", budget)
     rng = np.random.default_rng(7)
     x, w = rng.standard_normal((7, 2, 6, 6)), rng.standard_normal((3, 2, 2, 2))

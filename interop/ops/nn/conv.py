@@ -85,26 +85,16 @@ def window_view(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
                 + tuple(slice(None, None, d) for d in dilation)]
 
 
-def unfolded(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list, dilation: tuple,
-             sizes: tuple | None = None) -> tuple[Any, tuple] | None:
-    """Every window of the zero-padded x copied once as columns, (N, C * prod(kernel),
-    positions) in torch's ``unfold`` order (channel, then kernel offset), with the positions'
-    spatial sizes; None where the backend has no strided views.  ``sizes``: only the first
-    windows along each spatial dim.
-    A convolution is then one matrix product per image, (O, C*k) @ (C*k, positions), whose
-    output is already (N, O, positions): one copy of the windows against one strided copy per
-    kernel offset and a small product per image and offset."""
-    view = window_view(be, x, kernel, stride, pads, dilation)  # (N, C, *out, *kernel)
-    if view is None:
-        return None
-    n = len(kernel)
-    if sizes is not None:
-        view = view[(slice(None), slice(None)) + tuple(slice(0, s) for s in sizes)]
-    batch, channels, positions = view.shape[0], view.shape[1], view.shape[2:2 + n]
-    channels_then_offsets = be.np.transpose(view, (0, 1, *range(2 + n, 2 + 2 * n),
-                                                   *range(2, 2 + n)))
-    return channels_then_offsets.reshape((batch, channels * math.prod(kernel),
-                                          math.prod(positions))), tuple(positions)
+def columns(be: Any, view: Any, n: int) -> Any:
+    """A window view (N, C, *out, *kernel) copied once as columns, (N, C * prod(kernel),
+    prod(out)), in torch's ``unfold`` order (channel, then kernel offset).  A convolution is
+    then one matrix product per image, (O, C*k) @ (C*k, positions), whose output is already
+    (N, O, positions): one copy of the windows, against one strided copy per kernel offset
+    and a small product per image and offset."""
+    batch, channels = view.shape[:2]
+    order = (0, 1, *range(2 + n, 2 + 2 * n), *range(2, 2 + n))
+    return be.np.transpose(view, order).reshape(
+        (batch, channels * math.prod(view.shape[2 + n:]), math.prod(view.shape[2:2 + n])))
 
 
 def _batched(x: Any, n: int) -> tuple[Any, bool]:
@@ -131,11 +121,11 @@ def convolution(be: Any, input: Any, weight: Any, bias: Any, stride: Any, paddin
         raise RuntimeError(f"conv{n}d: Given groups={groups}, weight of size "
                            f"{list(weight.shape)}, expected input{list(input.shape)} to have "
                            f"{weight.shape[1] * groups} channels, but got {channels} channels")
-    unfold = unfolded(be, x, kernel, stride_, pads, dilation_) if groups == 1 else None
-    if unfold is not None:
-        cols, sizes = unfold
+    view = window_view(be, x, kernel, stride_, pads, dilation_) if groups == 1 else None
+    if view is not None:
+        cols = columns(be, view, n)
         w = weight.reshape((out_ch, cols.shape[1]))
-        out = be.np.matmul(w, cols).reshape((batch, out_ch, *sizes))
+        out = be.np.matmul(w, cols).reshape((batch, out_ch, *view.shape[2:2 + n]))
     else:
         out = _by_offset(be, x, weight, kernel, stride_, pads, dilation_, groups)
     if bias is not None:
@@ -364,9 +354,9 @@ def unfold(be: Any, input: Any, kernel_size: Any, dilation: Any = 1, padding: An
     x, unbatched = _batched(input, 2)
     kernel, stride_, dilation_ = _tuple(kernel_size, 2), _tuple(stride, 2), _tuple(dilation, 2)
     pads = [(p, p) for p in _tuple(padding, 2)]
-    found = unfolded(be, x, kernel, stride_, pads, dilation_)
-    if found is not None:
-        out = found[0]
+    view = window_view(be, x, kernel, stride_, pads, dilation_)
+    if view is not None:
+        out = columns(be, view, 2)
     else:
         wins = [w for _, w in _windows(be, x, kernel, stride_, pads, dilation_,
                                        x.dtype.type(0))]
