@@ -3,11 +3,14 @@
 Run: .venv/bin/python benchmarks/bench_training_kernels.py [--quick]
 
 - ``convolutions`` (NumPy, one thread): the training benchmark's two layers and a ViT-style
-  patch embedding over 2048 images: the forward and the weights' gradient through interop
-  (``F.conv2d`` and ``aten.convolution_backward`` on NumPy tensors), the same implementation
-  called on raw ndarrays (the raw backend: interop's dispatch left out), the per-offset form
-  (one product per kernel offset, what a backend without strided views runs, and what NumPy
-  ran before ``Backend.windows``), and torch's kernels.
+  patch embedding over 2048 images, a ResNet-style downsampling layer (3x3, stride 2) over
+  256: the forward and the weights' and input's gradients through interop (``F.conv2d`` and
+  ``aten.convolution_backward`` on NumPy tensors), the same implementation called on raw
+  ndarrays (the raw backend: interop's dispatch left out), the other form (forward and
+  weights' gradient: one product per kernel offset, what a backend without strided views
+  runs, and what NumPy ran before ``Backend.windows``; a strided layer's input gradient: the
+  transposed convolution over the gradient spread apart by the stride, what an immutable
+  backend runs), and torch's kernels.
 - ``records`` (Dask, graph building only): the ATen kernels a training step reaches, as
   interop's records through the torch face, as torch's decomposition of the same overload
   through the same face (what ran before they were records), and the records'
@@ -47,13 +50,19 @@ def convolutions(repeats: int) -> None:
     class WithoutWindows(type(numpy_backend)):
         def windows(self, raw: object, window: tuple, axes: tuple) -> None:
             return None
-    per_offset = WithoutWindows()
+    class Immutable(type(numpy_backend)):
+        mutable = False
+    per_offset, immutable = WithoutWindows(), Immutable()
     rng = np.random.default_rng(0)
-    layers = {"strided 4x4, 3->8 on 32x32": ((2048, 3, 32, 32), (8, 3, 4, 4), 4, 0),
-              "3x3, 8->16 on 8x8, padded": ((2048, 8, 8, 8), (16, 8, 3, 3), 1, 1),
-              "patch 8x8, 3->64 on 32x32": ((2048, 3, 32, 32), (64, 3, 8, 8), 8, 0)}
-    print("convolution on NumPy, one thread, 2048 images: ms (ratio to the raw backend)")
-    for label, (x_shape, w_shape, stride, pad) in layers.items():
+    layers = {  # (input, weight, stride, padding, whether its input needs a gradient)
+        "strided 4x4, 3->8 on 32x32": ((2048, 3, 32, 32), (8, 3, 4, 4), 4, 0, False),
+        "3x3, 8->16 on 8x8, padded": ((2048, 8, 8, 8), (16, 8, 3, 3), 1, 1, True),
+        "patch 8x8, 3->64 on 32x32": ((2048, 3, 32, 32), (64, 3, 8, 8), 8, 0, False),
+        "3x3 stride 2, 16->32 on 16x16, padded": ((256, 16, 16, 16), (32, 16, 3, 3), 2, 1, True)}
+    print("convolution on NumPy, one thread: ms (ratio to the raw backend); a first layer's "
+          "input (the images) needs no gradient")
+    for label, (x_shape, w_shape, stride, pad, inner) in layers.items():
+        label = f"{label}, {x_shape[0]} images"
         x = rng.standard_normal(x_shape, dtype=np.float32)
         w = rng.standard_normal(w_shape, dtype=np.float32)
         g = rng.standard_normal(tuple(torch.nn.functional.conv2d(
@@ -62,23 +71,33 @@ def convolutions(repeats: int) -> None:
         xt, wt, gt = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(g)
         kernel, strides, pads = w_shape[2:], (stride,) * 2, (pad,) * 2
 
-        def grad_weight(gg: object, xx: object, ww: object) -> object:
+        def grad(gg: object, xx: object, ww: object, which: int) -> object:
             return torch.ops.aten.convolution_backward(
                 gg, xx, ww, None, [stride] * 2, [pad] * 2, [1, 1], False, [0, 0], 1,
-                [False, True, False])[1]
+                [which == 0, which == 1, False])[which]
         forward = {
             "interop": lambda: torch.nn.functional.conv2d(xi, wi, None, stride, pad),
             "raw": lambda: conv.convolution(numpy_backend, x, w, None, stride, pad, 1, 1, 2),
             "per offset": lambda: conv.convolution(per_offset, x, w, None, stride, pad, 1, 1, 2),
             "torch": lambda: torch.nn.functional.conv2d(xt, wt, None, stride, pad)}
         weights = {
-            "interop": lambda: grad_weight(gi, xi, wi),
+            "interop": lambda: grad(gi, xi, wi, 1),
             "raw": lambda: backward._weight_gradient(numpy_backend, x, g, kernel, strides, pads,
                                                      (1, 1), 1),
             "per offset": lambda: backward._weight_gradient(per_offset, x, g, kernel, strides,
                                                             pads, (1, 1), 1),
-            "torch": lambda: grad_weight(gt, xt, wt)}
-        for what, variants in (("forward", forward), ("weights' gradient", weights)):
+            "torch": lambda: grad(gt, xt, wt, 1)}
+        inputs = {
+            "interop": lambda: grad(gi, xi, wi, 0),
+            "raw": lambda: backward._input_gradient(numpy_backend, g, w, x_shape[2:], strides,
+                                                    pads, (1, 1), False, 1),
+            "transposed": lambda: backward._input_gradient(immutable, g, w, x_shape[2:],
+                                                           strides, pads, (1, 1), False, 1),
+            "torch": lambda: grad(gt, xt, wt, 0)}
+        for what, variants in (("forward", forward), ("weights' gradient", weights),
+                               ("input's gradient", inputs if inner else None)):
+            if variants is None:
+                continue
             times = {name: best(fn, repeats) for name, fn in variants.items()}
             print(f"  {label}, {what}: " + ", ".join(
                 f"{name} {t * 1e3:.1f} ({t / times['raw']:.2f}x)" for name, t in times.items()))

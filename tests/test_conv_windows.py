@@ -88,18 +88,22 @@ def test_integer_and_complex_convolutions_on_the_unfolded_windows():
         np.testing.assert_array_equal(to_numpy(got), expected.numpy())
 
 
-@pytest.mark.parametrize(("per_image_from", "budget"), [
-    (0, 1), (0, 3 * (3 * 8 * 8)), (10 ** 9, 2 ** 25)])  # budget: 1 image, 3 ((3, 8) float64)
-def test_the_weights_gradients_two_products(monkeypatch, per_image_from, budget):
-    """The weights' gradient as products per image, summed over slices of the batch (memory
-    bound: one image at a time, three at a time with a last, shorter slice), and as one
-    product over the batch (few positions per image), each as torch computes it."""
-    from interop.ops.nn import backward
+@pytest.mark.parametrize("per_image_from", [0, 10 ** 9])
+@pytest.mark.parametrize("images", [1, 3, 10])
+def test_the_unfolded_forms_over_slices_of_the_batch(monkeypatch, per_image_from, images):
+    """The unfolded windows a slice of the batch at a time (memory bound): one image, three
+    (a last, shorter slice), all seven; the weights' gradient as products per image and as one
+    product over the slice (few positions per image); each as torch computes it."""
+    from interop.ops.nn import backward, conv
     monkeypatch.setattr(backward, "_PER_IMAGE_POSITIONS", per_image_from)
-    monkeypatch.setattr(backward, "_PARTIALS_BYTES", budget)
+    # one image's windows and products: C * k = 8 by (25 positions + 3 outputs), float64
+    monkeypatch.setattr(conv, "COLUMNS_BYTES", images * 8 * 8 * (25 + 3))
     rng = np.random.default_rng(7)
     x, w = rng.standard_normal((7, 2, 6, 6)), rng.standard_normal((3, 2, 2, 2))
     g = rng.standard_normal((7, 3, 5, 5))
     want = _gradient(x, w, (1, 1), (0, 0), (1, 1), 1, g, torch.from_numpy)
     have = _gradient(x, w, (1, 1), (0, 0), (1, 1), 1, g, interop.tensor)
     np.testing.assert_allclose(to_numpy(have[1]), want[1].numpy(), rtol=1e-10, atol=1e-10)
+    forward = torch.nn.functional.conv2d(interop.tensor(x), interop.tensor(w))
+    np.testing.assert_allclose(to_numpy(forward), torch.nn.functional.conv2d(
+        torch.from_numpy(x), torch.from_numpy(w)).numpy(), rtol=1e-10, atol=1e-10)

@@ -85,6 +85,19 @@ def window_view(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
                 + tuple(slice(None, None, d) for d in dilation)]
 
 
+COLUMNS_BYTES = 2 ** 25
+"""The most memory a convolution's unfolded windows (and per-image products) take at once:
+unfolded, the windows are up to prod(kernel) times the input, so a large batch is unfolded
+a slice at a time (torch's CPU kernel unfolds one image at a time)."""
+
+
+def batch_slices(batch: int, per_image_bytes: int) -> list[slice]:
+    """Slices of the batch whose unfolded windows stay within ``COLUMNS_BYTES`` (one image at
+    least, and one empty slice for an empty batch)."""
+    step = max(1, COLUMNS_BYTES // max(per_image_bytes, 1))
+    return [slice(i, i + step) for i in range(0, batch, step)] or [slice(0, 0)]
+
+
 def columns(be: Any, view: Any, n: int) -> Any:
     """A window view (N, C, *out, *kernel) copied once as columns, (N, C * prod(kernel),
     prod(out)), in torch's ``unfold`` order (channel, then kernel offset).  A convolution is
@@ -123,9 +136,13 @@ def convolution(be: Any, input: Any, weight: Any, bias: Any, stride: Any, paddin
                            f"{weight.shape[1] * groups} channels, but got {channels} channels")
     view = window_view(be, x, kernel, stride_, pads, dilation_) if groups == 1 else None
     if view is not None:
-        cols = columns(be, view, n)
-        w = weight.reshape((out_ch, cols.shape[1]))
-        out = be.np.matmul(w, cols).reshape((batch, out_ch, *view.shape[2:2 + n]))
+        positions = view.shape[2:2 + n]
+        w = weight.reshape((out_ch, channels * math.prod(kernel)))
+        per_image = w.shape[1] * math.prod(positions) * x.dtype.itemsize
+        parts = [be.np.matmul(w, columns(be, view[part], n))
+                 for part in batch_slices(batch, per_image)]
+        out = parts[0] if len(parts) == 1 else be.np.concatenate(parts, axis=0)
+        out = out.reshape((batch, out_ch, *positions))
     else:
         out = _by_offset(be, x, weight, kernel, stride_, pads, dilation_, groups)
     if bias is not None:
