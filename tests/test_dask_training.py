@@ -160,14 +160,23 @@ def test_kept_losses_are_computed_with_their_step_and_equal_torchs():
     np.testing.assert_allclose([float(v) for v in have], [float(w) for w in want], **TOL)
 
 
-def test_a_metric_made_on_numpy_is_not_taken_by_the_step():
-    """Only lazy scalars join the step: an eager one is already a value."""
+def test_a_step_takes_only_its_threads_lazy_scalars():
+    """Only lazy scalars the loop's thread made join its step: an eager one is already a
+    value, and another thread's sum over the data is that thread's to compute."""
+    import threading
     x, y = data()
     model = interop.to_backend(cnn(), "dask")
     eager = interop.tensor(1.5).as_torch() * 2
+    elsewhere: list = []
+    maker = threading.Thread(target=lambda: elsewhere.append(
+        interop.tensor(x, backend="dask", chunks=CHUNK).as_torch().sum()))
+    maker.start()
+    maker.join()
     with GraphSizes() as graphs:
         train(model, on_dask(x, y))
     assert len(graphs.tasks) == N // BATCH and float(eager) == 3.0
+    assert len(elsewhere[0].as_interop().raw.__dask_graph__()) > 1  # still its graph
+    np.testing.assert_allclose(float(elsewhere[0]), x.sum(), rtol=1e-6)
 
 
 def test_under_raise_the_step_refuses_naming_where_it_would_compute():

@@ -9,6 +9,7 @@ facade.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import Any
 
@@ -32,9 +33,17 @@ _UNSEEN = object()
 _SEQUENCES = (list, tuple)
 PLAIN = frozenset({int, float, bool, type(None)})
 """Argument types that need no unboxing."""
-LAZY_SCALARS: weakref.WeakSet = weakref.WeakSet()
-"""The lazy 0-d faces made since a training step last took them (a loss, a metric):
-``training.py`` persists those still alive with the step's state."""
+_this_thread = threading.local()
+
+
+def lazy_scalars() -> weakref.WeakSet:
+    """The lazy 0-d faces this thread made since a training step last took them (a loss, a
+    metric): ``training.py`` persists those still alive with the step's state.  Per thread, as
+    a loop is: a step never takes another thread's losses (nor iterates a set it fills)."""
+    found = getattr(_this_thread, "scalars", None)
+    if found is None:
+        found = _this_thread.scalars = weakref.WeakSet()
+    return found
 
 
 def bind(cls: type, torch: Any) -> None:
@@ -108,7 +117,7 @@ def box(t: Tensor, requires_grad: bool = False) -> Any:
         return box(t, requires_grad)
     obj._t = t
     if not raw.ndim and registry.owner(raw).lazy:
-        LAZY_SCALARS.add(obj)
+        lazy_scalars().add(obj)
     return obj
 
 

@@ -7,16 +7,16 @@ without help the weights after step n hold the tasks of every step before.  Afte
 the optimizer's state is persisted: its parameters, their gradients, the optimizer's own
 tensors (momentum, Adam's moments) and the buffers of the modules ``interop.to_backend``
 moved that hold those parameters (BatchNorm's running statistics), all in one
-``persist`` call, so the forward and backward they share run once.  The lazy scalars made
-since the last step that are still held (the loss a loop keeps to read later, a metric) join
-that call: read after the step, they are chunks, not a second run of the step's forward
-(which a later compute of their graph would be: the scheduler has released its tasks).  Each array is replaced
-in place by its persisted self, so every holder (the module, the optimizer, a ``state_dict``)
-sees it.  With a ``distributed`` client the persist returns at once: the cluster computes step
-n while Python builds step n+1, and before step n+1's state is persisted the step waits for
-step n's, so at most one step is in flight (the client never runs ahead of the cluster, and
-the scheduler holds two steps' graphs at most).  With Dask's local schedulers the persist
-computes then.
+``persist`` call, so the forward and backward they share run once.  The lazy scalars the
+loop's thread made since the last step and still holds (a loss kept to read later, a metric)
+join that call: read after the step, they are chunks, not a second run of the step's forward
+(which a later compute of their graph would be: the scheduler has released its tasks).  Each
+array is replaced in place by its persisted self, so every holder (the module, the
+optimizer, a ``state_dict``) sees it.  With a ``distributed`` client the persist returns
+at once: the cluster computes step n while Python builds step n+1, and before step n+1's
+state is persisted the step waits for step n's, so at most one step is in flight (the
+client never runs ahead of the cluster, and the scheduler holds two steps' graphs at most).
+With Dask's local schedulers the persist computes then.
 
 Why after the step: it is the one moment in a loop where the state is whole (gradients
 accumulated, weights updated) and the next step's graph has not started; persisting on a
@@ -75,8 +75,9 @@ def _scalars_made() -> list[Tensor]:
     """The lazy 0-d tensors made since the last step and still held (its losses, metrics):
     persisted with the state, from the same graph, they are read later without computing
     their step's forward again, and hold its chunks, not its graph and the weights before."""
-    faces = list(boxes.LAZY_SCALARS)
-    boxes.LAZY_SCALARS.clear()
+    made = boxes.lazy_scalars()
+    faces = list(made)
+    made.clear()
     return [face._t for face in faces]
 
 
