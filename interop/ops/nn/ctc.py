@@ -19,10 +19,7 @@ from ...errors import UnsupportedDtypeError
 from .._args import whole_arrays
 from ..registry import op, torch_names
 from .common import NN
-from .loss import reduce_loss
-
-REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
-"""torch.ctc_loss's integer reduction codes (torch's Reduction enum)."""
+from .loss import REDUCTIONS, reduce_loss
 
 
 def _lengths(x: Any, what: str) -> np.ndarray:
@@ -169,7 +166,7 @@ def ctc_loss(be: Any, log_probs: Any, targets: Any, input_lengths: Any, target_l
     """The CTC loss of log-probabilities (T, N, C) (or (T, C)) against targets: (N, S) padded,
     or 1-d concatenated, with ``target_lengths``; reductions 'none', 'mean' (over target
     lengths, then the batch) and 'sum'; ``zero_infinity`` zeroes impossible alignments."""
-    if reduction not in REDUCTIONS.values():
+    if reduction not in REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction: use 'mean', 'sum' "
                          "or 'none'")
     return ctc(be, log_probs, targets, input_lengths, target_lengths, blank, reduction,
@@ -182,7 +179,7 @@ def ctc_loss_reduction_code(be: Any, log_probs: Any, targets: Any, input_lengths
                             zero_infinity: bool = False) -> Any:
     """torch.ctc_loss: F.ctc_loss with torch's integer reduction code (0 none, 1 mean, 2 sum;
     torch 2.13's default, as measured, is none)."""
-    if reduction not in REDUCTIONS:
+    if reduction not in range(len(REDUCTIONS)):
         raise ValueError(f"ctc_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got "
                          f"{reduction}")
     return ctc(be, log_probs, targets, input_lengths, target_lengths, blank,

@@ -152,15 +152,16 @@ def nll_loss(be: Any, input: Any, target: Any, weight: Any = None, size_average:
     return reduce_loss(be, loss, red)
 
 
-_REDUCTIONS = ("none", "mean", "sum")  # ATen numbers them in this order
+REDUCTIONS = ("none", "mean", "sum")
+"""The reductions by name, in the order ATen numbers them (torch's ``Reduction`` enum)."""
 
 
 def _reduction_named(name: str, reduction: int | str) -> str:
     """ATen's reduction by name (torch's face passes the name; ATen numbers them)."""
-    if isinstance(reduction, str) and reduction in _REDUCTIONS:
+    if isinstance(reduction, str) and reduction in REDUCTIONS:
         return reduction
-    if isinstance(reduction, int) and 0 <= reduction < len(_REDUCTIONS):
-        return _REDUCTIONS[reduction]
+    if isinstance(reduction, int) and 0 <= reduction < len(REDUCTIONS):
+        return REDUCTIONS[reduction]
     raise ValueError(f"{name}: reduction {reduction!r} is not one of 'none', 'mean', 'sum' "
                      "(ATen's 0, 1, 2)")
 

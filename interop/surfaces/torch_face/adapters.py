@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ... import dtypes
+from ...ops.nn.loss import REDUCTIONS
 from . import batches, boxes, fourier, kernels, linear_algebra, strided, uniques
 from .records import record
 
@@ -20,7 +21,7 @@ INERT = frozenset({"layout", "pin_memory", "memory_format", "non_blocking", "req
 """Arguments ATen passes that no record needs while they hold their inert values."""
 
 
-ENUMERATIONS = {"reduction": ("none", "mean", "sum")}
+ENUMERATIONS = {"reduction": REDUCTIONS}
 """Arguments ATen passes as an enumeration's int that the records take by name."""
 
 
