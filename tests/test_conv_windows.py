@@ -6,6 +6,10 @@ torch's kernels on the same data (CuPy's where a GPU is present)."""
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+from typing import ClassVar
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -107,3 +111,118 @@ def test_the_unfolded_forms_over_slices_of_the_batch(monkeypatch, per_image_from
     forward = torch.nn.functional.conv2d(interop.tensor(x), interop.tensor(w))
     np.testing.assert_allclose(to_numpy(forward), torch.nn.functional.conv2d(
         torch.from_numpy(x), torch.from_numpy(w)).numpy(), rtol=1e-10, atol=1e-10)
+
+
+# ---------------------------------------------------------------- the edges of the forms
+STRIDED = dict(stride=2, padding=1)  # a strided layer: its input gradient by col2im
+XS = np.random.default_rng(3).standard_normal((4, 2, 7, 7))
+WS = np.random.default_rng(4).standard_normal((3, 2, 3, 3))
+GS = np.random.default_rng(5).standard_normal((4, 3, 4, 4))
+
+
+def _strided_backward(g, x, w):
+    return torch.ops.aten.convolution_backward(g, x, w, [3], [2, 2], [1, 1], [1, 1], False,
+                                               [0, 0], 1, [True, True, True])
+
+
+def _want():
+    return _strided_backward(*map(torch.from_numpy, (GS, XS, WS)))
+
+
+def _same(got, want):
+    for g, e in zip(got, want):
+        np.testing.assert_allclose(to_numpy(g), e.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_a_bad_argument_is_refused_before_any_form():
+    """The checks come before the forms: torch's messages, whichever form would run."""
+    x = interop.tensor(XS)
+    with pytest.raises(RuntimeError, match=r"Input type \(float64\) and weight type "
+                                           r"\(float32\) should be the same"):
+        torch.nn.functional.conv2d(x, interop.tensor(WS.astype(np.float32)))
+    with pytest.raises(RuntimeError, match=r"expected input\[4, 2, 7, 7\] to have 4 channels"):
+        torch.nn.functional.conv2d(x, interop.tensor(np.ones((3, 4, 3, 3))))
+    with pytest.raises(RuntimeError, match=r"kernel size \[9, 9\] \(dilated\) is larger"):
+        torch.nn.functional.conv2d(x, interop.tensor(np.ones((3, 2, 9, 9))))
+
+
+def test_unknown_dask_sizes_take_the_unfolded_forms_per_chunk_without_computing():
+    """Rows of unknown count: the strided layer's backward builds under ``raise`` (each
+    chunk's NumPy block then unfolds and folds) and computes torch's values."""
+    def unknown_rows(a):
+        keep = interop.tensor(np.ones(len(a), bool), backend="dask", chunks=2)
+        return interop.tensor(a, backend="dask", chunks=(2, *a.shape[1:]))[keep]
+    with interop.config(dask_compute="raise"):
+        g, x = unknown_rows(GS), unknown_rows(XS)
+        assert x.raw.chunks[0][0] != x.raw.chunks[0][0]
+        got = _strided_backward(g, x, interop.tensor(WS, backend="dask"))
+        forward = torch.nn.functional.conv2d(x, interop.tensor(WS, backend="dask"), **STRIDED)
+    assert all(t.backend == "dask" for t in got)
+    _same(got, _want())
+    _same([forward], [torch.nn.functional.conv2d(torch.from_numpy(XS), torch.from_numpy(WS),
+                                                 **STRIDED)])
+
+
+def test_a_gradient_on_another_backend_joins_the_lazy_one():
+    """A NumPy output gradient beside Dask operands: Dask's result, torch's values."""
+    got = _strided_backward(interop.tensor(GS), interop.tensor(XS, backend="dask", chunks=2),
+                            interop.tensor(WS, backend="dask"))
+    assert all(t.backend == "dask" for t in got)
+    _same(got, _want())
+
+
+def test_threads_and_asyncio_tasks_each_get_their_own_gradients():
+    rng = np.random.default_rng(9)
+    cases = [tuple(rng.standard_normal(a.shape) for a in (GS, XS, WS)) for _ in range(6)]
+
+    def run(case):
+        return (_strided_backward(*map(interop.tensor, case)),
+                _strided_backward(*map(torch.from_numpy, case)))
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(run, cases))
+
+    async def tasks():
+        return await asyncio.gather(*(asyncio.to_thread(run, c) for c in cases))
+    for got, want in [*results, *asyncio.run(tasks())]:
+        _same(got, want)
+
+
+class Logged(interop.Tensor):
+    calls: ClassVar[list] = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        cls.calls.append(getattr(func, "__name__", str(func)))
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def test_the_forms_after_their_siblings_under_a_subclass_and_a_mode():
+    """``F.unfold``, the overlapping and the strided ``conv2d``, ``conv_transpose2d`` and the
+    strided backward (col2im), one after another, plainly, through a hooked subclass (kept)
+    and inside a ``TorchFunctionMode``: each time torch's values."""
+    F = torch.nn.functional
+    tx, tw = torch.from_numpy(XS), torch.from_numpy(WS)
+    want = [F.unfold(tx, 3, padding=1), F.conv2d(tx, tw, padding=1), F.conv2d(tx, tw, **STRIDED),
+            F.conv_transpose2d(torch.from_numpy(GS), tw, stride=2, padding=1)]
+
+    class Counting(torch.overrides.TorchFunctionMode):
+        seen = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            Counting.seen += 1
+            return func(*args, **(kwargs or {}))
+
+    def round_of(make):
+        x, w = make(XS), make(WS)
+        got = [F.unfold(x, 3, padding=1), F.conv2d(x, w, padding=1), F.conv2d(x, w, **STRIDED),
+               F.conv_transpose2d(make(GS), w, stride=2, padding=1)]
+        _same(got, want)
+        _same(_strided_backward(make(GS), x, w), _want())
+        return got
+
+    round_of(interop.tensor)
+    kept = round_of(lambda a: interop.tensor(a).as_subclass(Logged))
+    assert all(type(t) is Logged for t in kept) and Logged.calls
+    with Counting():
+        round_of(interop.tensor)
+    assert Counting.seen > 0

@@ -179,14 +179,47 @@ def test_a_step_takes_only_its_threads_lazy_scalars():
     np.testing.assert_allclose(float(elsewhere[0]), x.sum(), rtol=1e-6)
 
 
+def test_two_asyncio_tasks_training_in_one_thread_keep_their_losses():
+    """Two loops interleaved in one thread (asyncio tasks) share the thread's set of lazy
+    scalars, so a step may persist the other loop's loss early: each loop's weights and kept
+    losses are still torch's."""
+    import asyncio
+    x, y = data()
+    want: list = []
+    expected = train(cnn(), on_torch(x, y), kept=want)
+
+    async def loop(kept: list) -> torch.nn.Module:
+        model = interop.to_backend(cnn(), "dask")
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        for xb, yb in DataLoader(on_dask(x, y), batch_size=BATCH):
+            loss = torch.nn.functional.cross_entropy(model(xb), yb)
+            await asyncio.sleep(0)  # the other loop's forward in between
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            kept.append(loss.detach())
+            await asyncio.sleep(0)
+        return model
+
+    async def both(kept: list[list]) -> list:
+        return await asyncio.gather(*(loop(k) for k in kept))
+    kept: list[list] = [[], []]
+    for model, losses in zip(asyncio.run(both(kept)), kept):
+        assert_same_state(model, expected)
+        np.testing.assert_allclose([float(v) for v in losses], [float(w) for w in want], **TOL)
+
+
 def test_under_raise_the_step_refuses_naming_where_it_would_compute():
     x, y = data()
     model = interop.to_backend(cnn(), "dask")
-    with interop.config(dask_compute="raise"), \
+    kept: list = []
+    with interop.config(dask_compute="raise"), GraphSizes() as graphs, \
             pytest.raises(DaskComputeError, match=r"SGD\.step\(\) on a lazy backend") as info:
-        train(model, on_dask(x, y))
+        train(model, on_dask(x, y), kept=kept)
     assert "persist_state='never'" in str(info.value)
     assert "dask_compute='allow'" in str(info.value)
+    assert "1 lazy scalars made since the last step (losses)" in str(info.value)
+    assert graphs.tasks == []  # nothing computed, the loss neither
 
 
 # ------------------------------------------------------------ on a real cluster
