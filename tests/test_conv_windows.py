@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -19,6 +18,7 @@ import interop
 from interop.backends import registry
 from interop.ops.nn.conv import window_view
 from tests.conftest import BACKENDS, to_numpy
+from tests.helpers.hooks import Logged, counting_mode
 
 torch = pytest.importorskip("torch")
 
@@ -187,14 +187,6 @@ def test_threads_and_asyncio_tasks_each_get_their_own_gradients():
         _same(got, want)
 
 
-class Logged(interop.Tensor):
-    calls: ClassVar[list] = []
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        cls.calls.append(getattr(func, "__name__", str(func)))
-        return super().__torch_function__(func, types, args, kwargs or {})
-
 
 def test_the_forms_after_their_siblings_under_a_subclass_and_a_mode():
     """``F.unfold``, the overlapping and the strided ``conv2d``, ``conv_transpose2d`` and the
@@ -205,13 +197,6 @@ def test_the_forms_after_their_siblings_under_a_subclass_and_a_mode():
     want = [F.unfold(tx, 3, padding=1), F.conv2d(tx, tw, padding=1), F.conv2d(tx, tw, **STRIDED),
             F.conv_transpose2d(torch.from_numpy(GS), tw, stride=2, padding=1)]
 
-    class Counting(torch.overrides.TorchFunctionMode):
-        seen = 0
-
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            Counting.seen += 1
-            return func(*args, **(kwargs or {}))
-
     def round_of(make):
         x, w = make(XS), make(WS)
         got = [F.unfold(x, 3, padding=1), F.conv2d(x, w, padding=1), F.conv2d(x, w, **STRIDED),
@@ -221,8 +206,9 @@ def test_the_forms_after_their_siblings_under_a_subclass_and_a_mode():
         return got
 
     round_of(interop.tensor)
+    Logged.calls.clear()
     kept = round_of(lambda a: interop.tensor(a).as_subclass(Logged))
     assert all(type(t) is Logged for t in kept) and Logged.calls
-    with Counting():
+    with counting_mode() as mode:
         round_of(interop.tensor)
-    assert Counting.seen > 0
+    assert mode.seen > 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import copy
-from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -19,6 +18,7 @@ import pytest
 import interop
 from interop.errors import DaskComputeError
 from tests.conftest import to_numpy
+from tests.helpers.hooks import Logged, counting_mode
 
 torch = pytest.importorskip("torch")
 aten = torch.ops.aten
@@ -167,14 +167,6 @@ def test_threads_and_asyncio_tasks_each_get_their_own_results():
             np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
 
 
-class Logged(interop.Tensor):
-    calls: ClassVar[list] = []
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        cls.calls.append(getattr(func, "__name__", str(func)))
-        return super().__torch_function__(func, types, args, kwargs or {})
-
 
 def test_the_same_kernels_after_their_siblings_under_a_subclass_and_a_mode():
     """ATen's numbered reduction, then the face's named one (the same record), then
@@ -183,13 +175,6 @@ def test_the_same_kernels_after_their_siblings_under_a_subclass_and_a_mode():
     values, the subclass kept."""
     want_fwd = aten.nll_loss_forward(torch.from_numpy(LOGP), torch.from_numpy(T), None, 2, -100)
     want_ls = torch.log_softmax(torch.from_numpy(X), 1)
-
-    class Counting(torch.overrides.TorchFunctionMode):
-        seen = 0
-
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            Counting.seen += 1
-            return func(*args, **(kwargs or {}))
 
     def round_of(make):
         same(aten.nll_loss_forward(make(LOGP), make(T), None, 2, -100), want_fwd)
@@ -204,12 +189,13 @@ def test_the_same_kernels_after_their_siblings_under_a_subclass_and_a_mode():
         same(face.grad.as_interop(), ref.grad)
 
     round_of(interop.tensor)
+    Logged.calls.clear()
     round_of(lambda a: interop.tensor(a).as_subclass(Logged))
     got = aten._log_softmax(interop.tensor(X).as_subclass(Logged), 1, False)
     assert type(got) is Logged and Logged.calls
-    with Counting():
+    with counting_mode() as mode:
         round_of(interop.tensor)
-    assert Counting.seen > 0
+    assert mode.seen > 0
 
 
 def test_the_face_runs_the_records_not_torchs_decompositions():
