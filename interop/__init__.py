@@ -147,7 +147,17 @@ def operations() -> list[str]:
     return sorted(_TABLE)
 
 
-__version__ = "0.1.0"
+def _installed_version() -> str:
+    """The version pip installed (pyproject.toml is its one source); a source tree that was
+    never installed has no metadata, and says so rather than guess."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("interop-tensor")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+__version__ = _installed_version()
 
 __all__ = [  # the names given here; the table's functions follow (interop.add, interop.sum, ...)
     "BACKEND_NAMES", "DaskComputeError", "DaskComputeWarning", "Device", "DeviceMismatchError",

@@ -76,7 +76,7 @@ def bfloat16_dtype() -> np.dtype:
     except ImportError:
         raise BFloat16UnavailableError(
             "bfloat16 needs the ml_dtypes package, which gives NumPy and Dask a bfloat16 dtype: "
-            "pip install ml_dtypes (or pip install 'interop[bfloat16]')") from None
+            "pip install ml_dtypes (or pip install 'interop-tensor[bfloat16]')") from None
     return np.dtype(ml_dtypes.bfloat16)
 
 

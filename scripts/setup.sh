@@ -18,6 +18,6 @@ else
   # The test extras bring CuPy (cupy-cuda12x, about 100 MB): it imports without a GPU, and
   # tests/test_cupy_api.py reads its API.
   step "installing interop with Dask, torch 2.13.0 (CPU), JAX 0.10.2 (CPU), Cubed 0.27.0 and the test tools"
-  .venv/bin/python -m pip install -q -e ".[test,dask]" "torch==2.13.0" "jax[cpu]==0.10.2" "cubed==0.27.0"
+  .venv/bin/python -m pip install -q -e ".[test,test-torch,dask]" "torch==2.13.0" "jax[cpu]==0.10.2" "cubed==0.27.0"
 fi
 step "done"

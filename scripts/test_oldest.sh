@@ -20,7 +20,7 @@ if [ ! -x "$venv/bin/python" ] || [ "$have" != "$want" ] \
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install -q --upgrade pip
   # jax[cpu] and cubed as in scripts/setup.sh; the constraints pin each floor exactly.
-  "$venv/bin/python" -m pip install -q -e ".[test,dask]" "jax[cpu]" cubed \
+  "$venv/bin/python" -m pip install -q -e ".[test,test-torch,dask]" "jax[cpu]" cubed \
     -c requirements/oldest.txt 2>&1 | grep -v '^WARNING: Location' || true
   "$venv/bin/python" -c "import interop, torch, dask, hypothesis" 
   printf '%s' "$want" > "$venv/.floors"

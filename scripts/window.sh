@@ -21,3 +21,13 @@ demo_and_tests() {
   step "pytest on $label: $*"
   HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$venv/bin/python" -m pytest -q -n 2 "$@"
 }
+
+# python_for VERSION: the interpreter for a Python version ("3.12"): `pythonVERSION` where it
+# runs, else the newest pyenv build of it (the machines keep 3.10 to 3.13 under pyenv).
+python_for() {
+  local version=$1 candidate
+  for candidate in "python$version" $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}/versions/$version".*/bin/python"$version" 2>/dev/null | sort -V -r); do
+    "$candidate" -c '' 2>/dev/null && { echo "$candidate"; return 0; }
+  done
+  return 1
+}

@@ -4,6 +4,7 @@ first on a GPU), and on cupy where a CUDA GPU is present (skipped cleanly elsewh
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import numpy as np
@@ -55,6 +56,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def installed(module: str) -> bool:
+    """``module`` can be imported here (torch is at hand on some tested Pythons only)."""
+    return importlib.util.find_spec(module) is not None
+
+
+# The torch backend in a parametrisation: skipped, not failed, where torch is not installed.
+TORCH_BACKEND = pytest.param("torch", marks=pytest.mark.skipif(
+    not installed("torch"), reason="needs torch (pip install 'interop-tensor[torch]')"))
 
 
 @pytest.fixture(params=BACKENDS)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import interop
-from tests.conftest import to_numpy
+from tests.conftest import TORCH_BACKEND, installed, to_numpy
 from tests.helpers.upstream_features import dask_quantile_takes_a_lazy_q
 
 A = np.array([[3.0, np.nan, 1.0, 4.0], [1.0, 5.0, 9.0, 2.0], [6.0, 5.0, 3.0, 5.0]])
@@ -85,7 +85,7 @@ NAMES = {  # name -> a call on (xp, x); xarray's duck_array_ops unless marked
     "finfo": lambda xp, x: xp.finfo(x.dtype).eps,
     "linalg.vector_norm": lambda xp, x: xp.linalg.vector_norm(x[1:], axis=1),
 }
-BACKENDS = ["numpy", "dask", "gpulike", "torch", pytest.param("cupy", marks=pytest.mark.gpu)]
+BACKENDS = ["numpy", "dask", "gpulike", TORCH_BACKEND, pytest.param("cupy", marks=pytest.mark.gpu)]
 
 
 def _host(x):
@@ -148,8 +148,9 @@ def test_namespaces_of_one_library_are_one():
     (xarray) take NumPy and Dask tensors together, running on their common backend."""
     xr = pytest.importorskip("xarray")
     on_numpy, on_dask = interop.tensor(A), interop.tensor(A, backend="dask", chunks=2)
-    namespaces = {on_numpy.__array_namespace__(), on_dask.__array_namespace__(),
-                  interop.tensor(A, backend="torch").__array_namespace__()}
+    namespaces = {on_numpy.__array_namespace__(), on_dask.__array_namespace__()}
+    if installed("torch"):
+        namespaces.add(interop.tensor(A, backend="torch").__array_namespace__())
     assert len(namespaces) == 1 and on_dask.__array_namespace__() == interop.array_api
     where = xr.where(xr.DataArray(on_numpy > 2, dims=("x", "y")),
                      xr.DataArray(on_dask, dims=("x", "y")), 0.0)

@@ -9,7 +9,7 @@ import pytest
 
 import interop
 from interop import numpy_compat
-from tests.conftest import to_numpy
+from tests.conftest import TORCH_BACKEND, to_numpy
 from tests.helpers.upstream_features import dask_quantile_takes_a_lazy_q
 
 xr = pytest.importorskip("xarray")
@@ -205,7 +205,7 @@ EXACT_PROBLEMS = {
 
 
 @pytest.mark.parametrize("name", SURFACE)
-@pytest.mark.parametrize("backend", ["numpy", "dask", "torch", "gpulike"])
+@pytest.mark.parametrize("backend", ["numpy", "dask", TORCH_BACKEND, "gpulike"])
 def test_method_surface(name, backend):
     """The method gives a tensor on the input's backend with xarray-on-NumPy's values (on
     Dask: computing no more than on raw Dask arrays); a listed limit must still be one."""

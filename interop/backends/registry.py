@@ -34,13 +34,13 @@ from .contract import Backend
 # Each backend: the top-level modules whose arrays it holds, and what to install for it.
 # Adding a backend is one line here, its name in base.BACKEND_NAMES, and its module.
 _LIBRARIES: dict[str, tuple[tuple[str, ...], str]] = {
-    "numpy": (("numpy",), "pip install interop (numpy and array-api-compat are its dependencies)"),
+    "numpy": (("numpy",), "pip install interop-tensor (numpy and array-api-compat are its dependencies)"),
     "cupy": (("cupy", "cupyx"), "pip install cupy-cuda12x (the wheel matching your CUDA)"),
-    "dask": (("dask",), "pip install 'interop[dask]'"),
+    "dask": (("dask",), "pip install 'interop-tensor[dask]'"),
     "strict": (("array_api_strict",), "pip install array-api-strict"),
-    "torch": (("torch",), "pip install 'interop[torch]'"),
-    "jax": (("jax", "jaxlib"), "pip install 'interop[jax]'"),
-    "cubed": (("cubed",), "pip install 'interop[cubed]'"),
+    "torch": (("torch",), "pip install 'interop-tensor[torch]'"),
+    "jax": (("jax", "jaxlib"), "pip install 'interop-tensor[jax]'"),
+    "cubed": (("cubed",), "pip install 'interop-tensor[cubed]'"),
     "gpulike": ((), "nothing: a test device of interop's own (NumPy under a GPU's rules)"),
 }
 _MODULE_OF_LIBRARY = {module: name for name, (modules, _) in _LIBRARIES.items()

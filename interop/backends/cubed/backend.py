@@ -54,7 +54,7 @@ def replace_in_place(raw: Array, new: Array) -> None:
     if unknown:
         raise RuntimeError(f"interop's in-place write into a Cubed array cannot carry its state "
                            f"{sorted(unknown)} (Cubed {cubed.__version__}; interop knows "
-                           f"{', '.join(_CUBEDS_OWN)}): interop[cubed] supports Cubed 0.27")
+                           f"{', '.join(_CUBEDS_OWN)}): interop-tensor[cubed] supports Cubed 0.27")
     for attribute in _CUBEDS_OWN:
         setattr(raw, attribute, getattr(new, attribute))
 
