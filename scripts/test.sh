@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Set up (if needed) and run the whole test suite; CuPy tests skip without a GPU.
-# With no arguments (as CI runs it) both ends of the support window are tested (README,
-# "Installing"): the checks first (ruff and mypy must find nothing), the whole suite on the
-# newest releases (.venv), then the oldest declared set (scripts/test_oldest.sh, .venv-oldest).
+# With no arguments (as CI runs it) the support window is tested end to end (docs, "Installing"):
+#   1. the checks (ruff and mypy must find nothing);
+#   2. the whole suite on the newest releases, Python 3.11 with torch 2.14 (.venv);
+#   3. the oldest declared set, torch 2.13 among it (scripts/test_oldest.sh, .venv-oldest);
+#   4. the release artifacts: sdist and wheel built, checked, installed and run
+#      (scripts/test_release.sh);
+#   5. Python 3.12 and 3.13 with the newest NumPy and Dask each gets (scripts/test_pythons.sh).
 # With arguments, pytest runs them on the newest set only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x .venv/bin/python ] && .venv/bin/python -c "import interop, torch, dask, hypothesis, mypy" \
+[ -x .venv/bin/python ] && .venv/bin/python -c "import interop, torch, dask, hypothesis, mypy, twine, kornia" \
   2>/dev/null && [ -x .venv/bin/ruff ] || bash scripts/setup.sh
 if [ $# -gt 0 ]; then
   HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" exec .venv/bin/python -m pytest -q -n 2 "$@"
@@ -15,9 +19,11 @@ echo "==> checks: ruff check, mypy"
 .venv/bin/ruff check interop tests benchmarks scripts
 .venv/bin/mypy
 start=$SECONDS
-echo "==> the whole suite on the newest releases (.venv)"
+echo "==> the whole suite on the newest releases (.venv: $(.venv/bin/python -c 'import platform, numpy, torch; print(f"Python {platform.python_version()}, NumPy {numpy.__version__}, torch {torch.__version__}")'))"
 HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" .venv/bin/python -m pytest -q -n 2
 echo "==> newest: $((SECONDS - start)) s"
-start=$SECONDS
-bash scripts/test_oldest.sh
-echo "==> oldest declared set: $((SECONDS - start)) s (install included)"
+for stage in test_oldest test_release test_pythons; do
+  start=$SECONDS
+  bash "scripts/$stage.sh"
+  echo "==> scripts/$stage.sh: $((SECONDS - start)) s (installs included)"
+done

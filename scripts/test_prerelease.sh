@@ -17,7 +17,7 @@ if [ ! -x "$venv/bin/python" ]; then
   step "creating $venv"
   python3 -m venv "$venv"
   "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q -e ".[test,test-torch,dask]" "torch==2.13.0" "jax[cpu]==0.10.2" \
+  "$venv/bin/python" -m pip install -q -e ".[test,test-torch,dask]" "torch==2.14.1" "jax[cpu]==0.10.2" \
     "cubed==0.27.0" 2>&1 | grep -v '^WARNING: Location' || true
 fi
 step "upgrading to the pre-releases: numpy, dask, distributed, xarray, scipy"
