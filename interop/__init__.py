@@ -50,7 +50,13 @@ from .dtypes import (
     uint32,
     uint64,
 )
-from .errors import DaskComputeError, DaskComputeWarning, InteropWarning, UnknownShapeError
+from .errors import (
+    DaskComputeError,
+    DaskComputeWarning,
+    InteropDeprecationWarning,
+    InteropWarning,
+    UnknownShapeError,
+)
 from .ops import TABLE as _TABLE
 from .ops import install as _install
 from .ops.creation.factories import Generator, default_generator, manual_seed
@@ -161,7 +167,8 @@ __version__ = _installed_version()
 
 __all__ = [  # the names given here; the table's functions follow (interop.add, interop.sum, ...)
     "BACKEND_NAMES", "DaskComputeError", "DaskComputeWarning", "Device", "DeviceMismatchError",
-    "DisableTorchFunction", "DisableTorchFunctionSubclass", "Generator", "InteropWarning",
+    "DisableTorchFunction", "DisableTorchFunctionSubclass", "Generator",
+    "InteropDeprecationWarning", "InteropWarning",
     "Tensor", "TorchFunctionMode", "UnknownShapeError", "array_api", "as_tensor", "asarray",
     "bool", "cdouble", "cfloat", "complex64", "complex128", "compute", "config",
     "default_backend", "default_generator", "device", "double", "dtypes", "float", "float16",

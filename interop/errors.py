@@ -120,6 +120,12 @@ class InteropWarning(UserWarning):
     """Warnings issued by interop (tests turn them into errors)."""
 
 
+class InteropDeprecationWarning(DeprecationWarning):
+    """A name interop will remove: the message says in which release, and what to call
+    instead.  A ``DeprecationWarning``, so Python shows it where the user's own script calls
+    the name, and test runners report it."""
+
+
 class DaskComputeWarning(InteropWarning):
     """A Dask graph was computed for an implicit value read (``dask_compute='warn'``)."""
 

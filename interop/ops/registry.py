@@ -12,11 +12,13 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import BackendLacksError
+from ..config import user_stacklevel
+from ..errors import BackendLacksError, InteropDeprecationWarning
 from .blockwise import Blockwise, lowered
 from .normalize import normalizing
 
@@ -43,6 +45,7 @@ class Op:
     bare: Callable[..., Any] | None = None  # impl without its dimension normaliser
     fits: Callable[[tuple], bool] | None = None  # args the bare impl takes as they are
     keywords: dict[str, str] = field(default_factory=dict)  # another spelling -> the parameter
+    deprecated: str = ""           # when it goes and what to call instead; every call warns
 
     @builtins.property
     def native_names(self) -> tuple[str, ...]:
@@ -80,7 +83,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
        tensor_dim_is_other: bool = False, writes: bool = False, rebinds: bool = False,
        lacks: dict[str, str] | None = None, native: bool = True,
        keywords: dict[str, str] | None = None,
-       blockwise: Blockwise | None = None) -> Callable[[Callable], Callable]:
+       blockwise: Blockwise | None = None,
+       deprecated: str = "") -> Callable[[Callable], Callable]:
     """Declare an operation; its torch names default to torch.<name>, Tensor.<name>, Tensor.<name>_.
 
     ``wrap=False``: the result is returned as the implementation made it (``numpy()``
@@ -107,6 +111,9 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
     the implementation takes as ``*args`` (``{"size": "shape"}``: ``view(size=(2, 3))``).
     ``blockwise=Blockwise(axes=...)``: the axes along which it is independent, so a chunked
     backend runs it one task per chunk (``ops.blockwise``).
+    ``deprecated="removed in ...; use ..."``: every spelling warns
+    (``InteropDeprecationWarning``) and runs ``impl`` on every backend (torch's own function
+    may be the one removed).
     """
     def register(impl: Callable) -> Callable:
         key = name or impl.__name__.rstrip("_")
@@ -122,6 +129,7 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
             raise ValueError(f"operation {key!r} is declared twice")
         # The refusal sits inside the normaliser: the fast path's ``bare`` call keeps it.
         run = lowered(impl, blockwise) if blockwise is not None else impl
+        run = deprecating(run, key, deprecated) if deprecated else run
         checked = normalizing(refusing(run, names[0] if names else key, lacks or {}), key,
                               all_dims_if_empty=all_dims_if_empty,
                               tensor_dim_is_other=tensor_dim_is_other)
@@ -137,7 +145,8 @@ def op(name: str | None = None, *, function: bool = True, method: bool | str = T
                                **({"targets": True} if targets else {}),
                                **({"writes": True} if writes else {}),
                                **({"rebinds": True} if rebinds else {})},
-                        lacks=dict(lacks or {}), native=native and not creation)
+                        lacks=dict(lacks or {}), deprecated=deprecated,
+                        native=native and not creation and not deprecated)
         return impl
     return register
 
@@ -164,6 +173,17 @@ def refusing(impl: Callable, label: str, lacks: dict[str, str]) -> Callable:
                 f"that has it (not {', '.join(sorted(lacks))})")
         return impl(be, *args, **kwargs)
     return checked
+
+
+def deprecating(impl: Callable, name: str, advice: str) -> Callable:
+    """``impl``, warning first that ``name`` is deprecated (``advice``: when it goes, and what
+    to call instead), at the user's line."""
+    @functools.wraps(impl)
+    def warned(be: Any, *args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"{name} is deprecated: {advice}", InteropDeprecationWarning,
+                      stacklevel=user_stacklevel())
+        return impl(be, *args, **kwargs)
+    return warned
 
 
 def _star_parameter(impl: Callable) -> tuple[str, int] | None:

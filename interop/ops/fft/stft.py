@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...backends.registry import get_backend, host_values
+from ...errors import UnsupportedDtypeError
 from ..registry import TABLE, op
 from .transforms import _complex_of, _real_of
 
@@ -98,7 +99,9 @@ def stft(be: Any, input: Any, n_fft: int, hop_length: Any = None, win_length: An
                       onesided=onesided, return_complex=int(want_complex),
                       align_to_window=align_to_window)
     if x.dtype.kind not in "fc":
-        raise RuntimeError(f"{where}: expected a tensor of floating point or complex values")
+        # torch 2.13 raises RuntimeError, 2.14 NotImplementedError: this error is both
+        raise UnsupportedDtypeError(f"{where}: expected a tensor of floating point or complex "
+                                    "values")
     if x.ndim not in (1, 2):
         raise RuntimeError(f"{where}: expected a 1D or 2D tensor")
     length = x.shape[-1]
@@ -164,8 +167,9 @@ def istft(be: Any, input: Any, n_fft: int, hop_length: Any = None, win_length: A
     hop = n_fft // 4 if hop_length is None else int(hop_length)
     win = n_fft if win_length is None else int(win_length)
     if input.dtype.kind != "c":
-        raise RuntimeError("istft requires a complex-valued input tensor matching the output "
-                           "from stft with return_complex=True.")
+        # torch 2.13 raises RuntimeError, 2.14 TypeError: this error is both
+        raise UnsupportedDtypeError("istft requires a complex-valued input tensor matching the "
+                                    "output from stft with return_complex=True.")
     where = _describe("istft", input, n_fft, hop, win, window, center=int(center),
                       normalized=int(normalized), onesided=onesided, length=length,
                       return_complex=int(return_complex))

@@ -17,7 +17,13 @@ _SVD = namedtuple("svd", ["U", "S", "V"])
 _TRIANGULAR = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
 
-@op("cholesky", torch=torch_names("cholesky", method=True))
+# torch 2.14 removed torch.qr and torch.cholesky (deprecated since torch 1.9); interop's follow.
+REMOVED_IN = "interop 0.3.0"
+
+
+@op("cholesky", torch=torch_names("cholesky", method=True),
+    deprecated=f"torch removed torch.cholesky in torch 2.14, and {REMOVED_IN} removes it: use "
+               "interop.linalg_cholesky(A), or torch.linalg.cholesky(A) (upper=True: its .mH)")
 def cholesky(be: Any, input: Any, upper: bool = False) -> Any:
     """L with A = L L^H (``upper=True``: U with A = U^H U); torch.linalg.cholesky's factor."""
     return tl.cholesky(be, input, upper=upper)
@@ -49,7 +55,9 @@ def triangular_solve(be: Any, b: Any, A: Any, upper: bool = True,  # noqa: N803
     return _TRIANGULAR(x, be.copy(A))
 
 
-@op("qr", torch=torch_names("qr", method=True))
+@op("qr", torch=torch_names("qr", method=True),
+    deprecated=f"torch removed torch.qr in torch 2.14, and {REMOVED_IN} removes it: use "
+               "interop.linalg_qr(A), or torch.linalg.qr(A) (some=False: mode='complete')")
 def qr(be: Any, input: Any, some: bool = True) -> Any:
     """(Q, R); ``some=False``: complete Q."""
     q, r = tl.qr(be, input, mode="reduced" if some else "complete")

@@ -24,6 +24,7 @@ from ..blockwise import Blockwise
 from ..reductions.aggregates import norm as vector_norm
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
+from ..torch_releases import loaded_torch_does
 from .activations import softmax
 from .common import NN, running_update
 
@@ -205,6 +206,35 @@ def _check_non_constant_pad(mode: str, length: int, ndim: int, value: Any) -> No
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
+def _refuses_any_empty_replicate_pad(torch: Any) -> bool:
+    """torch 2.14 refuses a replicate pad that leaves any padded dim empty; 2.13 only one that
+    leaves every padded dim empty (its kernels checked ``W >= 1 || H >= 1``)."""
+    try:
+        torch.nn.functional.pad(torch.zeros(1, 2, 2), (0, 0, -2, 0), mode="replicate")
+    except RuntimeError:
+        return True
+    return False
+
+
+def _check_replicate(input: Any, pad: Any) -> None:
+    """torch's replicate kernels' checks: every dim but the batch non-empty, and the padded
+    dims' sizes at least 1 (all of them, or, under torch 2.13, one of them)."""
+    k = len(pad) // 2
+    kept = input.shape[1:] if input.ndim == k + 2 else input.shape
+    if 0 in kept:
+        raise RuntimeError(f"pad: expected a {k + 1}D or {k + 2}D (batch mode) input with "
+                           f"possibly 0 batch size and other non-zero dimensions for replicate "
+                           f"padding, but got: {list(input.shape)}")
+    sizes = [input.shape[input.ndim - 1 - i] + int(pad[2 * i]) + int(pad[2 * i + 1])
+             for i in range(k)]
+    every = k == 1 or loaded_torch_does("refuses any empty replicate pad",
+                                        _refuses_any_empty_replicate_pad, newest=True)
+    if min(sizes) < 0 or not (all if every else any)(n >= 1 for n in sizes):
+        raise RuntimeError(f"pad: input of shape {list(input.shape)} is too small to pad by "
+                           f"{tuple(pad)} in replicate mode: the padded dims' sizes would be "
+                           f"{sizes[::-1]}; check the pad amounts")
+
+
 def _replicate_cropping(be: Any, input: Any, pad: Any) -> Any:
     """Replicate padding with negative amounts, as torch's kernel: along each padded dim,
     output j is input clamp(j - lo, 0, n - 1) for j < n + lo + hi (a crop past the far edge
@@ -213,11 +243,8 @@ def _replicate_cropping(be: Any, input: Any, pad: Any) -> Any:
     for i in range(len(pad) // 2):
         lo, hi = int(pad[2 * i]), int(pad[2 * i + 1])
         d = input.ndim - 1 - i
-        n, size = input.shape[d], input.shape[d] + lo + hi
-        if size < 0 or (n == 0 and size > 0):
-            raise RuntimeError(f"pad: input of size {n} along dim {d} cannot be padded by "
-                               f"({lo}, {hi}) in replicate mode; check the pad amounts")
-        x = be.np.take(x, np.clip(np.arange(size) - lo, 0, max(n - 1, 0)), axis=d)
+        size = input.shape[d] + lo + hi
+        x = be.np.take(x, np.clip(np.arange(size) - lo, 0, max(input.shape[d] - 1, 0)), axis=d)
     return x
 
 
@@ -237,8 +264,10 @@ def pad(be: Any, input: Any, pad: Any, mode: str = "constant", value: Any = None
         raise NotImplementedError(f"pad: mode {mode!r} is not one of {sorted(_PAD_MODES)}")
     if mode != "constant":
         _check_non_constant_pad(mode, len(pad), input.ndim, value)
-    if mode == "replicate" and any(int(a) < 0 for a in pad):
-        return _replicate_cropping(be, input, pad)
+    if mode == "replicate":
+        _check_replicate(input, pad)
+        if any(int(a) < 0 for a in pad):
+            return _replicate_cropping(be, input, pad)
     widths = [(0, 0)] * input.ndim
     crop = [slice(None)] * input.ndim
     for i in range(len(pad) // 2):
