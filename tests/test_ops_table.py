@@ -467,6 +467,12 @@ def test_tensor_unfold(backend):
 NAMED_TESTS = {
     **{name: ("test_random_fills.py", method) for name, method in DRAWS.items()},
     "gcd": ("test_torch_composite.py", "gcd"), "lcm": ("test_torch_composite.py", "lcm"),
+    # torch 2.14's: in op_db there only
+    **dict.fromkeys(("linalg_polar", "linalg_matrix_sqrth"),
+                    ("test_torch_linalg.py", "test_polar_and_matrix_sqrth_match_scipy_and_torch")),
+    # removed by torch 2.14 (op_db's samples then fail on torch's side): against NumPy
+    **dict.fromkeys(("qr", "cholesky"),
+                    ("test_deprecations.py", "test_every_spelling_warns_and_still_computes")),
     "H": ("test_views.py", "H"), "mH": ("test_views.py", "mH"),
     "max_pool2d_with_indices": ("test_torch_opdb_ops.py", "max_pool2d_with_indices"),
     "new_empty": ("test_torch_opdb_ops.py", "new_empty"),

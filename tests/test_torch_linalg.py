@@ -387,3 +387,38 @@ def test_ldl_refuses_like_torch(backend):
         torch.linalg.ldl_factor(torch.from_numpy(np.ones((3, 4))))
     with pytest.raises(RuntimeError, match="ldl_factor"):
         torch.linalg.ldl_factor(_tensor(np.ones((3, 4)), backend))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("shape", [(5, 3), (2, 4, 4), (0, 3, 2)])
+def test_polar_and_matrix_sqrth_match_scipy_and_torch(shape, dtype, backend):
+    """torch 2.14's linalg.polar and linalg.matrix_sqrth: against SciPy on every torch, and
+    against torch where it has them; the factors' dtypes are the input's."""
+    import scipy.linalg
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shape)
+    a = (a + 1j * rng.standard_normal(shape) if dtype == np.complex128 else a).astype(dtype)
+    spd = (np.swapaxes(a, -1, -2).conj() @ a + np.eye(shape[-1])).astype(dtype)
+    u, h = interop.linalg_polar(interop.tensor(a, backend=backend))
+    root = interop.linalg_matrix_sqrth(interop.tensor(spd, backend=backend))
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    assert u.dtype == h.dtype == root.dtype == dtype
+    for i in np.ndindex(shape[:-2]):
+        want_u, want_h = scipy.linalg.polar(a[i])
+        np.testing.assert_allclose(to_numpy(u)[i], want_u, atol=tol)
+        np.testing.assert_allclose(to_numpy(h)[i], want_h, atol=tol)
+        np.testing.assert_allclose(to_numpy(root)[i], scipy.linalg.sqrtm(spd[i]), atol=tol)
+    if hasattr(LA, "polar"):
+        np.testing.assert_allclose(to_numpy(LA.polar(interop.tensor(a, backend=backend)).H),
+                                   LA.polar(torch.from_numpy(a)).H.numpy(), atol=tol)
+        np.testing.assert_allclose(to_numpy(LA.matrix_sqrth(interop.tensor(spd, backend=backend))),
+                                   LA.matrix_sqrth(torch.from_numpy(spd)).numpy(), atol=tol)
+
+
+def test_polar_refuses_like_torch():
+    with pytest.raises(RuntimeError, match="at least as many rows as columns"):
+        interop.linalg_polar(interop.ones(2, 3))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        interop.linalg_polar(interop.ones(3))
+    with pytest.raises(RuntimeError, match="square matrices"):
+        interop.linalg_matrix_sqrth(interop.ones(2, 3))

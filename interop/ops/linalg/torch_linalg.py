@@ -20,7 +20,7 @@ RESULTS: dict[str, Any] = {name: namedtuple(name, fields) for name, fields in {
     "linalg_qr": ("Q", "R"), "linalg_svd": ("U", "S", "Vh"), "linalg_eigh": ("eigenvalues", "eigenvectors"),
     "linalg_eig": ("eigenvalues", "eigenvectors"), "linalg_slogdet": ("sign", "logabsdet"),
     "linalg_inv_ex": ("inverse", "info"), "linalg_cholesky_ex": ("L", "info"),
-    "linalg_solve_ex": ("result", "info"),
+    "linalg_solve_ex": ("result", "info"), "linalg_polar": ("U", "H"),
     "linalg_lstsq": ("solution", "residuals", "rank", "singular_values")}.items()}
 
 
@@ -179,6 +179,35 @@ def eigh(be: Any, A: Any, UPLO: str = "L") -> Any:
     _square("eigh", A)
     w, v = linalg(be, "eigh")(A, UPLO=UPLO)
     return RESULTS["linalg_eigh"](w, v)
+
+
+@op("linalg_matrix_sqrth", method=False, torch=torch_names("matrix_sqrth", "torch.linalg"))
+def matrix_sqrth(be: Any, A: Any) -> Any:
+    """The principal square root of a Hermitian positive-definite matrix (its lower triangle,
+    as ``eigh`` reads it), from the eigendecomposition; eigenvalues below 0 count as 0, as in
+    torch (torch 2.14's ``torch.linalg.matrix_sqrth``)."""
+    _square("matrix_sqrth", A)
+    w, v = linalg(be, "eigh")(A)
+    root = be.np.sqrt(be.np.maximum(w, w.dtype.type(0)))
+    return _like(be.np.matmul(v * root[..., None, :].astype(v.dtype), mH(be, v)), A)
+
+
+@op("linalg_polar", method=False, torch=torch_names("polar", "torch.linalg"))
+def polar(be: Any, A: Any) -> Any:
+    """(U, H) with A = U H for m >= n: U with orthonormal columns, H Hermitian positive
+    semi-definite, from the SVD as torch computes it on the CPU (torch 2.14's
+    ``torch.linalg.polar``)."""
+    _float("polar", A)
+    if A.ndim < 2:
+        raise RuntimeError("linalg.polar: The input tensor A must have at least 2 dimensions.")
+    m, n = A.shape[-2:]
+    if m < n:
+        raise RuntimeError(f"linalg.polar: input must have at least as many rows as columns, "
+                           f"but got {m} by {n} matrices (polar of A.mH gives the other factor "
+                           "order)")
+    w, s, vh = be.svd(A, False)
+    h = be.np.matmul(mH(be, vh) * s[..., None, :].astype(vh.dtype), vh)
+    return RESULTS["linalg_polar"](_like(be.np.matmul(w, vh), A), _like(h, A))
 
 
 @op("linalg_eigvalsh", method=False, torch=torch_names("eigvalsh", "torch.linalg"))
