@@ -64,3 +64,17 @@ def test_the_warning_names_the_users_line():
     with pytest.warns(interop.InteropDeprecationWarning) as caught:
         t.qr()
     assert caught[0].filename == __file__
+
+
+def test_the_old_arguments_keep_their_meaning(backend):
+    """``qr(some=False)``: the complete Q; ``cholesky(upper=True)``: U with A = U^H U."""
+    tall = np.random.default_rng(1).normal(size=(4, 3))
+    with pytest.warns(interop.InteropDeprecationWarning):
+        q, r = interop.tensor(tall, backend=backend).qr(some=False)
+    want_q, want_r = np.linalg.qr(tall, mode="complete")
+    assert q.shape == (4, 4) and r.shape == (4, 3)
+    np.testing.assert_allclose(np.abs(to_numpy(q)), np.abs(want_q), atol=1e-12)
+    np.testing.assert_allclose(np.abs(to_numpy(r)), np.abs(want_r), atol=1e-12)
+    with pytest.warns(interop.InteropDeprecationWarning):
+        upper = interop.tensor(A, backend=backend).cholesky(upper=True)
+    np.testing.assert_allclose(to_numpy(upper), np.linalg.cholesky(A).T, atol=1e-12)

@@ -181,8 +181,15 @@ def run_operator(name: str, backend: str) -> str:
 CASES = [(backend, name) for backend in BACKENDS for name in PASSING[backend]]
 
 
+# Operators torch 2.14 removed, with their op_db entries (interop's deprecated forms:
+# tests/test_deprecations.py); listed where the floor's op_db still has them.
+REMOVED_BY_NEWER_TORCH = {"qr", "cholesky"}
+
+
 @pytest.mark.parametrize(("backend", "name"), CASES, ids=[f"{b}-{n}" for b, n in CASES])
 def test_gradcheck(backend, name):
+    if name in REMOVED_BY_NEWER_TORCH and name not in differentiable_operators():
+        pytest.skip(f"torch {torch.__version__} removed {name}")
     assert run_operator(name, backend) == ""
 
 

@@ -128,10 +128,12 @@ def mvlgamma(be: Any, input: Any, p: int) -> Any:
 
 @op(method=True, torch=("torch.logit", "torch.special.logit", "torch.Tensor.logit"))
 def logit(be: Any, input: Any, eps: float | None = None) -> Any:
-    """log(x / (1 - x)), with x clamped to [eps, 1 - eps] when ``eps`` is given."""
+    """log(x / (1 - x)), with x clamped to [eps, 1 - eps] when ``eps`` is given; as torch's
+    kernel, x below eps becomes eps first, so for eps > 0.5 (an empty interval) that wins."""
     (x,) = _floating(be, input)
     if eps is not None:
-        x = be.np.clip(x, x.dtype.type(eps), x.dtype.type(1 - eps))
+        lo, hi = x.dtype.type(eps), x.dtype.type(1 - eps)
+        x = be.np.where(x < lo, lo, be.np.where(x > hi, hi, x))
     return be.np.log(x / (1 - x))
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
+import numpy as np
+
 from ... import dtypes
 from ...backends import views
 from ...errors import ShapeError
@@ -146,3 +148,70 @@ def indices_backward(be: Any, grad_output: Any, indices: Any, input: Any, n: int
     flat = whole_arrays(be, _add_planes, (planes, size), grad_output.dtype, grad_output,
                         indices, planes, size)  # a scatter-add: on lazy backends, one task
     return be.np.reshape(flat, tuple(input.shape)).astype(input.dtype)
+
+
+def _attention_scores(be: Any, query: Any, key: Any, is_causal: bool, attn_mask: Any,
+                      scale: Any) -> tuple[Any, Any]:
+    """(Q K^T * scale with the mask applied, the scale), as the CPU flash kernel forms them: the
+    mask (of the query's dtype) adds, ``is_causal`` keeps the lower triangle."""
+    t = query.dtype.type
+    s = t(1 / math.sqrt(query.shape[-1]) if scale is None else scale)
+    scores = be.np.matmul(query, be.np.swapaxes(key, -1, -2)) * s
+    if is_causal:
+        kept = be.np.tril(be.np.ones((query.shape[-2], key.shape[-2]), dtype=bool))
+        scores = be.np.where(kept, scores, t(-math.inf))
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    return scores, s
+
+
+def _attention_weights(be: Any, scores: Any, logsumexp: Any) -> Any:
+    """softmax of the scores from their log-sum-exp; a row masked whole weighs nothing."""
+    lse = logsumexp.astype(scores.dtype)[..., None]
+    return be.np.where(be.np.isneginf(lse), scores.dtype.type(0), be.np.exp(scores - lse))
+
+
+@op(function=False, method=False,
+    torch=torch_names("_scaled_dot_product_flash_attention_for_cpu", "aten"))
+def _scaled_dot_product_flash_attention_for_cpu(be: Any, query: Any, key: Any, value: Any,
+                                                dropout_p: float = 0.0, is_causal: bool = False,
+                                                *, attn_mask: Any = None, scale: Any = None) -> Any:
+    """(output, logsumexp) of attention over (B, H, L, E) operands: what
+    ``scaled_dot_product_attention`` reaches on the CPU from torch 2.14 (logsumexp in float32
+    for float32 and lower, as torch's kernel accumulates)."""
+    if dropout_p:
+        raise NotImplementedError("_scaled_dot_product_flash_attention_for_cpu: dropout_p > 0 "
+                                  "is not implemented by interop (pass 0.0)")
+    if not query.shape[-1] == key.shape[-1] == value.shape[-1]:
+        raise RuntimeError("scaled_dot_product_attention_flash_attention: Q/K/V should have the "
+                           "same head size")
+    if attn_mask is not None and attn_mask.dtype != query.dtype:
+        raise RuntimeError("scaled_dot_product_attention_flash_attention: Attention mask is the "
+                           f"same data type as query ({query.dtype}, not {attn_mask.dtype}); "
+                           "a boolean mask: torch.where(mask, 0.0, -inf) in the query's dtype")
+    scores, _ = _attention_scores(be, query, key, is_causal, attn_mask, scale)
+    peak = be.np.max(scores, axis=-1, keepdims=True)
+    finite = be.np.where(be.np.isneginf(peak), scores.dtype.type(0), peak)
+    lse = be.np.log(be.np.sum(be.np.exp(scores - finite), axis=-1)) + finite[..., 0]
+    out = be.np.matmul(_attention_weights(be, scores, lse), value)
+    return out.astype(query.dtype), lse.astype(np.promote_types(query.dtype, np.float32))
+
+
+@op(function=False, method=False,
+    torch=torch_names("_scaled_dot_product_flash_attention_for_cpu_backward", "aten"))
+def _scaled_dot_product_flash_attention_for_cpu_backward(
+        be: Any, grad_out: Any, query: Any, key: Any, value: Any, out: Any, logsumexp: Any,
+        dropout_p: float, is_causal: bool, *, attn_mask: Any = None, scale: Any = None) -> Any:
+    """(grad_query, grad_key, grad_value) from the forward's output and log-sum-exp: with P the
+    weights, dV = P^T dO, dS = P (dO V^T - rowsum(dO O)), dQ = dS K s, dK = dS^T Q s."""
+    if dropout_p:
+        raise NotImplementedError("_scaled_dot_product_flash_attention_for_cpu_backward: "
+                                  "dropout_p > 0 is not implemented by interop")
+    scores, s = _attention_scores(be, query, key, is_causal, attn_mask, scale)
+    weights = _attention_weights(be, scores, logsumexp)
+    grad_value = be.np.matmul(be.np.swapaxes(weights, -1, -2), grad_out)
+    grad_weights = be.np.matmul(grad_out, be.np.swapaxes(value, -1, -2))
+    grad_scores = weights * (grad_weights - be.np.sum(grad_out * out, axis=-1, keepdims=True))
+    grad_query = be.np.matmul(grad_scores, key) * s
+    grad_key = be.np.matmul(be.np.swapaxes(grad_scores, -1, -2), query) * s
+    return grad_query, grad_key, grad_value
