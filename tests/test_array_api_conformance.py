@@ -824,7 +824,7 @@ def test_matches_array_api_strict(name, default_backend, data):
     i_args = [convert(a, xp, backend, chunks) for a in args]
     i_kwargs = {k: convert(v, xp, backend, chunks) for k, v in kwargs.items()}
     if backend == "dask" and name in DASK_LIMITS and DASK_LIMITS[name][0](args, kwargs):
-        reject()  # a documented Dask limitation (README, "Array API")
+        reject()  # a documented Dask limitation (docs/array-api.md)
     if backend == "dask" and name in DASK_LACKS:
         with pytest.raises(TypeError, match="not implemented by the dask backend"):
             function(xp, name)(*i_args, **i_kwargs)
