@@ -669,7 +669,7 @@ def _batched(args, kwargs=None):
 
 
 # Cases Dask gets wrong (its errors or results, not interop's), skipped on Dask and listed in
-# the README: zero-size inputs, batches of matrices.
+# docs/array-api.md: zero-size inputs, batches of matrices.
 DASK_LIMITS = {
     **{n: (_empty, "zero-size input") for n in (
         "nonzero", "reshape", "roll", "unique_all", "unique_counts",
