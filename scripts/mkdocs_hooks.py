@@ -91,28 +91,24 @@ def on_files(files: Files, config: Any) -> Files:
     return files
 
 
+def _scripts() -> Any:
+    """The generators beside this file (scripts/ is no package): ``api_reference``."""
+    sys.path.insert(0, str(_SCRIPTS))
+    try:
+        import api_reference
+    finally:
+        sys.path.remove(str(_SCRIPTS))
+    return api_reference
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    if "interop:api" in markdown:
-        sys.path.insert(0, str(_SCRIPTS))
-        try:
-            import api_reference
-        finally:
-            sys.path.remove(str(_SCRIPTS))
-        markdown = _API.sub(lambda m: api_reference.function_entry(m.group(1)), markdown)
-    if _NAMES in markdown:
-        sys.path.insert(0, str(_SCRIPTS))
-        try:
-            import api_reference
-        finally:
-            sys.path.remove(str(_SCRIPTS))
-        markdown = markdown.replace(_NAMES, api_reference.names_table())
-    if _XP_NAMES in markdown:
-        sys.path.insert(0, str(_SCRIPTS))
-        try:
-            import api_reference
-        finally:
-            sys.path.remove(str(_SCRIPTS))
-        markdown = markdown.replace(_XP_NAMES, api_reference.array_api_names())
+    if "<!-- interop:" in markdown:
+        reference = _scripts()
+        markdown = _API.sub(lambda m: reference.function_entry(m.group(1)), markdown)
+        markdown = markdown.replace(_NAMES, reference.names_table()) if _NAMES in markdown \
+            else markdown
+        markdown = markdown.replace(_XP_NAMES, reference.array_api_names()) \
+            if _XP_NAMES in markdown else markdown
     if "interop:html-repr" not in markdown:
         return markdown
     examples = _examples()

@@ -211,7 +211,8 @@ def test_every_internal_link_of_the_built_site_resolves(site):
                 continue  # another site, mailto:, data:
             if not target and not fragment:
                 continue
-            dest = (page.parent / target).resolve() if target else page
+            dest = (site / target.lstrip("/")) if target.startswith("/") else \
+                (page.parent / target).resolve() if target else page  # 404.html: from the root
             if dest.is_dir():
                 dest = dest / "index.html"
             if not dest.exists():
@@ -343,3 +344,25 @@ def test_pages_render_in_a_browser(site, tmp_path, page, what):
     if what == "tutorial":
         assert report["cells"] >= 3, report
 
+
+
+def _slug(heading: str) -> str:
+    """The anchor mkdocs (Python-Markdown's toc) and GitHub give a heading, for plain ones."""
+    text = re.sub(r"[`*]", "", heading).strip().lower()
+    return re.sub(r"[\s]+", "-", re.sub(r"[^\w\s-]", "", text))
+
+
+def test_the_readmes_links_resolve():
+    """The README is read on GitHub and on PyPI, outside the site: its relative links name
+    files of the repository, and its #fragments headings of those files."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    broken = []
+    for target, fragment in re.findall(r"\]\((?!https?:)([^)#]+)(?:#([^)]+))?\)", readme):
+        path = ROOT / target
+        if not path.exists():
+            broken.append(target)
+        elif fragment:
+            headings = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), flags=re.M)
+            if fragment not in {_slug(h) for h in headings}:
+                broken.append(f"{target}#{fragment}")
+    assert not broken, broken
