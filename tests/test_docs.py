@@ -366,3 +366,21 @@ def test_the_readmes_links_resolve():
             if fragment not in {_slug(h) for h in headings}:
                 broken.append(f"{target}#{fragment}")
     assert not broken, broken
+
+
+def test_benchmarks_print_their_rows_for_the_benchmarks_page(monkeypatch):
+    """``--markdown`` (bench_dispatch, bench_numpy, bench_torch, bench_array_api): the date,
+    the machine and the command, then the rows as the benchmarks page's table."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_dispatch
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    monkeypatch.setattr(sys, "argv", ["benchmarks/bench_dispatch.py", "--quick", "--markdown"])
+    text = bench_dispatch.markdown([("t + t", (8,), 500.0, 1000.0, 1500.0)], ["Tensor", "SubTensor"])
+    first, _, header, rule, row = text.splitlines()
+    assert re.match(r"\d{4}-\d\d-\d\d; \d+ cores, .*Python .*NumPy ", first), first
+    assert first.endswith("`python benchmarks/bench_dispatch.py --quick --markdown`")
+    assert header == "| operation | shape | raw numpy | Tensor | SubTensor |"
+    assert rule.count("---") == 5
+    assert row == "| `t + t` | (8,) | 0.50 us | 1.00 us (2.00x) | 1.50 us (3.00x) |"
