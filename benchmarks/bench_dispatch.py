@@ -1,6 +1,6 @@
 """Dispatch overhead: interop against the raw backend call, measured in one process.
 
-Run: .venv/bin/python benchmarks/bench_dispatch.py [--quick]
+Run: .venv/bin/python benchmarks/bench_dispatch.py [--quick] [--markdown]
 
 For each operation and shape, prints the best-of-N time per call of the raw
 NumPy expression and of the same expression on an interop ``Tensor``, a
@@ -110,11 +110,52 @@ def run(quick: bool) -> list[tuple]:
     return rows
 
 
+def machine() -> str:
+    """The machine a run measured, as the benchmarks page names it: cores, CPU, versions."""
+    import os
+    import platform
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    versions = [f"Python {platform.python_version()}", f"NumPy {np.__version__}"]
+    try:
+        import torch
+        versions.append(f"torch {torch.__version__}")
+    except ImportError:
+        pass
+    return f"{os.cpu_count()} cores, {cpu}; {', '.join(versions)}"
+
+
+def markdown(rows: list[tuple], columns: list[str]) -> str:
+    """The rows as a table for docs/performance.md, after a line with the date, the machine
+    and the command that reproduces them."""
+    import datetime
+    import sys
+    command = " ".join(["python", *sys.argv])
+    lines = [f"{datetime.date.today().isoformat()}; {machine()}; `{command}`", "",
+             "| operation | shape | raw numpy | " + " | ".join(columns) + " |",
+             "|---|---|---|" + "---|" * len(columns)]
+    for name, shape, raw, *times in rows:
+        cells = " | ".join(f"{t / 1e3:.2f} us ({t / raw:.2f}x)" for t in times)
+        lines.append(f"| `{name}` | {shape} | {raw / 1e3:.2f} us | {cells} |")
+    return "\n".join(lines)
+
+
 def cli(run: Callable[[bool], list[tuple]], columns: list[str], doc: str, width: int = 10) -> None:
-    """Parse --quick, run, and print rows (name, shape, raw ns, *ns) with ratios to raw."""
+    """Parse --quick, run, and print rows (name, shape, raw ns, *ns) with ratios to raw
+    (with --markdown: as a table for the benchmarks page)."""
     parser = argparse.ArgumentParser(description=doc)
     parser.add_argument("--quick", action="store_true", help="short timing budget")
-    rows = run(parser.parse_args().quick)
+    parser.add_argument("--markdown", action="store_true",
+                        help="print a table for docs/performance.md: date, machine, command first")
+    options = parser.parse_args()
+    rows = run(options.quick)
+    if options.markdown:
+        print(markdown(rows, columns))
+        return
     print(f"{'operation':<{width}} {'shape':<13} {'raw numpy':>11} "
           + " ".join(f"{c:>16}" for c in columns))
     for name, shape, raw, *times in rows:

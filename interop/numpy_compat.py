@@ -1,5 +1,5 @@
 """What the installed NumPy offers, asked once: the features interop uses that NumPy's
-oldest declared version (pyproject.toml, README "Installing") lacks.
+oldest declared version (pyproject.toml, docs/install.md "Supported versions") lacks.
 
 Each flag names the feature, not a version, and says which NumPy release retires it: when
 the floor reaches that release, the flag and the code that switches on it go.

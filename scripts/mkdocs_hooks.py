@@ -8,11 +8,20 @@
 - ``<!-- interop:html-repr NAME -->`` in a page becomes the card Jupyter shows
   (``_repr_html_``) for the example tensor ``NAME`` of ``_EXAMPLES``;
 - ``<!-- interop:api NAME -->`` becomes the reference entry of ``interop.NAME``,
-  asked of the object (``interop.tensor`` is a function, and a module too).
+  asked of the object (``interop.tensor`` is a function, and a module too);
+- ``<!-- interop:names -->`` becomes the table of every name of ``interop.__all__``, each
+  with what it is and where the reference describes it (so every public name is on the site);
+  ``<!-- interop:array-api-names -->`` the same for ``interop.array_api``, with signatures;
+- ``changelog.md`` is the repository's ``CHANGELOG.md``, as it is.
+
+``INTEROP_DOCS_QUICK=1`` keeps the committed support matrix instead of regenerating it
+(about two minutes of real calls): for writing pages, never for CI.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 import sys
 from pathlib import Path
@@ -23,6 +32,23 @@ from mkdocs.structure.files import File, Files
 _SCRIPTS = Path(__file__).resolve().parent
 _MARK = re.compile(r"<!-- interop:html-repr (\w+) -->")
 _API = re.compile(r"<!-- interop:api (\w+) -->")
+_NAMES = "<!-- interop:names -->"
+_XP_NAMES = "<!-- interop:array-api-names -->"
+_ROOT = _SCRIPTS.parent
+
+
+class _ComputedAll(logging.Filter):
+    """griffe reads ``__all__`` without running the code, and ``interop.array_api`` builds its
+    ``__all__`` from lists of names (the standard's groups), which griffe reports as
+    "Unsupported item": that module's names are listed by ``array_api_names`` instead, from
+    the module itself. Every other griffe warning still fails the strict build."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "Unsupported item in interop.array_api.__all__" not in record.getMessage()
+
+
+for _name in ("griffe", "mkdocs.plugins.griffe"):
+    logging.getLogger(_name).addFilter(_ComputedAll())
 
 
 def _examples() -> dict[str, Any]:
@@ -54,22 +80,35 @@ def on_files(files: Files, config: Any) -> Files:
         import support_matrix
     finally:
         sys.path.remove(str(_SCRIPTS))
-    committed = files.get_file_from_path("support-matrix.md")
-    if committed is not None:
-        files.remove(committed)
-    files.append(File.generated(config, "support-matrix.md", content=support_matrix.render()))
+    if os.environ.get("INTEROP_DOCS_QUICK") != "1":
+        committed = files.get_file_from_path("support-matrix.md")
+        if committed is not None:
+            files.remove(committed)
+        files.append(File.generated(config, "support-matrix.md", content=support_matrix.render()))
+    changelog = (_ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    files.append(File.generated(config, "changelog.md", content=changelog))
     files.append(File.generated(config, "operations.md", content=api_reference.render()))
     return files
 
 
+def _scripts() -> Any:
+    """The generators beside this file (scripts/ is no package): ``api_reference``."""
+    sys.path.insert(0, str(_SCRIPTS))
+    try:
+        import api_reference
+    finally:
+        sys.path.remove(str(_SCRIPTS))
+    return api_reference
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    if "interop:api" in markdown:
-        sys.path.insert(0, str(_SCRIPTS))
-        try:
-            import api_reference
-        finally:
-            sys.path.remove(str(_SCRIPTS))
-        markdown = _API.sub(lambda m: api_reference.function_entry(m.group(1)), markdown)
+    if "<!-- interop:" in markdown:
+        reference = _scripts()
+        markdown = _API.sub(lambda m: reference.function_entry(m.group(1)), markdown)
+        markdown = markdown.replace(_NAMES, reference.names_table()) if _NAMES in markdown \
+            else markdown
+        markdown = markdown.replace(_XP_NAMES, reference.array_api_names()) \
+            if _XP_NAMES in markdown else markdown
     if "interop:html-repr" not in markdown:
         return markdown
     examples = _examples()

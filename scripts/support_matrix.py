@@ -287,15 +287,44 @@ def tally(cells: list[dict[str, str]]) -> tuple[Counter, Counter]:
     return operations, marks
 
 
+UNVERIFIED = "not verified in this build"
+
+
+def unverified_reason(backend: str) -> str | None:
+    """Why this build cannot run ``backend`` (None where it can): its cells are then not
+    outcomes, and the headline says so instead of counting them."""
+    if _available(backend):
+        return None
+    return "no GPU here" if backend == "cupy" else f"{backend} is not installed here"
+
+
 def _headline(operations: Counter, marks: Counter) -> list[str]:
-    """One line per surface and backend, counted over the surface's own operations."""
+    """One line per surface and backend, counted over the surface's own operations; a
+    backend this build cannot run is not counted (a row of "·" is not 0 working)."""
     columns = " | ".join(f"{mark} {name}" for mark, name in MARKS.items())
     lines = [f"| surface | backend | operations | {columns} |", "|---|---|---|" + "---|" * len(MARKS)]
     for surface in SURFACES:
         for be in BACKENDS:
-            counts = " | ".join(str(marks[surface, be, mark]) for mark in MARKS)
+            reason = unverified_reason(be)
+            if reason:
+                counts = f"{UNVERIFIED} ({reason})" + " |" * (len(MARKS) - 1)
+            else:
+                counts = " | ".join(str(marks[surface, be, mark]) for mark in MARKS)
             lines.append(f"| {surface} | {be} | {operations[surface]} | {counts} |")
     return lines
+
+
+def _unverified_note() -> list[str]:
+    missing = [(be, unverified_reason(be)) for be in BACKENDS if unverified_reason(be)]
+    if not missing:
+        return []
+    listed = "; ".join(f"**{be}**: {reason}" for be, reason in missing)
+    note = (f"Not verified in this build: {listed}. Their cells show {NOT_RUN} (not run), "
+            "which says nothing about whether the operation works there.")
+    if any(be == "cupy" for be, _ in missing):
+        note += (" CuPy runs the same tests on a machine with a GPU (`bash scripts/gpu_check.sh`); "
+                 "the last run on a real GPU is on the [benchmarks page](performance.md#on-a-gpu).")
+    return [note, ""]
 
 
 def render() -> str:
@@ -334,6 +363,7 @@ def render() -> str:
         "",
         *_headline(operations, marks),
         "",
+        *_unverified_note(),
     ]
     family = None
     for name, (names, cells) in rows.items():

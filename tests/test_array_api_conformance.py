@@ -669,7 +669,7 @@ def _batched(args, kwargs=None):
 
 
 # Cases Dask gets wrong (its errors or results, not interop's), skipped on Dask and listed in
-# the README: zero-size inputs, batches of matrices.
+# docs/array-api.md: zero-size inputs, batches of matrices.
 DASK_LIMITS = {
     **{n: (_empty, "zero-size input") for n in (
         "nonzero", "reshape", "roll", "unique_all", "unique_counts",
@@ -824,7 +824,7 @@ def test_matches_array_api_strict(name, default_backend, data):
     i_args = [convert(a, xp, backend, chunks) for a in args]
     i_kwargs = {k: convert(v, xp, backend, chunks) for k, v in kwargs.items()}
     if backend == "dask" and name in DASK_LIMITS and DASK_LIMITS[name][0](args, kwargs):
-        reject()  # a documented Dask limitation (README, "Array API")
+        reject()  # a documented Dask limitation (docs/array-api.md)
     if backend == "dask" and name in DASK_LACKS:
         with pytest.raises(TypeError, match="not implemented by the dask backend"):
             function(xp, name)(*i_args, **i_kwargs)

@@ -7,6 +7,7 @@ real calls; these tests check a few of its cells against what the calls do.
 from __future__ import annotations
 
 import html
+import json
 import re
 import subprocess
 import sys
@@ -31,13 +32,6 @@ def site(tmp_path_factory) -> Path:
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, f"mkdocs build --strict failed:\n{run.stdout}\n{run.stderr}"
     return out
-
-
-@pytest.mark.slow
-def test_site_builds_strict_with_every_page(site):
-    for page in ("getting-started", "surfaces", "subclassing", "backends", "errors", "jupyter",
-                 "performance", "support-matrix", "api"):
-        assert (site / page / "index.html").exists(), page
 
 
 @pytest.mark.slow
@@ -100,3 +94,293 @@ def test_built_reference_pages_show_signatures(site):
         return html.unescape(re.sub(r"<[^>]+>", "", raw))
     assert "interop.tensor(data, dtype=None, device=None" in text("api")
     assert "sum(input, dim=None, keepdim=False" in text("operations")
+
+
+# -- the site's shape: the four kinds, every public name, links that resolve ---------------
+
+NAV_KINDS = ("Get started", "Tutorials", "How-to guides", "Reference", "Explanation", "Development")
+
+
+def _nav() -> list:
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)  # !!python/name tags
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader)["nav"]
+
+
+def _section(nav: list, title: str) -> list:
+    return next(item[title] for item in nav if isinstance(item, dict) and title in item)
+
+
+def _pages(section: list) -> list[str]:
+    return [v if isinstance(v, str) else next(iter(v.values())) for v in section]
+
+
+def test_the_navigation_shows_the_four_kinds_and_the_how_tos():
+    nav = _nav()
+    assert [next(iter(item)) for item in nav if isinstance(item, dict)][1:] == list(NAV_KINDS)
+    how_to = [p for p in _pages(_section(nav, "How-to guides")) if p.startswith("how-to/")]
+    assert len([p for p in how_to if not p.endswith("index.md")]) >= 8
+    for page in how_to:
+        assert (ROOT / "docs" / page).exists(), page
+    notebooks = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert [Path(p).name for p in _pages(_section(nav, "Tutorials")) if p.endswith(".ipynb")] \
+        == notebooks  # every notebook is a tutorial page, in order
+    reference = _pages(_section(nav, "Reference"))
+    assert "performance.md" in reference  # the benchmarks page
+    assert "architecture.md" in _pages(_section(nav, "Development"))
+
+
+def _text(site: Path, page: str) -> str:
+    raw = (site / page / "index.html").read_text(encoding="utf-8")
+    return html.unescape(re.sub(r"<[^>]+>", "", raw))
+
+
+@pytest.mark.slow
+def test_site_builds_strict_with_every_page(site):
+    for page in ("install", "quickstart", "tutorials", "tutorials/01-quickstart",
+                 "tutorials/09-exploring-in-jupyter", "how-to", "how-to/numpy-code",
+                 "how-to/port-a-script", "api", "array-api", "errors", "configuration",
+                 "operations", "support-matrix", "torch_coverage", "performance", "design",
+                 "semantics", "laziness", "views-and-writes", "performance-model", "surfaces",
+                 "backends", "subclassing", "jupyter", "architecture", "testing",
+                 "support-window", "changelog"):
+        assert (site / page / "index.html").exists(), page
+
+
+@pytest.mark.slow
+def test_every_public_name_is_in_the_reference(site):
+    """Each name of interop.__all__, the torch face's class, the exception classes, the
+    config options and every name of interop.array_api appear in the built reference."""
+    import interop
+    import interop.array_api as xp
+    import interop.errors as errors
+    api = _text(site, "api")
+    missing = [n for n in interop.__all__ if f"interop.{n}" not in api]
+    assert not missing, f"public names missing from the API reference: {missing}"
+    for name in ("interop.TorchTensor", "interop.to_backend", "as_torch", "set_default_dtype"):
+        assert name in api, name
+    classes = [n for n in dir(errors) if isinstance(getattr(errors, n), type)
+               and issubclass(getattr(errors, n), (Exception, Warning))]
+    assert not [n for n in classes if n not in api], "exception classes missing"
+    xp_page = _text(site, "array-api")
+    standard = [n for n in xp.__all__ if not n.startswith("__")]
+    for module, names in ((xp, standard), (xp.linalg, xp.linalg.__all__), (xp.fft, xp.fft.__all__)):
+        missing = [n for n in names if n not in xp_page]
+        assert not missing, f"{module.__name__} names missing: {missing}"
+    config_page = _text(site, "configuration")
+    for option in ("dask_compute", "implicit_transfer", "transfer_guard", "persist_state",
+                   "progress", "INTEROP_BACKEND"):
+        assert option in config_page, option
+
+
+@pytest.mark.slow
+def test_the_tutorials_are_the_notebooks_rendered(site):
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        raw = (site / "tutorials" / path.stem / "index.html").read_text(encoding="utf-8")
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        assert raw.count("jp-CodeCell") >= len(code), path.stem
+        first_line = next(line for c in code for line in c["source"] if line.strip())
+        assert html.escape(first_line.split("(")[0].strip(), quote=False) in html.unescape(raw) \
+            or first_line.split()[0] in raw, path.stem
+
+
+_HREF = re.compile(r"""(?:href|src)=["']([^"'#?]*)(#[^"']*)?["']""")
+
+
+@pytest.mark.slow
+def test_every_internal_link_of_the_built_site_resolves(site):
+    """Every relative href and src in every built page points at a file of the site, and a
+    #fragment at an id on that page: the generated pages and the notebooks included."""
+    ids: dict[Path, set[str]] = {}
+
+    def ids_of(page: Path) -> set[str]:
+        if page not in ids:
+            text = page.read_text(encoding="utf-8", errors="replace")
+            ids[page] = set(re.findall(r"""\bid=["']([^"']+)["']""", text))
+        return ids[page]
+
+    broken = []
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8", errors="replace")
+        for target, fragment in _HREF.findall(text):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("//"):
+                continue  # another site, mailto:, data:
+            if not target and not fragment:
+                continue
+            dest = (site / target.lstrip("/")) if target.startswith("/") else \
+                (page.parent / target).resolve() if target else page  # 404.html: from the root
+            if dest.is_dir():
+                dest = dest / "index.html"
+            if not dest.exists():
+                broken.append(f"{page.relative_to(site)}: {target}")
+            elif fragment and len(fragment) > 1 and dest.suffix == ".html" \
+                    and html.unescape(fragment[1:]) not in ids_of(dest):
+                broken.append(f"{page.relative_to(site)}: {target}{fragment}")
+    assert not broken, f"{len(broken)} broken links: {broken[:20]}"
+
+
+# -- run records live on the benchmarks page and in the changelog --------------------------
+
+_RECORDS = {
+    "a test count": r"\b\d+ (?:passed|failed|xfailed)\b",
+    "'by hand'": r"\b[Bb]y hand\b",
+    "'this machine'": r"\bthis machine\b",
+    "a commit id": r"(?<![.\w])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b",
+    "a time of day": r"\b\d\d:\d\d(?::\d\d)? UTC\b",
+}
+# pages that are records or generated from runs: the benchmarks page, the generated coverage
+# pages, and the contributors' architecture notes
+_RECORD_PAGES = {"performance.md", "torch_coverage.md", "support-matrix.md", "architecture.md"}
+
+
+def _user_pages() -> list[Path]:
+    return [ROOT / "README.md", *(p for p in sorted((ROOT / "docs").rglob("*.md"))
+                                  if p.name not in _RECORD_PAGES)]
+
+
+@pytest.mark.parametrize("page", _user_pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_run_records_outside_the_benchmarks_page(page):
+    text = page.read_text(encoding="utf-8")
+    found = [f"{what}: {m.group(0)!r}" for what, pattern in _RECORDS.items()
+             for m in re.finditer(pattern, text)]
+    # a date only where it says when the GPU support was last verified
+    for m in re.finditer(r"\b20\d\d-\d\d-\d\d\b", text):
+        if "GPU" not in text[max(0, m.start() - 100):m.end() + 100]:
+            found.append(f"a date: {m.group(0)!r}")
+    assert not found, f"{page.name} holds run records (they go to docs/performance.md or " \
+        f"CHANGELOG.md): {found}"
+
+
+def test_the_readme_gets_a_newcomer_going():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert "bash scripts/demo.sh" in readme and "bash scripts/test.sh" in readme
+    assert "pip install interop-tensor" in readme and "pip uninstall interop" in readme
+    for extra in ("dask", "torch", "jax", "cubed", "bfloat16"):
+        assert f'pip install "interop-tensor[{extra}]"' in readme, extra
+    headings = re.findall(r"^## (.+)$", readme, flags=re.M)
+    for heading in ("Install", "A first example", "Where next", "Why interop",
+                    "When not to use it", "Compared with", "Status", "Contributing", "License"):
+        assert heading in headings, heading
+    compared = readme[readme.index("## Compared with"):readme.index("## Status")]
+    for other in ("array-api-compat", "eagerpy", "keras.ops", "torchax", "torch.Tensor` subclass",
+                  "Dask or CuPy"):
+        assert other in compared, other
+    assert max(len(line) for line in readme.splitlines()) < 250  # no table row of a page
+
+
+def test_every_install_line_uses_the_distribution_name():
+    """pip install lines in the README, the docs, the notebooks and the scripts' messages
+    name interop-tensor (the name interop on PyPI is another project)."""
+    places = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "notebooks").glob("*.ipynb"),
+              *(ROOT / "scripts").glob("*"), *(ROOT / "examples").glob("*.py")]
+    wrong = [f"{p.relative_to(ROOT)}: {m.group(0)}" for p in places if p.is_file()
+             for m in re.finditer(r"pip install[^\n`]*?[\s\"'](interop)(\[[^\]]*\])?(?=[\s\"'`]|$)",
+                                  p.read_text(encoding="utf-8", errors="replace"), flags=re.M)]
+    assert not wrong, wrong
+
+
+# -- the built pages in a browser ------------------------------------------------------------
+
+_REPORT = """<script>
+window.addEventListener('load', () => setTimeout(() => {
+  const content = document.querySelector('.md-content') || document.body;
+  const report = {
+    h1: (content.querySelector('h1') || {textContent: ''}).textContent.trim(),
+    images: [...document.images].map(i => ({src: i.getAttribute('src'),
+                                             drawn: i.complete && i.naturalWidth > 0})),
+    code: content.querySelectorAll('pre code, .highlight pre, .jp-CodeCell pre').length,
+    cells: content.querySelectorAll('.jp-CodeCell').length,
+    sections: [...document.querySelectorAll('.md-nav--primary .md-nav__item--section')]
+      .map(e => e.querySelector('label, a').textContent.trim()),
+    text: content.innerText.length,
+    width: content.getBoundingClientRect().width,
+  };
+  document.body.insertAdjacentHTML('beforeend', '<pre id="interop-report" hidden>' +
+    JSON.stringify(report).replace(/</g, '&lt;') + '</pre>');
+}, 0));
+</script>"""
+
+
+def _in_chromium(site: Path, page: str, tmp_path: Path) -> dict:
+    """What headless chromium laid out for a built page: a copy of the page beside it (so
+    its relative links hold) with a script that reports once the page has loaded."""
+    import subprocess
+
+    from tests.test_repr_html import CHROMIUM_FLAGS, _chromium
+    browser = _chromium()
+    original = site / page / "index.html"
+    copy = original.with_name("index.report.html")
+    copy.write_text(original.read_text(encoding="utf-8").replace("</body>", _REPORT + "</body>"),
+                    encoding="utf-8")
+    dom = subprocess.run([browser, *CHROMIUM_FLAGS, "--window-size=1400,1000",
+                          f"--user-data-dir={tmp_path / (page.replace('/', '-') or 'home')}",
+                          "--virtual-time-budget=10000", "--dump-dom", copy.as_uri()],
+                         capture_output=True, text=True, timeout=120)
+    found = re.findall(r'<pre id="interop-report" hidden="">(\{.*?)</pre>', dom.stdout, re.S)
+    assert found, f"chromium reported nothing for {page}: {dom.stderr[-2000:]}"
+    return json.loads(html.unescape(found[-1]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page, what", [("", "home"), ("tutorials/01-quickstart", "tutorial"),
+                                        ("how-to/numpy-code", "how-to")],
+                         ids=["home", "tutorial", "how-to"])
+def test_pages_render_in_a_browser(site, tmp_path, page, what):
+    """The home page, a tutorial (a notebook) and a how-to open in headless chromium: a title,
+    text laid out at a readable width, code blocks, every image drawn, and the navigation's
+    sections."""
+    report = _in_chromium(site, page, tmp_path)
+    assert report["h1"], report
+    assert report["text"] > 300 and report["width"] > 400, report
+    assert report["code"] >= 1, f"no code block on the {what} page"
+    broken = [i["src"] for i in report["images"] if not i["drawn"]]
+    assert not broken, f"images not drawn on the {what} page: {broken}"
+    assert report["sections"][:len(NAV_KINDS)] == list(NAV_KINDS), report["sections"]
+    if what == "tutorial":
+        assert report["cells"] >= 3, report
+
+
+
+def _slug(heading: str) -> str:
+    """The anchor mkdocs (Python-Markdown's toc) and GitHub give a heading, for plain ones."""
+    text = re.sub(r"[`*]", "", heading).strip().lower()
+    return re.sub(r"[\s]+", "-", re.sub(r"[^\w\s-]", "", text))
+
+
+def test_the_readmes_links_resolve():
+    """The README is read on GitHub and on PyPI, outside the site: its relative links name
+    files of the repository, and its #fragments headings of those files."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    broken = []
+    for target, fragment in re.findall(r"\]\((?!https?:)([^)#]+)(?:#([^)]+))?\)", readme):
+        path = ROOT / target
+        if not path.exists():
+            broken.append(target)
+        elif fragment:
+            headings = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), flags=re.M)
+            if fragment not in {_slug(h) for h in headings}:
+                broken.append(f"{target}#{fragment}")
+    assert not broken, broken
+
+
+def test_benchmarks_print_their_rows_for_the_benchmarks_page(monkeypatch):
+    """``--markdown`` (bench_dispatch, bench_numpy, bench_torch, bench_array_api): the date,
+    the machine and the command, then the rows as the benchmarks page's table."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_dispatch
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    monkeypatch.setattr(sys, "argv", ["benchmarks/bench_dispatch.py", "--quick", "--markdown"])
+    text = bench_dispatch.markdown([("t + t", (8,), 500.0, 1000.0, 1500.0)], ["Tensor", "SubTensor"])
+    first, _, header, rule, row = text.splitlines()
+    assert re.match(r"\d{4}-\d\d-\d\d; \d+ cores, .*Python .*NumPy ", first), first
+    assert first.endswith("`python benchmarks/bench_dispatch.py --quick --markdown`")
+    assert header == "| operation | shape | raw numpy | Tensor | SubTensor |"
+    assert rule.count("---") == 5
+    assert row == "| `t + t` | (8,) | 0.50 us | 1.00 us (2.00x) | 1.50 us (3.00x) |"

@@ -1,5 +1,5 @@
-"""What README.md and docs/ say works, is lazy or raises, checked: the text and these
-tests change together.
+"""What README.md and the pages under docs/ say works, is lazy or raises, checked: the text
+and these tests change together.
 
 The snippets of every page run in tests/test_docs_snippets.py; here are the claims
 written in prose.  A list of what a backend lacks is read from the page itself and each
@@ -23,18 +23,19 @@ pytest.importorskip("dask.array")
 torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-_README_WORDS = " ".join(README.split())
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+_WORDS = " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in PAGES)
+NUMPY_HOW_TO = (ROOT / "docs" / "how-to" / "numpy-code.md").read_text(encoding="utf-8")
 
 
-def says(text: str, page: str = _README_WORDS) -> bool:
-    """Whether the page says ``text`` (line breaks and indentation aside)."""
+def says(text: str, page: str = _WORDS) -> bool:
+    """Whether the README or a page of the docs says ``text`` (line breaks and indentation
+    aside)."""
     return " ".join(text.split()) in page
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def _bullet(text: str, opening: str) -> str:
-    """The README bullet (to the next bullet or heading) that begins with ``opening``."""
+    """The bullet (to the next bullet or heading) that begins with ``opening``."""
     start = text.index(opening)
     end = re.search(r"\n(- |#)", text[start + 1:])
     return text[start:start + 1 + end.start()] if end else text[start:]
@@ -82,10 +83,10 @@ _NUMPY_LACKS_ON_DASK = {
 }
 
 
-def test_the_readmes_numpy_lacks_list_is_what_dask_lacks():
-    """Every NumPy function the README lists as left on Dask raises the documented error;
-    the list in the text and the calls here are the same names."""
-    bullet = _bullet(README, "- **What the backend lacks** raises `TypeError: numpy.")
+def test_the_numpy_how_tos_lacks_list_is_what_dask_lacks():
+    """Every NumPy function docs/how-to/numpy-code.md lists as left on Dask raises the
+    documented error; the list in the text and the calls here are the same names."""
+    bullet = _bullet(NUMPY_HOW_TO, "- **What the backend lacks** raises `TypeError: numpy.")
     listed = re.findall(r"`([\w.]+)`", bullet.split("Left on\n  Dask")[1])
     listed = [name for name in listed if not name.startswith("tests/")]
     assert sorted(listed) == sorted(_NUMPY_LACKS_ON_DASK)
@@ -98,7 +99,7 @@ def test_the_readmes_numpy_lacks_list_is_what_dask_lacks():
     lambda: torch.cummax(_dask(4, 3), 0), lambda: torch.unique(_dask(4, 3), dim=0),
     lambda: torch.as_strided(_dask(4, 3), (2, 2), (1, 1))],
     ids=["cummax", "unique(dim=0)", "as_strided"])
-def test_the_readmes_examples_of_what_interop_lacks_on_dask_raise(call):
+def test_the_documented_examples_of_what_interop_lacks_on_dask_raise(call):
     with pytest.raises(interop.errors.BackendLacksError, match="by the dask backend"):
         call()
     assert says("`torch.cummax`, `torch.unique(dim=0)`, `torch.as_strided`")
@@ -112,7 +113,7 @@ def test_the_readmes_examples_of_what_interop_lacks_on_dask_raise(call):
     lambda d: torch.linalg.lu_factor(d[:, :3])],
     ids=["add.reduce", "add.at", "sort", "cross", "fft over chunks", "det", "msort", "lu",
          "lu_factor"])
-def test_what_the_readme_once_listed_as_lacking_runs_lazily_on_dask(call):
+def test_what_the_docs_once_listed_as_lacking_runs_lazily_on_dask(call):
     """Once listed as raising on Dask; now lazy (no compute) and NumPy's or torch's values."""
     d = _dask(3, 4)
     ref = interop.tensor(to_numpy(d))
@@ -148,8 +149,8 @@ def test_a_dask_tensors_namespace_and_device_give_dask_whatever_the_default():
     assert says("`interop.array_api` itself is the default backend's namespace")
 
 
-def test_dtypes_as_the_readme_says():
-    """README, "Dtypes": what t.dtype is to NumPy's world and to torch."""
+def test_dtypes_as_the_docs_say():
+    """docs/semantics.md, "Dtypes": what t.dtype is to NumPy's world and to torch."""
     t = interop.tensor(np.arange(3.0, dtype=np.float32))
     assert isinstance(t.dtype, np.dtype) and type(t.dtype) is not np.dtype
     assert interop.float32 == np.float32 and t.dtype == torch.float32
@@ -159,7 +160,7 @@ def test_dtypes_as_the_readme_says():
     assert says("`type(t.dtype)` is not `np.dtype`")
 
 
-def test_an_out_on_another_backend_receives_the_result_as_the_readme_says():
+def test_an_out_on_another_backend_receives_the_result_as_the_docs_say():
     out = interop.tensor(np.zeros(4))
     assert np.add(_dask(4), 1.0, out=out) is out and out.backend == "numpy"
     np.testing.assert_array_equal(to_numpy(out), to_numpy(_dask(4)) + 1)
@@ -204,11 +205,12 @@ def test_gradient_answers_in_numpys_form(backend):
 
 
 _FENCES = {"python": "runs", "text": "runs where it holds >>> examples", "bash": "commands",
-           "py": "illustrative: needs a library CI lacks (torchvision)", "": "a diagram"}
+           "py": "illustrative: needs what the tests lack (a GPU, a cluster, torchvision, "
+                 "SciPy's Array API mode set before its import)", "": "a diagram"}
 
 
 def test_every_fenced_block_is_run_or_marked_illustrative():
-    """Every fenced block of README.md and docs/*.md: ``python`` blocks run in
+    """Every fenced block of README.md and docs/**/*.md: ``python`` blocks run in
     tests/test_docs_snippets.py, ``py`` marks an illustrative one (it names why nearby),
     and no block is in a language this list does not know."""
     seen = {}

@@ -10,7 +10,8 @@ ones), statement by statement. An expression whose comment states a value is che
   aside.
 
 Other comments are prose. Statements that need a GPU (``.cuda()``, ``device="cuda"``)
-are skipped where none is present; ``>>>`` examples in ``text`` blocks run as doctests.
+are skipped where none is present, and so are the statements that use a name such a
+statement made; ``>>>`` examples in ``text`` blocks run as doctests.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import pytest
 from tests.conftest import HAS_GPU
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.M | re.S)
 
 
@@ -81,10 +82,20 @@ def _needs_gpu(source: str) -> bool:
     return ".cuda()" in source or "device=\"cuda\"" in source or "device='cuda'" in source
 
 
+def _names(stmt: ast.stmt) -> tuple[set[str], set[str]]:
+    """The names a statement reads and the names it binds."""
+    read, bound = set(), set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
+    return read, bound
+
+
 def run_page(page: Path) -> int:
     """Run a page's snippets; returns how many statements ran."""
     namespace: dict = {"__name__": f"snippets of {page.name}"}
     ran = 0
+    on_gpu: set[str] = set()  # names bound by statements skipped for want of a GPU
     for language, code, first_line in blocks(page):
         if language in ("text", "pycon") and code.lstrip().startswith(">>>"):
             test = doctest.DocTestParser().get_doctest(code, namespace, page.name, str(page),
@@ -100,7 +111,9 @@ def run_page(page: Path) -> int:
         for stmt in tree.body:
             source = ast.get_source_segment(code, stmt)
             where = f"{page.name}:{first_line + stmt.lineno - 1}"
-            if _needs_gpu(source) and not HAS_GPU:
+            read, bound = _names(stmt)
+            if not HAS_GPU and (_needs_gpu(source) or read & on_gpu):
+                on_gpu |= bound
                 continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -113,7 +126,7 @@ def run_page(page: Path) -> int:
     return ran
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_snippets_run_and_show_what_they_say(page):
     pytest.importorskip("torch")
     pytest.importorskip("dask")

@@ -1,7 +1,7 @@
 """Mixed operands on the NumPy surface: tensors with ndarrays, NumPy scalars, Python
 scalars, lists, raw Dask arrays and tensors of other backends, in both orders, for
 operators and functions; and one test per documented difference between the NumPy
-surface and the torch surface (README, "NumPy on tensors").
+surface and the torch surface (docs/semantics.md, "NumPy on tensors").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The support window (README, "Installing"): the floors declared in pyproject.toml are the
+"""The support window (docs/install.md, "Supported versions"): the floors declared in pyproject.toml are the
 versions requirements/oldest.txt pins (what CI's oldest set installs), and what the floors
 found stays fixed on whichever NumPy and SciPy run the tests: NumPy converts ``t.dtype``
 (by ``__numpy_dtype__`` from NumPy 2.4, by the ``dtype`` attribute before it), and every

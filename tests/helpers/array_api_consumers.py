@@ -405,7 +405,7 @@ def main(consumer: str, backend: str) -> None:
 
 
 def table(consumer: str) -> str:
-    """The Markdown rows of the README's per-case Dask table for ``consumer``."""
+    """The Markdown rows of the per-case Dask table for ``consumer``."""
     rows = []
     for name, r in run_cases(consumer, "dask").items():
         raw = r["raw"] or {}
