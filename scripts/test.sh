@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up (if needed) and run the whole test suite; CuPy tests skip without a GPU.
-# With no arguments (as CI runs it) the support window is tested end to end (docs, "Installing"):
+# With no arguments (as CI runs it) the support window is tested end to end (docs/install.md, "Supported versions"):
 #   1. the checks (ruff and mypy must find nothing);
 #   2. the whole suite on the newest releases, Python 3.11 with torch 2.14 (.venv);
 #   3. the oldest declared set, torch 2.13 among it (scripts/test_oldest.sh, .venv-oldest);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The oldest declared set (README, "Installing"): a venv of its own, .venv-oldest, with every
+# The oldest declared set (docs/install.md, "Supported versions"): a venv of its own, .venv-oldest, with every
 # floor of pyproject.toml pinned exactly (requirements/oldest.txt) and the test tools as the
 # test extras give them; then the README's demo on NumPy and on Dask, and the tests.
 #   bash scripts/test_oldest.sh            the representative set (scripts/representative-tests.txt),

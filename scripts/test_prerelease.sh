@@ -4,7 +4,7 @@
 # release candidates included), torch, JAX and Cubed as scripts/setup.sh pins them, and the
 # test tools; then the representative set (scripts/representative-tests.txt). Run by hand
 # (not in CI: a pre-release's failure is news, not a regression); its figures go in the
-# README's "Installing". PIP_EXTRA_INDEX_URL adds an index of nightly wheels where one is
+# docs/install.md, "Supported versions". PIP_EXTRA_INDEX_URL adds an index of nightly wheels where one is
 # reachable.
 #   bash scripts/test_prerelease.sh            the representative set
 #   PRE_ALL=1 bash scripts/test_prerelease.sh  the whole suite

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The newer Pythons (README, "Installing"): for each, a venv of its own (.venv-py3.12, ...)
+# The newer Pythons (docs/install.md, "Supported versions"): for each, a venv of its own (.venv-py3.12, ...)
 # with interop, its Dask extra and the test tools at the newest releases pip gives that Python
 # (NumPy 2.5 needs 3.12 or newer), then the README's demo on NumPy and on Dask, then the
 # representative set (scripts/representative-tests.txt). torch is not installed there: its
