@@ -3,8 +3,8 @@
 # tree (`git archive HEAD`, so nothing uncommitted slips in), `twine check --strict`, the
 # wheel's contents (LICENSE, py.typed and the stubs in; no tests), then each artifact
 # installed (not editable) with the Dask extra into a fresh venv and exercised from an empty
-# directory: the tour (examples/demo.py) on NumPy and on Dask, and the smoke tests
-# (scripts/smoke-tests.txt) against the installed package.
+# directory: the README's first example, the tour (examples/demo.py) on NumPy and on Dask,
+# and the smoke tests (scripts/smoke-tests.txt) against the installed package.
 #   bash scripts/test_release.sh          as CI runs it (Python 3.11, or $RELEASE_PYTHON)
 # The artifacts are left in dist/ for a release to upload.
 set -euo pipefail
@@ -57,6 +57,9 @@ for artifact in dist/*.whl dist/*.tar.gz; do
   run="$work/run-$kind"   # an empty directory: only the tests and the tour are copied in
   mkdir "$run"
   cp -r "$repo/tests" "$repo/examples" "$run/"
+  # the README's first example, as a user pastes it
+  awk '/^## A first example/{f=1} f && /^```python/{c=1; next} c && /^```/{exit} c' \
+    "$repo/README.md" > "$run/readme_example.py"
   cp "$repo/pyproject.toml" "$run/"   # pytest's settings (markers, warnings as errors)
   (cd "$run" && "$venv/bin/python" - "$repo/$artifact") <<'PY'
 import importlib.metadata as md
@@ -68,9 +71,10 @@ assert "site-packages" in where.parts, f"interop imported from {where}, not the 
 assert interop.__version__ == md.version("interop-tensor"), interop.__version__
 print(f"    interop {interop.__version__} from {where.parent}")
 PY
-  (cd "$run" && "$venv/bin/python" examples/demo.py > /dev/null \
+  (cd "$run" && "$venv/bin/python" readme_example.py \
+     && "$venv/bin/python" examples/demo.py > /dev/null \
      && "$venv/bin/python" examples/demo.py --backend dask > /dev/null)
-  echo "    the tour ran on NumPy and on Dask"
+  echo "    the README's example ran ($(wc -l < "$run/readme_example.py") lines), and the tour on NumPy and on Dask"
   (cd "$run" && HYPOTHESIS_PROFILE=ci "$venv/bin/python" -m pytest -q -n 2 -p no:cacheprovider \
      "${smoke[@]}")
 done

@@ -149,6 +149,7 @@ def test_listed_failures_are_operators_that_pass_on_the_plain_facade():
 
 
 def test_documented_figures_are_the_list():
+    """The page's figures for the installed torch (op_db's operators differ by release)."""
     page = PAGE.read_text()
     for backend in BACKENDS:
         plain = len(plain_passing(backend))
@@ -225,9 +226,10 @@ def write(results: dict[str, dict[str, tuple[str, str]]]) -> None:
     for b in BACKENDS:
         plain = len(results[b])
         lines.append(f"through the face on {b}: {plain - len(failing[b])}/{plain} of the "
-                     f"operators that pass on the plain facade ({b}) pass")
-    lines += ["", ("The plain facade's figures are op_db's float32 operators in this torch "
-                   f"({len(opdb.OPERATORS)}) less those tests/helpers/opdb_xfail.py lists "
+                     f"operators that pass on the plain facade ({b}) pass, with torch "
+                     f"{'.'.join(torch.__version__.split('.')[:2])}")
+    lines += ["", ("The plain facade's figures are op_db's float32 operators in the torch surveyed "
+                   f"({len(opdb.OPERATORS)} in torch {torch.__version__.split('+')[0]}) less those tests/helpers/opdb_xfail.py lists "
                    f"({len(opdb.XFAIL)}) on NumPy, and less those the Dask section lists on "
                    "Dask."),
               "", "| operator | backend | why it fails through the face |", "|---|---|---|"]
