@@ -159,6 +159,23 @@ def _bn_backward(train, weighted):
                   BN_SAVE_MEAN, BN_SAVE_INVSTD)
 
 
+def _flash_attention() -> dict:
+    """The CPU flash attention scaled_dot_product_attention reaches from torch 2.14, forward
+    and backward (its output and log-sum-exp from torch's kernel)."""
+    q, k, v = (RNG.standard_normal((2, 3, 5, 4)) for _ in range(3))
+    out, lse = aten._scaled_dot_product_flash_attention_for_cpu(
+        *map(torch.from_numpy, (q, k, v)), is_causal=True)
+    grad = RNG.standard_normal(tuple(out.shape))
+    return {
+        "_scaled_dot_product_flash_attention_for_cpu": (
+            lambda q, k, v: aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=True),
+            (q, k, v)),
+        "_scaled_dot_product_flash_attention_for_cpu_backward": (
+            lambda g, q, k, v, o, lse: aten._scaled_dot_product_flash_attention_for_cpu_backward(
+                g, q, k, v, o, lse, 0.0, True), (grad, q, k, v, out.numpy(), lse.numpy())),
+    }
+
+
 TRAINING_CASES = {  # the kernels a training step reaches that torch would decompose
     "_log_softmax": (lambda x: aten._log_softmax(x, -1, False), (LOGITS,)),
     "_log_softmax_backward_data": (lambda g, y: aten._log_softmax_backward_data(
@@ -170,6 +187,7 @@ TRAINING_CASES = {  # the kernels a training step reaches that torch would decom
     "nll_loss_backward_one_sample": _nll(1, True, one_sample=True)[1],
     **{f"native_batch_norm_backward_{'train' if t else 'eval'}{'_weighted' * w}":
        _bn_backward(t, w) for t in (True, False) for w in (True, False)},
+    **_flash_attention(),
 }
 
 
