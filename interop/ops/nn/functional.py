@@ -25,7 +25,9 @@ from ..reductions.aggregates import norm as vector_norm
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
 from .activations import softmax
+from . import torch_kernels
 from .common import NN, running_update
+from .kernels import provided
 
 
 # ------------------------------------------------------------------ normalisation
@@ -38,6 +40,7 @@ def _affine(x: Any, weight: Any, bias: Any) -> Any:
 
 
 @op(method=False, torch=torch_names("layer_norm", NN, function=True))
+@provided(torch_kernels.layer_norm)
 def layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5, cudnn_enable: bool = True) -> Any:
     """Normalise over the trailing ``normalized_shape`` dims (biased variance), then scale/shift."""
@@ -71,6 +74,7 @@ def _channel(v: Any, ndim: int) -> Any:
 
 @op(method=False, torch=torch_names("group_norm", NN, function=True),
     blockwise=Blockwise(min_ndim=2))  # each sample
+@provided(torch_kernels.group_norm)
 def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Any:
     """Normalise each group of channels per sample, then a per-channel affine."""
@@ -339,6 +343,7 @@ for _n in (1, 2, 3):
 
 
 @op(method=False, torch=torch_names("scaled_dot_product_attention", NN))
+@provided(torch_kernels.attention)
 def scaled_dot_product_attention(be: Any, query: Any, key: Any, value: Any, attn_mask: Any = None,
                                  dropout_p: float = 0.0, is_causal: bool = False,
                                  scale: Any = None, enable_gqa: bool = False) -> Any:
