@@ -320,18 +320,25 @@ def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
     return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
 
 
+@provided(torch_kernels.adaptive_avg_pool)
+def adaptive_avg_pool(be: Any, input: Any, output_size: Any, n: int) -> Any:
+    """Average over adaptive windows (torch's floor/ceil bounds), one spatial dim at a time."""
+    outs = (output_size,) * n if isinstance(output_size, int) else tuple(output_size)
+    outs = tuple(input.shape[-n + i] if o is None else o for i, o in enumerate(outs))
+    x = input
+    for k, o in enumerate(outs):  # one spatial dim at a time: mean over each window
+        axis = x.ndim - n + k
+        pre = (slice(None),) * axis
+        parts = [be.np.mean(x[pre + (slice(lo, hi),)], axis=axis, keepdims=True)
+                 for lo, hi in _adaptive_bounds(x.shape[axis], o)]
+        x = be.np.concatenate(parts, axis=axis)
+    return x.astype(input.dtype)
+
+
 def _adaptive(n: int) -> None:
     def impl(be: Any, input: Any, output_size: Any) -> Any:
-        outs = (output_size,) * n if isinstance(output_size, int) else tuple(output_size)
-        outs = tuple(input.shape[-n + i] if o is None else o for i, o in enumerate(outs))
-        x = input
-        for k, o in enumerate(outs):  # one spatial dim at a time: mean over each window
-            axis = x.ndim - n + k
-            pre = (slice(None),) * axis
-            parts = [be.np.mean(x[pre + (slice(lo, hi),)], axis=axis, keepdims=True)
-                     for lo, hi in _adaptive_bounds(x.shape[axis], o)]
-            x = be.np.concatenate(parts, axis=axis)
-        return x.astype(input.dtype)
+        return adaptive_avg_pool(be, input, output_size, n)
+
     name = f"adaptive_avg_pool{n}d"
     impl.__name__, impl.__doc__ = name, f"Average over {n}-d windows giving ``output_size``."
     op(name, method=False, torch=torch_names(name, NN, function=n == 1),

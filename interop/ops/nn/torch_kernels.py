@@ -87,6 +87,18 @@ def pool(torch: Any, input: Any, kernel_size: Any, stride: Any, padding: Any, di
                                              count_include_pad, divisor_override))
 
 
+def adaptive_avg_pool(torch: Any, input: Any, output_size: Any, n: int) -> Any:
+    """``functional.adaptive_avg_pool``: torch.nn.functional.adaptive_avg_pool{n}d."""
+    pooled = getattr(_functional(torch), f"adaptive_avg_pool{n}d")
+    return pooled(tensor(torch, input), output_size).numpy()
+
+
+def adaptive_max(torch: Any, input: Any, output_size: Any, n: int) -> Any:
+    """``adaptive_max.adaptive_max``: torch.nn.functional.adaptive_max_pool{n}d."""
+    pooled = getattr(_functional(torch), f"adaptive_max_pool{n}d")
+    return array(pooled(tensor(torch, input), output_size, True))
+
+
 def aten(name: str) -> Any:
     """The form of a record whose arguments are ATen's overload ``name``'s: its arrays shared
     with torch, ``torch.ops.aten.<name>`` called, its results given back."""
