@@ -77,10 +77,18 @@ def report(label: str, times: dict[str, float]) -> None:
                                      for k, t in times.items()))
 
 
-def dask_cnn(repeats: int, scheduler: str = "threads") -> dict[str, float]:
+def dask_cnn(repeats: int, scheduler: str = "threads",
+             columns: tuple[str, ...] = ("torch", *PROVIDERS),
+             worker_threads: int | None = 1) -> dict[str, float]:
+    """The CNN over Dask: ``columns`` of torch (``map_blocks``) and the providers, timed in
+    turn; ``worker_threads``: torch's intra-op threads in Dask's worker threads, for both
+    (None: torch's default, one per core in each)."""
     import dask
     import dask.array as da
     import torch
+
+    from interop.ops.nn import kernels
+    kernels.WORKER_THREADS = worker_threads
     model = cnn(8).eval()
     host = np.random.default_rng(0).standard_normal((2048, 3, 32, 32)).astype(np.float32)
     raw = da.from_array(host, chunks=(128, 3, 32, 32)).persist()
@@ -91,6 +99,8 @@ def dask_cnn(repeats: int, scheduler: str = "threads") -> dict[str, float]:
             return model(x).compute(scheduler=scheduler)
 
     def per_block(block: np.ndarray) -> np.ndarray:
+        if worker_threads:  # as interop's kernels arrange it
+            torch.set_num_threads(worker_threads)
         with torch.no_grad():
             return model(torch.from_numpy(block)).numpy()
 
@@ -99,12 +109,13 @@ def dask_cnn(repeats: int, scheduler: str = "threads") -> dict[str, float]:
                               dtype=np.float32).compute(scheduler=scheduler)
     with torch.no_grad():
         expected = model(torch.from_numpy(host)).numpy()
-    for name in PROVIDERS:
-        got = np.asarray(providing(name, ours)())
+    runs = {"torch": theirs, **{p: providing(p, ours) for p in PROVIDERS}}
+    for name in columns:
+        got = np.asarray(runs[name]())
         assert np.abs(got - expected).max() < 1e-4, name
     with dask.config.set(scheduler=scheduler):
-        times = best([theirs, *(providing(p, ours) for p in PROVIDERS)], repeats)
-    return dict(zip(("torch", *PROVIDERS), times))
+        times = best([runs[c] for c in columns], repeats)
+    return dict(zip(columns, times))
 
 
 def dask_section(repeats: int) -> None:
@@ -114,18 +125,32 @@ def dask_section(repeats: int) -> None:
 
 
 def threads_section(repeats: int) -> None:
-    from interop.ops.nn import kernels
-    print(f"threads: the CNN on Dask as above ({os.cpu_count()} cores); torch's threads in "
-          "Dask's workers")
-    default = kernels.WORKER_THREADS
-    for label, workers, scheduler in (("1 per worker (default)", 1, "threads"),
+    """Each arrangement in a process of its own: torch's thread settings are per thread and
+    per process, and Dask's worker threads outlive a compute."""
+    import json
+    import subprocess
+    import sys
+    print(f"threads: the CNN on Dask as above ({os.cpu_count()} cores), each cell a fresh "
+          "process; torch's intra-op threads in Dask's worker threads")
+    for label, threads, scheduler in (("1 per worker (interop's default)", 1, "threads"),
                                       ("torch's default per worker", None, "threads"),
-                                      ("synchronous scheduler", None, "synchronous")):
-        kernels.WORKER_THREADS = workers
-        try:
-            report(label, dask_cnn(repeats, scheduler))
-        finally:
-            kernels.WORKER_THREADS = default
+                                      ("synchronous scheduler, torch's default", None,
+                                       "synchronous")):
+        cells = {}
+        for column in ("torch", "auto"):
+            out = subprocess.run(
+                [sys.executable, __file__, "--cell", json.dumps([column, threads, scheduler]),
+                 *(["--quick"] if repeats < 7 else [])],
+                capture_output=True, text=True, check=True).stdout
+            cells.update(json.loads(out.strip().splitlines()[-1]))
+        report(label, cells)
+
+
+def cell(spec: str, repeats: int) -> None:
+    """One column of the threads section, printed as JSON (run by ``threads_section``)."""
+    import json
+    column, threads, scheduler = json.loads(spec)
+    print(json.dumps(dask_cnn(repeats, scheduler, (column,), threads)))
 
 
 def training_section(repeats: int) -> None:
@@ -181,7 +206,10 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     parser.add_argument("sections", nargs="*", help=f"any of {', '.join(SECTIONS)}")
+    parser.add_argument("--cell", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.cell:
+        return cell(args.cell, 3 if args.quick else 7)
     unknown = set(args.sections) - set(SECTIONS)
     if unknown:
         parser.error(f"unknown sections {sorted(unknown)}: choose from {', '.join(SECTIONS)}")

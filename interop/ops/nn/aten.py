@@ -112,8 +112,9 @@ def _add_planes(be: Any, grad: Any, indices: Any, planes: int, size: int) -> Any
     (windows overlap: one input element may be the max of several)."""
     out = be.np.zeros((planes, size), dtype=grad.dtype)
     rows = be.np.arange(planes)[:, None]
-    return be.updated(out, (rows, be.np.reshape(indices, (planes, -1))),
-                      be.np.reshape(grad, (planes, -1)), "add")
+    per_plane = grad.size // planes if planes else 0  # (an empty batch: no -1 to infer)
+    return be.updated(out, (rows, be.np.reshape(indices, (planes, per_plane))),
+                      be.np.reshape(grad, (planes, per_plane)), "add")
 
 
 @op(method=False, torch=torch_names("max_pool2d_with_indices_backward", "aten"))

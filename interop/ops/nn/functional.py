@@ -125,6 +125,7 @@ def normalize(be: Any, input: Any, p: float = 2.0, dim: Dim = 1, eps: float = 1e
 # ------------------------------------------------------------------ layers
 @op(method=False, torch=torch_names("linear", NN),
     blockwise=Blockwise(axes=lambda ndim: tuple(range(ndim - 1)), min_ndim=2))  # each row
+@provided(torch_kernels.linear)
 def linear(be: Any, input: Any, weight: Any, bias: Any = None) -> Any:
     """x @ weight.T + bias (weight is (out_features, in_features), as nn.Linear stores it).
 

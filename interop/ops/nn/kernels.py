@@ -35,10 +35,11 @@ _DTYPES = frozenset({np.dtype(np.float32), np.dtype(np.float64)})
 _torch: Any = None
 """torch, once imported; False where it cannot be (a Dask worker without it)."""
 
-WORKER_THREADS = 1
-"""torch's intra-op threads in a kernel called outside the main thread: Dask's and Cubed's
-worker threads already keep every core busy, one block each, and torch's OpenMP pool in each
-of them would oversubscribe the cores (docs/architecture.md, "Kernels": measured)."""
+WORKER_THREADS: int | None = 1
+"""torch's intra-op threads in a kernel called outside the main thread (None: torch's
+default, a thread per core): Dask's and Cubed's worker threads already keep every core busy,
+one block each, and torch's OpenMP team in each of them would oversubscribe the cores
+(docs/architecture.md, "Kernels": measured)."""
 
 _threads_set = threading.local()
 
@@ -63,7 +64,7 @@ def torch_for(x: Any) -> Any:
     torch = _torch if _torch is not None else torch_module()
     if not torch:
         return None
-    if not getattr(_threads_set, "done", False) \
+    if WORKER_THREADS and not getattr(_threads_set, "done", False) \
             and threading.current_thread() is not threading.main_thread():
         torch.set_num_threads(WORKER_THREADS)  # this thread's OpenMP team (per thread)
         _threads_set.done = True

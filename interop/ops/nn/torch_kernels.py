@@ -213,6 +213,12 @@ def cross_entropy(torch: Any, input: Any, target: Any, weight: Any, ignore_index
                                             label_smoothing).numpy()
 
 
+def linear(torch: Any, input: Any, weight: Any, bias: Any = None) -> Any:
+    """``functional.linear``: torch.nn.functional.linear (one threaded product and the bias)."""
+    return _functional(torch).linear(tensor(torch, input), tensor(torch, weight),
+                                     tensor(torch, bias)).numpy()
+
+
 def layer_norm(torch: Any, input: Any, normalized_shape: Any, weight: Any = None,
                bias: Any = None, eps: float = 1e-5, cudnn_enable: bool = True) -> Any:
     """``functional.layer_norm``: torch's."""
@@ -236,5 +242,6 @@ def attention(torch: Any, query: Any, key: Any, value: Any, attn_mask: Any = Non
         return NotImplemented  # (rows masked whole: interop's zeros, torch's kernels differ)
     out = _functional(torch).scaled_dot_product_attention(
         tensor(torch, query), tensor(torch, key), tensor(torch, value),
-        tensor(torch, attn_mask), 0.0, is_causal, scale, enable_gqa=enable_gqa)
+        tensor(torch, attn_mask), dropout_p=0.0, is_causal=is_causal, scale=scale,
+        enable_gqa=enable_gqa)
     return out.numpy()
