@@ -14,8 +14,8 @@ import numpy as np
 
 from ..blockwise import Blockwise
 from ..registry import op, torch_names
-from .common import NN, running_update
 from . import torch_kernels
+from .common import NN, running_update
 from .functional import _affine, _channel
 from .kernels import provided
 

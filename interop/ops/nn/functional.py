@@ -24,8 +24,8 @@ from ..blockwise import Blockwise
 from ..reductions.aggregates import norm as vector_norm
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
-from .activations import softmax
 from . import torch_kernels
+from .activations import softmax
 from .common import NN, running_update
 from .kernels import provided
 

@@ -53,6 +53,8 @@ def torch_module() -> Any:
         except ImportError:
             _torch = False
         else:
+            if threading.current_thread() is threading.main_thread():
+                torch.get_num_threads()  # fixes this thread's count before a worker sets its own
             _torch = torch
     return _torch or None
 

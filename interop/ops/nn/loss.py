@@ -12,8 +12,8 @@ from ... import dtypes
 from .._args import float_input
 from ..annotations import DimOf
 from ..registry import op, torch_names
-from .activations import log_softmax_raw
 from . import torch_kernels
+from .activations import log_softmax_raw
 from .common import NN
 from .functional import linear
 from .kernels import provided
