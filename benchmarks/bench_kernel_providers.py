@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from bench_scale import _best
 
 import interop
 
@@ -42,13 +43,7 @@ def best(fns: list[Callable[[], object]], repeats: int) -> list[float]:
     """Best wall time (s) of each callable, run in turn (order alternating), after a warm-up."""
     for fn in fns:
         fn()
-    times = [float("inf")] * len(fns)
-    for k in range(repeats):
-        for i in (range(len(fns)) if k % 2 == 0 else reversed(range(len(fns)))):
-            t0 = time.perf_counter()
-            fns[i]()
-            times[i] = min(times[i], time.perf_counter() - t0)
-    return times
+    return _best(fns, repeats)
 
 
 def providing(name: str, fn: Callable[[], object]) -> Callable[[], object]:
