@@ -14,7 +14,7 @@ from ..annotations import DimOf
 from ..registry import op, torch_names
 from . import torch_kernels
 from .activations import log_softmax_raw
-from .common import NN
+from .common import NN, REDUCTIONS
 from .functional import linear
 from .kernels import provided
 
@@ -154,8 +154,6 @@ def nll_loss(be: Any, input: Any, target: Any, weight: Any = None, size_average:
     return reduce_loss(be, loss, red)
 
 
-REDUCTIONS = ("none", "mean", "sum")
-"""The reductions by name, in the order ATen numbers them (torch's ``Reduction`` enum)."""
 
 
 def _reduction_named(name: str, reduction: int | str) -> str:

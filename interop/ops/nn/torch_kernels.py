@@ -13,10 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .common import REDUCTIONS
 from .kernels import array, tensor
-
-REDUCTIONS = ("none", "mean", "sum")
-"""ATen's numbering of the reductions (as ``loss.REDUCTIONS``)."""
 
 
 def _functional(torch: Any) -> Any:
