@@ -20,7 +20,8 @@ Sections (default: dask resnet jax; ``all`` runs every one):
   sampled chunks checked against eager torch.
 - ``cubed``: the CNN on Cubed over images larger than its ``allowed_mem``, with Cubed's
   projected memory of each operation.
-- ``training``: an unmodified torch training loop (``DataLoader``, cross-entropy,
+- ``training`` (``--kernels auto|interop`` picks the heavy kernels' provider, on the
+  workers too): an unmodified torch training loop (``DataLoader``, cross-entropy,
   ``loss.backward()`` twice per step: gradient accumulation over two minibatches, SGD with
   momentum) on a ``LocalCluster`` of 2 workers x 1 GiB, one epoch over a synthetic, learnable
   dataset of 1.5x the cluster's memory (generated chunk by chunk on the workers, never whole
@@ -329,6 +330,8 @@ def labels_block(images: np.ndarray, block_id: tuple = (0,)) -> np.ndarray:
 # Training out of core: images per minibatch (one chunk each) and minibatches per step.
 TRAIN_CHUNK, ACCUMULATE = 2048, 2
 TRAINING_BANDWIDTH = "100kB"
+KERNELS = "auto"
+"""The kernel provider (``--kernels``): torch's kernels on NumPy blocks, or interop's own."""
 """The scheduler's estimate of moving data between workers, per second, for training: moving
 a minibatch's smallest activation (its logits, 80 KB) must cost more than waiting for the
 worker that holds it to finish a minibatch (about a second); the weights (7 KB) still move."""
@@ -403,6 +406,7 @@ def training_section(quick: bool) -> None:
                           "distributed.scheduler.unknown-task-duration": "1ms"}), \
             LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=limit, processes=True,
                          dashboard_address=":0") as cluster, Client(cluster) as client:
+        client.run(interop.config.set_default, kernels=KERNELS)  # the workers' provider
         images = da.map_blocks(images_block, n=TRAIN_CHUNK, dtype=np.float32,
                                chunks=((TRAIN_CHUNK,) * chunks, (3,), (32,), (32,)),
                                meta=np.empty((0, 0, 0, 0), np.float32))
@@ -537,7 +541,7 @@ SECTIONS = {"dask": dask_section, "resnet": resnet_section, "jax": jax_section,
 
 
 def main() -> None:
-    global TRAIN_CHUNK, TRAINING_BANDWIDTH
+    global TRAIN_CHUNK, TRAINING_BANDWIDTH, KERNELS
     from threadpoolctl import threadpool_limits
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -547,10 +551,14 @@ def main() -> None:
     parser.add_argument("--bandwidth", default=TRAINING_BANDWIDTH,
                         help="training: the scheduler's bandwidth estimate the cluster starts "
                              f"with ({TRAINING_BANDWIDTH}; Dask's default: 100MB)")
+    parser.add_argument("--kernels", default=KERNELS, choices=("auto", "interop"),
+                        help="who computes the heavy kernels on NumPy blocks, here and on the "
+                             "training cluster's workers (interop.config(kernels=...))")
     parser.add_argument("sections", nargs="*", default=["dask", "resnet", "jax"],
                         help=f"any of {', '.join(SECTIONS)}, or all")
     args = parser.parse_args()
-    TRAIN_CHUNK, TRAINING_BANDWIDTH = args.minibatch, args.bandwidth
+    TRAIN_CHUNK, TRAINING_BANDWIDTH, KERNELS = args.minibatch, args.bandwidth, args.kernels
+    interop.config.set_default(kernels=KERNELS)
     with threadpool_limits(1, user_api="blas"):  # (NumPy is loaded: an env variable is late)
         for name in SECTIONS if args.sections == ["all"] else args.sections:
             SECTIONS[name](args.quick)

@@ -10,7 +10,9 @@ Run: .venv/bin/python benchmarks/bench_training_kernels.py [--quick]
   weights' gradient: one product per kernel offset, what a backend without strided views
   runs, and what NumPy ran before ``Backend.windows``; a strided layer's input gradient: the
   transposed convolution over the gradient spread apart by the stride, what an immutable
-  backend runs), and torch's kernels.
+  backend runs), and torch's kernels; all of these under ``kernels="interop"`` (interop's own
+  forms), and interop's call again under ``kernels="auto"`` (torch's kernels on the NumPy
+  blocks: the kernel providers).
 - ``records`` (Dask, graph building only): the ATen kernels a training step reaches, as
   interop's records through the torch face, as torch's decomposition of the same overload
   through the same face (what ran before they were records), and the records'
@@ -36,6 +38,16 @@ def best(fn: Callable[[], object], repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def auto(fn: Callable[[], object]) -> Callable[[], object]:
+    """``fn`` with torch's kernels providing (the rest of the section runs interop's forms)."""
+    import interop
+
+    def run() -> object:
+        with interop.config(kernels="auto"):
+            return fn()
+    return run
 
 
 def convolutions(repeats: int) -> None:
@@ -77,11 +89,13 @@ def convolutions(repeats: int) -> None:
                 [which == 0, which == 1, False])[which]
         forward = {
             "interop": lambda: torch.nn.functional.conv2d(xi, wi, None, stride, pad),
+            "auto": auto(lambda: torch.nn.functional.conv2d(xi, wi, None, stride, pad)),
             "raw": lambda: conv.convolution(numpy_backend, x, w, None, stride, pad, 1, 1, 2),
             "per offset": lambda: conv.convolution(per_offset, x, w, None, stride, pad, 1, 1, 2),
             "torch": lambda: torch.nn.functional.conv2d(xt, wt, None, stride, pad)}
         weights = {
             "interop": lambda: grad(gi, xi, wi, 1),
+            "auto": auto(lambda: grad(gi, xi, wi, 1)),
             "raw": lambda: backward._weight_gradient(numpy_backend, x, g, kernel, strides, pads,
                                                      (1, 1), 1),
             "per offset": lambda: backward._weight_gradient(per_offset, x, g, kernel, strides,
@@ -89,6 +103,7 @@ def convolutions(repeats: int) -> None:
             "torch": lambda: grad(gt, xt, wt, 1)}
         inputs = {
             "interop": lambda: grad(gi, xi, wi, 0),
+            "auto": auto(lambda: grad(gi, xi, wi, 0)),
             "raw": lambda: backward._input_gradient(numpy_backend, g, w, x_shape[2:], strides,
                                                     pads, (1, 1), False, 1),
             "transposed": lambda: backward._input_gradient(immutable, g, w, x_shape[2:],
@@ -169,6 +184,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     args = parser.parse_args()
     repeats = 3 if args.quick else 7
+    import interop
+    interop.config.set_default(kernels="interop")  # interop's own forms, but in "auto" cells
     with threadpool_limits(1, user_api="blas"):
         convolutions(repeats)
         records(repeats)

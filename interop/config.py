@@ -30,10 +30,11 @@ _CHOICES = {
     "transfer_guard": ("allow", "log", "disallow"),
     "persist_state": ("step", "never"),
     "progress": ("auto", True, False),
+    "kernels": ("auto", "interop"),
 }
 _defaults: dict[str, Any] = {"implicit_transfer": False, "dask_compute": "allow",
                              "transfer_guard": "allow", "persist_state": "step",
-                             "progress": "auto"}
+                             "progress": "auto", "kernels": "auto"}
 """The process defaults, replaced whole by ``config.set_default`` (never changed in place)."""
 _defaults_lock = threading.Lock()
 
@@ -125,6 +126,13 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
       than a second: 'auto' shows it in a notebook and an interactive terminal,
       never under CI or pytest; False never shows it; True shows it wherever
       the compute runs.  ``t.compute(progress=...)`` wins over it.
+    - ``kernels`` ('auto'): who computes the heavy kernels (convolutions, pools,
+      normalisations, softmax, losses, attention, and their gradients) on NumPy
+      blocks: 'auto' runs torch's CPU kernels where torch is importable and has
+      the dtype (zero-copy, results stay NumPy), else interop's own forms;
+      'interop' always runs interop's own forms (for tests and comparisons).
+      Dask's and Cubed's chunk tasks run in worker threads, which read the
+      process default: set it for them with ``set_default``.
 
     Settings are per context, like ``decimal.localcontext`` and torch's
     per-thread grad mode: a block in one thread or asyncio task never changes

@@ -2,7 +2,8 @@
 windows (a strided view, ``Backend.windows``: NumPy; the forward, the input's gradient and
 the weights') and one product per kernel offset (every other backend, grouped
 convolutions).  Random shapes, strides, paddings and dilations; each backend's result against
-torch's kernels on the same data (CuPy's where a GPU is present)."""
+torch's kernels on the same data (CuPy's where a GPU is present).  interop's own forms, not
+torch's kernels on NumPy blocks (``interop.config(kernels="interop")``)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,15 @@ from tests.conftest import BACKENDS, to_numpy
 from tests.helpers.hooks import Logged, counting_mode
 
 torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True)
+def interops_own_forms():
+    """These tests are about interop's own forms: on NumPy (and Dask's NumPy blocks) torch's
+    kernels would otherwise run (tests/test_kernel_providers.py tests both)."""
+    interop.config.set_default(kernels="interop")
+    yield
+    interop.config.set_default(kernels="auto")
 
 
 @st.composite

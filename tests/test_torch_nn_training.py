@@ -280,9 +280,11 @@ def test_embedding_max_norm_module_and_empty(backend):
 
 
 # ------------------------------------------------------------------ padding
-@pytest.mark.parametrize("pad", [(-4, 5, 0, 0), (0, 0, 2, -4), (5, -4, -4, 3), (-2, -2, 0, 0),
+@pytest.mark.parametrize("pad", [(-4, 5, 0, 0), (0, 0, 2, -4), (5, -4, -4, 3), (-2, -1, 0, 0),
                                  (-1, 2, 1, -1)])
 def test_pad_replicate_negative(pad, backend):
+    """Crops and pads that leave every padded dim non-empty (an emptied one: torch 2.13 and
+    2.14 disagree, tests/test_torch_releases.py)."""
     x = RNG.standard_normal((2, 3, 4, 4)).astype(np.float32)
     expected = F.pad(t(x), pad, mode="replicate")
     with lazily():

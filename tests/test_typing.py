@@ -76,12 +76,12 @@ def test_the_wheel_ships_the_typing_files(tmp_path):
     source = tmp_path / "source"  # a copy: the build writes its own files beside the sources
     shutil.copytree(ROOT / "interop", source / "interop",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                     "-q", "-w", str(tmp_path), str(source)], check=True, timeout=600,
                    capture_output=True)
-    (wheel,) = tmp_path.glob("interop-*.whl")
+    (wheel,) = tmp_path.glob("interop_tensor-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "interop/py.typed" in names and "interop/core/installed_members.pyi" in names
 

@@ -18,7 +18,9 @@ from ...errors import UnsupportedDtypeError
 from .._args import float_input, ordered, special_module
 from ..annotations import Dim, DimOf, DType
 from ..registry import op, torch_names
+from . import torch_kernels
 from .common import NN, in_place
+from .kernels import provided
 
 
 def erf(be: Any, x: Any) -> Any:
@@ -210,6 +212,7 @@ def _softmax_input(be: Any, input: Any, dtype: Any) -> Any:
     return float_input(be, input)
 
 
+@provided(torch_kernels.log_softmax)
 def log_softmax_raw(be: Any, x: Any, d: Any) -> Any:
     if x.size == 0:
         return x.copy()
@@ -227,7 +230,11 @@ def softmax(be: Any, input: Any, dim: Dim | None = None, _stacklevel: int = 3,
             [0.2689, 0.7311]], backend='numpy')
     """
     x = _softmax_input(be, input, dtype)
-    d = _softmax_dim(dim, x.ndim)
+    return softmax_raw(be, x, _softmax_dim(dim, x.ndim))
+
+
+@provided(torch_kernels.softmax)
+def softmax_raw(be: Any, x: Any, d: Any) -> Any:
     if x.size == 0:
         return x.copy()
     e = be.np.exp(x - be.np.max(x, axis=d, keepdims=True))  # an infinite max gives nan, as torch
@@ -254,6 +261,7 @@ def _log_softmax(be: Any, input: Any, dim: Dim, half_to_float: bool) -> Any:
 
 
 @op(function=False, method=False, torch=torch_names("_log_softmax_backward_data", "aten"))
+@provided(torch_kernels.log_softmax_backward)
 def _log_softmax_backward_data(be: Any, grad_output: Any, output: Any,
                                dim: Annotated[int, DimOf("output")], input_dtype: Any) -> Any:
     """The gradient of log_softmax's input from its output's: ``g - exp(y) * sum(g)`` along
@@ -265,6 +273,7 @@ def _log_softmax_backward_data(be: Any, grad_output: Any, output: Any,
 
 
 @op(function=False, method=False, torch=torch_names("threshold_backward", "aten"))
+@provided(torch_kernels.aten("threshold_backward"))
 def threshold_backward(be: Any, grad_output: Any, input: Any, threshold: float) -> Any:
     """The gradient of threshold (ReLU's: 0): passed where the input is above it, else 0."""
     return be.np.where(input <= threshold, grad_output.dtype.type(0), grad_output)

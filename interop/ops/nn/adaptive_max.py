@@ -11,10 +11,13 @@ import numpy as np
 
 from ..indexing.selection import _take_along
 from ..registry import op, torch_names
+from . import torch_kernels
 from .common import NN
 from .functional import _adaptive_bounds
+from .kernels import provided
 
 
+@provided(torch_kernels.adaptive_max)
 def adaptive_max(be: Any, input: Any, output_size: Any, n: int) -> tuple[Any, Any]:
     """(values, flat spatial indices) of adaptive max pooling over the last ``n`` dims."""
     outs = (output_size,) * n if isinstance(output_size, int) else tuple(output_size)

@@ -19,9 +19,10 @@ from .._args import int_arg, promote, whole_arrays
 from ..annotations import Dim, DimOf
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
-from . import functional
+from . import functional, torch_kernels
 from .conv import _ceil_pads, _tuple
 from .functional import _affine, _channel
+from .kernels import provided
 
 
 def _stats(be: Any, x: Any, axes: tuple, eps: float) -> tuple[Any, Any]:
@@ -32,6 +33,7 @@ def _stats(be: Any, x: Any, axes: tuple, eps: float) -> tuple[Any, Any]:
 
 
 @op(method=False, torch=("torch.native_layer_norm",))
+@provided(torch_kernels.aten("native_layer_norm"))
 def native_layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any, bias: Any,
                       eps: float) -> Any:
     """(layer_norm(input), mean, rstd), the statistics shaped to broadcast against input."""
@@ -46,6 +48,7 @@ def native_layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any, b
 
 
 @op(method=False, torch=("torch.native_group_norm",))
+@provided(torch_kernels.aten("native_group_norm"))
 def native_group_norm(be: Any, input: Any, weight: Any, bias: Any, N: int, C: int,  # noqa: N803
                       HxW: int, group: int, eps: float) -> Any:  # noqa: N803
     """(group_norm(input), mean, rstd), the statistics of shape (N, group)."""
@@ -85,6 +88,7 @@ def slice_(be: Any, input: Any, dim: Dim = 0, start: Any = None, end: Any = None
 
 @op("_softmax_backward_data", method=False,
     torch=torch_names("_softmax_backward_data", "aten", also=("torch._softmax_backward_data",)))
+@provided(torch_kernels.softmax_backward)
 def softmax_backward_data(be: Any, grad_output: Any, output: Any, dim: Annotated[int, DimOf("output")],
                           input_dtype: Any) -> Any:
     """The gradient of softmax's input from its output's: ``y * (g - sum(g * y))`` along
@@ -110,11 +114,13 @@ def _add_planes(be: Any, grad: Any, indices: Any, planes: int, size: int) -> Any
     (windows overlap: one input element may be the max of several)."""
     out = be.np.zeros((planes, size), dtype=grad.dtype)
     rows = be.np.arange(planes)[:, None]
-    return be.updated(out, (rows, be.np.reshape(indices, (planes, -1))),
-                      be.np.reshape(grad, (planes, -1)), "add")
+    per_plane = grad.size // planes if planes else 0  # (an empty batch: no -1 to infer)
+    return be.updated(out, (rows, be.np.reshape(indices, (planes, per_plane))),
+                      be.np.reshape(grad, (planes, per_plane)), "add")
 
 
 @op(method=False, torch=torch_names("max_pool2d_with_indices_backward", "aten"))
+@provided(torch_kernels.aten("max_pool2d_with_indices_backward"))
 def max_pool2d_with_indices_backward(be: Any, grad_output: Any, input: Any, kernel_size: Any,
                                      stride: Any, padding: Any, dilation: Any, ceil_mode: bool,
                                      indices: Any) -> Any:

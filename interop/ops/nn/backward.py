@@ -17,6 +17,7 @@ import numpy as np
 from ...backends import registry
 from ..blockwise import Blockwise, lowered
 from ..registry import op, torch_names
+from . import torch_kernels
 from .aten import indices_backward
 from .conv import (
     _batched,
@@ -31,9 +32,11 @@ from .conv import (
     window_view,
 )
 from .functional import _adaptive_bounds
+from .kernels import provided
 from .resize import _contracted, _resampled
 
 
+@provided(torch_kernels.weight_gradient)
 def _weight_gradient(be: Any, input: Any, grad_output: Any, kernel: tuple, stride: tuple,
                      padding: tuple, dilation: tuple, groups: int) -> Any:
     """d(loss)/d(weight) of ``conv(input, weight)`` given the output's gradient: for each
@@ -90,6 +93,7 @@ def _unfolded_weight_gradient(be: Any, view: Any, grad_output: Any) -> Any:
     return total
 
 
+@provided(torch_kernels.input_gradient)
 def _input_gradient(be: Any, grad_output: Any, weight: Any, input_sizes: tuple, stride: tuple,
                     padding: tuple, dilation: tuple, transposed: bool, groups: int) -> Any:
     """d(loss)/d(input) of a convolution given its output's gradient: the transposed
@@ -187,6 +191,7 @@ def _avg_pool_backward(n: int) -> None:
         return out[0] if unbatched else out
     name = f"avg_pool{n}d_backward"
     impl.__name__ = name
+    impl = provided(torch_kernels.aten(name))(impl)
     impl.__doc__ = (f"avg_pool{n}d's gradient: each output's gradient, divided as the forward "
                     "divided, spread over its window (a transposed depthwise convolution).")
     op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
@@ -206,6 +211,7 @@ def _adaptive_avg_pool_backward(n: int) -> None:
         return g.astype(input.dtype)
     name = f"_adaptive_avg_pool{n}d_backward"
     impl.__name__ = name
+    impl = provided(torch_kernels.aten(name))(impl)
     impl.__doc__ = (f"adaptive_avg_pool{n}d's gradient: each output's gradient shared equally "
                     "over its window, one dim at a time.")
     op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
@@ -216,6 +222,7 @@ def _picked_backward(name: str, n: int) -> None:
         return indices_backward(be, grad_output, args[-1], input, n)
     impl.__name__ = name
     impl.__doc__ = "The gradient of a max pool: each output's at the index it picked."
+    impl = provided(torch_kernels.aten(name))(impl)
     op(name, function=False, method=False, torch=torch_names(name, "aten"))(impl)
 
 

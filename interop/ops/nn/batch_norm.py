@@ -14,8 +14,10 @@ import numpy as np
 
 from ..blockwise import Blockwise
 from ..registry import op, torch_names
+from . import torch_kernels
 from .common import NN, running_update
 from .functional import _affine, _channel
+from .kernels import provided
 
 
 def _check(name: str, input: Any, running_mean: Any, running_var: Any, weight: Any,
@@ -36,6 +38,7 @@ def _check(name: str, input: Any, running_mean: Any, running_var: Any, weight: A
             raise RuntimeError(f"{name}: {what} should contain {c} elements not {v.size}")
 
 
+@provided(torch_kernels.normalise)
 def _normalise(be: Any, input: Any, running_mean: Any, running_var: Any, weight: Any,
                bias: Any, training: bool, momentum: float, eps: float) -> tuple[Any, Any, Any]:
     """(output, mean, 1/sqrt(var + eps)) of the statistics used; in training the biased
@@ -119,6 +122,7 @@ def _batch_norm_with_update(be: Any, input: Any, weight: Any, bias: Any, running
 
 
 @op(function=False, method=False, torch=torch_names("native_batch_norm_backward", "aten"))
+@provided(torch_kernels.normalise_backward)
 def native_batch_norm_backward(be: Any, grad_out: Any, input: Any, weight: Any = None,
                                running_mean: Any = None, running_var: Any = None,
                                save_mean: Any = None, save_invstd: Any = None,

@@ -1,4 +1,5 @@
-"""What the torch.nn.functional modules share: the namespace name, and ``inplace=True``."""
+"""What the torch.nn.functional modules share: the namespace name, ATen's reductions, and
+``inplace=True``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from typing import Any
 from ...backends import views
 
 NN = "torch.nn.functional"
+
+REDUCTIONS = ("none", "mean", "sum")
+"""The reductions by name, in the order ATen numbers them (torch's ``Reduction`` enum)."""
 
 
 def in_place(be: Any, input: Any, result: Any, inplace: bool) -> Any:

@@ -20,7 +20,9 @@ import numpy as np
 
 from ..blockwise import Blockwise
 from ..registry import op, torch_names
+from . import torch_kernels
 from .common import NN
+from .kernels import provided
 
 
 def _tuple(v: Any, n: int) -> tuple[int, ...]:
@@ -115,6 +117,7 @@ def _batched(x: Any, n: int) -> tuple[Any, bool]:
     return (x[None], True) if x.ndim == n + 1 else (x, False)
 
 
+@provided(torch_kernels.convolution)
 def convolution(be: Any, input: Any, weight: Any, bias: Any, stride: Any, padding: Any,
                 dilation: Any, groups: int, n: int) -> Any:
     """N-d cross-correlation as torch computes it (weight (O, C/groups, *kernel))."""
@@ -244,6 +247,7 @@ def _argmax_windows(be: Any, x: Any, kernel: tuple, stride: tuple, pads: list,
     return best, index.astype(np.int64)
 
 
+@provided(torch_kernels.pool)
 def pool(be: Any, input: Any, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
          ceil_mode: bool, n: int, kind: str, count_include_pad: bool = True,
          divisor_override: Any = None, return_indices: bool = False) -> Any:
@@ -324,6 +328,7 @@ def _zero_stuffed(be: Any, x: Any, axis: int, stride: int) -> Any:
     return be.along_axis(stuffed, x, axis, (n - 1) * stride + 1 if n else 0)
 
 
+@provided(torch_kernels.conv_transpose)
 def conv_transpose(be: Any, input: Any, weight: Any, bias: Any, stride: Any, padding: Any,
                    output_padding: Any, groups: int, dilation: Any, n: int) -> Any:
     """The transpose (gradient) of conv: zero-stuff by ``stride``, pad, convolve with the

@@ -25,8 +25,10 @@ from ..reductions.aggregates import norm as vector_norm
 from ..registry import op, torch_names
 from ..shape.manipulation import _reshape as reshape_any
 from ..torch_releases import loaded_torch_does
+from . import torch_kernels
 from .activations import softmax
 from .common import NN, running_update
+from .kernels import provided
 
 
 # ------------------------------------------------------------------ normalisation
@@ -39,6 +41,7 @@ def _affine(x: Any, weight: Any, bias: Any) -> Any:
 
 
 @op(method=False, torch=torch_names("layer_norm", NN, function=True))
+@provided(torch_kernels.layer_norm)
 def layer_norm(be: Any, input: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
                eps: float = 1e-5, cudnn_enable: bool = True) -> Any:
     """Normalise over the trailing ``normalized_shape`` dims (biased variance), then scale/shift."""
@@ -72,6 +75,7 @@ def _channel(v: Any, ndim: int) -> Any:
 
 @op(method=False, torch=torch_names("group_norm", NN, function=True),
     blockwise=Blockwise(min_ndim=2))  # each sample
+@provided(torch_kernels.group_norm)
 def group_norm(be: Any, input: Any, num_groups: int, weight: Any = None, bias: Any = None,
                eps: float = 1e-5) -> Any:
     """Normalise each group of channels per sample, then a per-channel affine."""
@@ -122,6 +126,7 @@ def normalize(be: Any, input: Any, p: float = 2.0, dim: Dim = 1, eps: float = 1e
 # ------------------------------------------------------------------ layers
 @op(method=False, torch=torch_names("linear", NN),
     blockwise=Blockwise(axes=lambda ndim: tuple(range(ndim - 1)), min_ndim=2))  # each row
+@provided(torch_kernels.linear)
 def linear(be: Any, input: Any, weight: Any, bias: Any = None) -> Any:
     """x @ weight.T + bias (weight is (out_features, in_features), as nn.Linear stores it).
 
@@ -345,18 +350,25 @@ def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
     return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
 
 
+@provided(torch_kernels.adaptive_avg_pool)
+def adaptive_avg_pool(be: Any, input: Any, output_size: Any, n: int) -> Any:
+    """Average over adaptive windows (torch's floor/ceil bounds), one spatial dim at a time."""
+    outs = (output_size,) * n if isinstance(output_size, int) else tuple(output_size)
+    outs = tuple(input.shape[-n + i] if o is None else o for i, o in enumerate(outs))
+    x = input
+    for k, o in enumerate(outs):  # one spatial dim at a time: mean over each window
+        axis = x.ndim - n + k
+        pre = (slice(None),) * axis
+        parts = [be.np.mean(x[pre + (slice(lo, hi),)], axis=axis, keepdims=True)
+                 for lo, hi in _adaptive_bounds(x.shape[axis], o)]
+        x = be.np.concatenate(parts, axis=axis)
+    return x.astype(input.dtype)
+
+
 def _adaptive(n: int) -> None:
     def impl(be: Any, input: Any, output_size: Any) -> Any:
-        outs = (output_size,) * n if isinstance(output_size, int) else tuple(output_size)
-        outs = tuple(input.shape[-n + i] if o is None else o for i, o in enumerate(outs))
-        x = input
-        for k, o in enumerate(outs):  # one spatial dim at a time: mean over each window
-            axis = x.ndim - n + k
-            pre = (slice(None),) * axis
-            parts = [be.np.mean(x[pre + (slice(lo, hi),)], axis=axis, keepdims=True)
-                     for lo, hi in _adaptive_bounds(x.shape[axis], o)]
-            x = be.np.concatenate(parts, axis=axis)
-        return x.astype(input.dtype)
+        return adaptive_avg_pool(be, input, output_size, n)
+
     name = f"adaptive_avg_pool{n}d"
     impl.__name__, impl.__doc__ = name, f"Average over {n}-d windows giving ``output_size``."
     op(name, method=False, torch=torch_names(name, NN, function=n == 1),
@@ -368,6 +380,7 @@ for _n in (1, 2, 3):
 
 
 @op(method=False, torch=torch_names("scaled_dot_product_attention", NN))
+@provided(torch_kernels.attention)
 def scaled_dot_product_attention(be: Any, query: Any, key: Any, value: Any, attn_mask: Any = None,
                                  dropout_p: float = 0.0, is_causal: bool = False,
                                  scale: Any = None, enable_gqa: bool = False) -> Any:

@@ -12,9 +12,11 @@ from ... import dtypes
 from .._args import float_input
 from ..annotations import DimOf
 from ..registry import op, torch_names
+from . import torch_kernels
 from .activations import log_softmax_raw
-from .common import NN
+from .common import NN, REDUCTIONS
 from .functional import linear
+from .kernels import provided
 
 
 def reduction_arg(size_average: Any, reduce: Any, reduction: str) -> str:
@@ -152,8 +154,6 @@ def nll_loss(be: Any, input: Any, target: Any, weight: Any = None, size_average:
     return reduce_loss(be, loss, red)
 
 
-REDUCTIONS = ("none", "mean", "sum")
-"""The reductions by name, in the order ATen numbers them (torch's ``Reduction`` enum)."""
 
 
 def _reduction_named(name: str, reduction: int | str) -> str:
@@ -173,6 +173,7 @@ def _class_targets(name: str, target: Any) -> None:
 
 
 @op(function=False, method=False, torch=torch_names("nll_loss_forward", "aten"))
+@provided(torch_kernels.nll_loss_forward)
 def nll_loss_forward(be: Any, input: Any, target: Any, weight: Any = None,
                      reduction: int | str = "mean", ignore_index: int = -100) -> tuple[Any, Any]:
     """ATen's nll_loss of (N, C) or (C,) log-probabilities: (the loss, the summed weight of the
@@ -189,6 +190,7 @@ def nll_loss_forward(be: Any, input: Any, target: Any, weight: Any = None,
 
 
 @op(function=False, method=False, torch=torch_names("nll_loss_backward", "aten"))
+@provided(torch_kernels.nll_loss_backward)
 def nll_loss_backward(be: Any, grad_output: Any, input: Any, target: Any, weight: Any = None,
                       reduction: int | str = "mean", ignore_index: int = -100,
                       total_weight: Any = None) -> Any:
@@ -211,7 +213,13 @@ def cross_entropy(be: Any, input: Any, target: Any, weight: Any = None, size_ave
                   ignore_index: int = -100, reduce: Any = None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Any:
     """nll_loss(log_softmax(input, 1)), class indices or class probabilities as targets."""
-    red = reduction_arg(size_average, reduce, reduction)
+    return _cross_entropy(be, input, target, weight, ignore_index,
+                          reduction_arg(size_average, reduce, reduction), label_smoothing)
+
+
+@provided(torch_kernels.cross_entropy)
+def _cross_entropy(be: Any, input: Any, target: Any, weight: Any, ignore_index: int, red: str,
+                   label_smoothing: float) -> Any:
     class_dim = 1 if input.ndim > 1 else 0
     n_classes = input.shape[class_dim]
     logp = log_softmax_raw(be, input, class_dim)
