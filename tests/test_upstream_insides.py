@@ -98,15 +98,67 @@ def test_finfo_and_iinfo_refuse_interop_dtypes_with_this_torch():
     interop.dtypes.check_torch_reads_no_type(torch)  # no warning with the torch installed
 
 
-def test_a_torch_reading_dtypes_as_a_type_is_reported(monkeypatch):
-    """Simulated: a torch whose struct moved, so iinfo reads interop's dtype as uint8."""
+_F64, _I64, _F32 = (interop.dtypes.public_dtype(np.dtype(n))  # t.dtype's objects
+                    for n in ("float64", "int64", "float32"))
+
+
+def _fake_torch(torch, reads_a_type):
+    """A torch whose finfo/iinfo answer (uint8's limits, as a moved struct would read)
+    where ``reads_a_type(dtype)`` holds, and refuse as this torch does elsewhere."""
+    def info(real, name):
+        def read(d):
+            if isinstance(d, interop.dtypes.DType) and reads_a_type(d):
+                return torch.iinfo(torch.uint8)
+            return real(d)
+        read.__name__ = name
+        return read
+    return types.SimpleNamespace(__version__="9.9", finfo=info(torch.finfo, "finfo"),
+                                 iinfo=info(torch.iinfo, "iinfo"))
+
+
+@pytest.fixture
+def dtype_layout(monkeypatch):
+    """DType's layout and its torch protocol, put back after the test."""
+    from interop.dtypes import DType
+    monkeypatch.setattr(DType, "__torch_function__", DType.__dict__["__torch_function__"])
+    first = DType._LAYOUT
+    yield DType
+    interop.dtypes._point_layouts_at(first)
+
+
+def test_a_torch_reading_the_sentinel_byte_gets_another_layout(dtype_layout):
+    """Simulated: a torch whose ScalarTypes reach 0x80, so the sentinel reads as a type: the
+    check finds another last byte this torch refuses, and finfo(t.dtype) raises again."""
     torch = pytest.importorskip("torch")
-    real = torch.iinfo
-    fake = types.SimpleNamespace(__version__="9.9", finfo=torch.finfo,
-                                 iinfo=lambda d: real(torch.uint8))
-    fake.iinfo.__name__ = "iinfo"
-    with pytest.warns(InteropWarning, match=r"torch.iinfo\(<interop dtype int64>\) answers"):
+    fake = _fake_torch(torch, lambda d: id(d._layout) & 0xFF == 0x80)
+    assert fake.finfo(_F64).bits == 8  # read as another type before the check
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         interop.dtypes.check_torch_reads_no_type(fake)
+    assert id(_F64._layout) & 0xFF != 0x80
+    for d, info in ((_F64, fake.finfo), (_I64, fake.iinfo),
+                    (_F64, torch.finfo), (_I64, torch.iinfo)):
+        with pytest.raises(TypeError):
+            info(d)
+    assert torch.zeros(2, dtype=_F32).dtype == torch.float32  # still accepted
+
+
+def test_a_torch_reading_dtypes_as_a_type_is_reported(dtype_layout):
+    """Simulated: a torch whose struct moved, so iinfo reads interop's dtype as uint8 whatever
+    the layout: interop's dtypes leave torch's dtype arguments (a TypeError, never another
+    type's limits) and an InteropWarning says so; import torch and torch's own dtypes work."""
+    torch = pytest.importorskip("torch")
+    fake = _fake_torch(torch, lambda d: d.numpy == np.int64)
+    with pytest.warns(InteropWarning, match=r"torch.iinfo\(<interop dtype int64>\) answers.*"
+                                            r"refused in torch's dtype arguments"):
+        interop.dtypes.check_torch_reads_no_type(fake)
+    for call in (lambda: torch.iinfo(_I64), lambda: torch.finfo(_F64),
+                 lambda: torch.zeros(2, dtype=_F32)):
+        with pytest.raises(TypeError, match="must be torch.dtype"):
+            call()
+    assert torch.zeros(2, dtype=_F32.to_torch()).dtype == torch.float32
+    assert torch.iinfo(torch.int64).max == 2 ** 63 - 1
 
 
 # ------------------------------------------------------------------ torch.save recognition
