@@ -11,6 +11,7 @@ become the *default* float dtype.  ``result_type`` implements that, once.
 from __future__ import annotations
 
 import builtins as _builtins
+import sys
 from typing import Any
 
 import numpy as np
@@ -114,11 +115,18 @@ def default_complex() -> np.dtype:
     return complex128 if _default_float[0] == float64 else complex64
 
 
+def _is_torch_dtype(x: Any) -> _builtins.bool:
+    """``x`` is a ``torch.dtype`` (known by torch's class where torch is loaded: none is
+    otherwise)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and type(x) is torch.dtype
+
+
 def as_dtype(dtype: Any) -> np.dtype | None:
     """Normalise a dtype given as NumPy dtype, string, Python type or torch dtype."""
     if dtype is None or type(dtype) is np.dtype:
         return dtype
-    if type(dtype).__module__ == "torch":  # torch.float32 -> "float32", without importing torch
+    if _is_torch_dtype(dtype):  # torch.float32 -> "float32", without importing torch
         name = str(dtype).removeprefix("torch.")
         dtype = _TORCH_NAMES.get(name, name)
     elif type(dtype).__module__.startswith("array_api_strict"):  # its float64: "float64"
@@ -355,7 +363,7 @@ class DType:
     def __eq__(self, other: object) -> _builtins.bool:
         if isinstance(other, DType):
             return self.numpy == other.numpy
-        if type(other).__module__ == "torch":
+        if _is_torch_dtype(other):
             return str(other) == f"torch.{self.numpy.name}"
         try:
             return _pybool(self.numpy == other)

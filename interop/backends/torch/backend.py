@@ -27,6 +27,7 @@ import torch
 
 from ... import dtypes
 from ...devices import Device
+from ...upstream import UpstreamChangedError, changed
 from .. import views
 from ..contract import Backend
 from ..dlpack import from_torch
@@ -417,7 +418,7 @@ def _result(ret: Any) -> Any:
         return dtypes.public_dtype(numpy_dtype(ret))
     if t is torch.device:
         return interop_device(ret)
-    if t.__module__ == "torch.return_types":
+    if getattr(torch.return_types, t.__name__, None) is t:  # (torch's named tuples)
         named = _RETURN_TYPES.get(t)
         if named is None:
             named = _RETURN_TYPES[t] = collections.namedtuple(t.__name__, t.__match_args__)
@@ -464,4 +465,16 @@ def _torch_arg(a: Any) -> Any:
 
 
 backend = TorchBackend()
-views.PARTIAL_VIEWS[torch.Tensor] = lambda raw: raw._base
+def views_base() -> Callable[[Any], Any]:
+    """How to find the tensor whose memory a torch view shares: ``torch.Tensor._base``, checked
+    once at load (a torch answering otherwise would leave writes into the copies linked to
+    their base, ``views.copied``, short of it)."""
+    whole = torch.zeros(2)
+    if getattr(whole[:1], "_base", None) is not whole:
+        raise UpstreamChangedError(changed("torch.Tensor._base (the tensor a view shares "
+                                           "memory with)", "torch", "a write through a view "
+                                           "of a copy (t[::-1][0]) would not reach its base"))
+    return lambda raw: raw._base
+
+
+views.PARTIAL_VIEWS[torch.Tensor] = views_base()
