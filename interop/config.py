@@ -250,12 +250,21 @@ class _LazinessProbe:
         return False
 
 
+UNCHECKED_PROBES: list[Any] = []
+"""array-api-compat and its vendored copies imported since the last lazy value read (each is
+checked then: during its own import, the libraries it asks about may be half loaded)."""
+
+
 def check_laziness_probe(compat: Any) -> None:
-    """Once array-api-compat (or a vendored copy) is imported: its ``is_lazy_array`` must be
-    recognised by its frames, or it would compute a lazy tensor to answer "not lazy" under the
-    default ``dask_compute='allow'``; an ``InteropWarning`` says so where it is not."""
+    """array-api-compat's (or a vendored copy's) ``is_lazy_array`` must be recognised by its
+    frames, or it would compute a lazy tensor to answer "not lazy" under the default
+    ``dask_compute='allow'``; an ``InteropWarning`` says so where it is not."""
     is_lazy_array = getattr(compat, "is_lazy_array", None)
-    if is_lazy_array is not None and not is_lazy_array(_LazinessProbe()):
+    try:
+        recognised = is_lazy_array is None or is_lazy_array(_LazinessProbe())
+    except Exception:  # noqa: BLE001  (said below, never raised into the user's value read)
+        recognised = False
+    if not recognised:
         warn_changed(f"{compat.__name__}.is_lazy_array calling bool() in its own frame (or a "
                      "helper's of its package)", compat.__name__,
                      "is_lazy_array(a lazy tensor) computes it and answers False; "
@@ -294,6 +303,8 @@ def check_value_read(why: str, what: str) -> None:
     array-api-compat's ``is_lazy_array`` gets its answer at once, without a compute: the
     ``TypeError`` the standard has ``bool()`` raise where a value is not available (no
     protocol lets an array say it is lazy; docs/errors.md)."""
+    while UNCHECKED_PROBES:
+        check_laziness_probe(UNCHECKED_PROBES.pop())
     if _asked_by_laziness_probe():
         raise TypeError(f"{why or 'reading the values'} of a lazy array, asked by "
                         "array_api_compat.is_lazy_array: lazy (nothing was computed)")

@@ -109,7 +109,7 @@ def _module_left_as_it_was(route: Route) -> Route:
             except UpstreamChangedError as moved:  # said on the error the user meets
                 refused.add_note(f"{moved} (the module's num_batches_tracked keeps the count "
                                  "torch made for this refused call)")
-                raise
+                module = None
             if module is not None and module.num_batches_tracked is not None:
                 module.num_batches_tracked.sub_(1)
             raise
