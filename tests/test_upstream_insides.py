@@ -432,11 +432,16 @@ except Exception as exc:
     ("\nimport numpy\ndel numpy._NoValue", "", "numpy._NoValue, which numpy"),
     ("\nimport cubed.core.ops\ndel cubed.core.ops.general_blockwise",
      "interop.tensor([1.0], backend='cubed')", "cannot import name 'general_blockwise'"),
-], ids=["frames", "NoValue", "cubed-ops"])
+    ("\nimport dask.array\ndel dask.array.Array._meta", "interop.tensor([1.0], backend='dask')",
+     "dask.array.Array._meta, which dask"),
+    ("\nimport array_api_strict._array_object as m\ndel m.Array",
+     "interop.tensor([1.0], backend='strict')", "cannot import name 'Array'"),
+], ids=["frames", "NoValue", "cubed-ops", "dask-meta", "strict-array"])
 def test_a_name_interop_imports_taken_away_fails_at_import_by_name(setup, use, named):
     """Simulated in a fresh process: the name gone before interop (or its backend) loads."""
-    if "cubed" in setup:
-        pytest.importorskip("cubed")
+    for library in ("cubed", "dask", "array_api_strict"):
+        if f"import {library}" in setup:
+            pytest.importorskip(library)
     out = subprocess.run([sys.executable, "-c", _WITHOUT.format(setup=setup, use=use)],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -673,3 +678,29 @@ def test_a_loader_serving_several_modules_runs_the_hook_once(monkeypatch):
     finally:
         sys.modules.pop("ip_one", None)
         sys.modules.pop("ip_two", None)
+
+
+# ------------------------------------------------------------------ ATen's underscored names
+def _resolves(torch, name: str) -> bool:
+    """``aten.<op>[.<overload>]`` or ``torch.<path>`` names something in this torch."""
+    parts = name.split(".")
+    found = torch.ops.aten if parts[0] == "aten" else torch
+    for part in parts[1:]:
+        found = getattr(found, part, None)
+        if found is None:
+            return False
+    return True
+
+
+def test_every_underscored_torch_name_interop_answers_is_this_torchs():
+    """Records and the face's adapters answer ATen's and torch's underscored names
+    (``aten._log_softmax``, ``aten._scaled_dot_product_flash_attention_for_cpu``,
+    ``torch._chunk_cat``): a torch that renames one would leave its record unreached (the face
+    then runs torch's decomposition or refuses by name), so each must still be torch's."""
+    torch = pytest.importorskip("torch")
+    from interop.ops import TORCH_NAMES
+    from interop.surfaces.torch_face import adapters, attention
+    names = {*TORCH_NAMES, *adapters.ADAPTERS, *attention.DECOMPOSITIONS}
+    underscored = sorted(n for n in names if any(p.startswith("_") for p in n.split(".")[1:]))
+    assert "aten._scaled_dot_product_flash_attention_for_cpu" in underscored
+    assert [n for n in underscored if not _resolves(torch, n)] == []
