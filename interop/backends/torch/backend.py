@@ -27,7 +27,7 @@ import torch
 
 from ... import dtypes
 from ...devices import Device
-from ...upstream import UpstreamChangedError, changed
+from ...upstream import private
 from .. import views
 from ..contract import Backend
 from ..dlpack import from_torch
@@ -466,14 +466,10 @@ def _torch_arg(a: Any) -> Any:
 
 backend = TorchBackend()
 def views_base() -> Callable[[Any], Any]:
-    """How to find the tensor whose memory a torch view shares: ``torch.Tensor._base``, checked
-    once at load (a torch answering otherwise would leave writes into the copies linked to
-    their base, ``views.copied``, short of it)."""
-    whole = torch.zeros(2)
-    if getattr(whole[:1], "_base", None) is not whole:
-        raise UpstreamChangedError(changed("torch.Tensor._base (the tensor a view shares "
-                                           "memory with)", "torch", "a write through a view "
-                                           "of a copy (t[::-1][0]) would not reach its base"))
+    """How to find the tensor whose memory a torch view shares: ``torch.Tensor._base``, looked
+    up once at load (without it, writes into the copies linked to their base,
+    ``views.copied``, could not reach it)."""
+    private("torch", "Tensor._base")
     return lambda raw: raw._base
 
 
