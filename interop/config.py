@@ -222,7 +222,8 @@ def _asked_by_laziness_probe() -> bool:
     """Whether the code reading values (the first frames outside interop) is array-api-compat's
     ``is_lazy_array``, or a vendored copy (SciPy's, scikit-learn's), or a helper of the same
     package it called: it decides known array types by class and probes others with
-    ``bool()``, reading a raising one as lazy (``check_laziness_probe`` checks it at import)."""
+    ``bool()``, reading a raising one as lazy (``check_laziness_probe`` checks each copy at the
+    first lazy value read after its import)."""
     frame: FrameType | None = _getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("interop."):
         frame = frame.f_back
