@@ -19,6 +19,7 @@ from . import dtypes, overrides
 from .backends import BACKEND_NAMES, Device, DeviceMismatchError, get_backend, set_default_backend
 from .backends import dlpack as _dlpack
 from .backends import registry as _registry
+from .config import UNCHECKED_PROBES as _UNCHECKED_PROBES
 from .config import config, transfer_guard
 from .core import dispatch as _dispatch
 from .core.tensor import SizeAttribute as _SizeAttribute
@@ -68,6 +69,7 @@ from .surfaces import einops_backend as _einops_backend
 from .surfaces import numpy_protocols as _numpy_protocols
 from .surfaces import torch_face as _torch_face
 from .surfaces import torch_participant as _torch_participant
+from .surfaces.after_import import when_imported as _when_imported
 from .surfaces.torch_face import to_backend
 
 _before_the_table = set(globals())
@@ -81,6 +83,8 @@ _dask_collection.install(Tensor)
 _einops_backend.install(sys.modules[__name__])
 _torch_participant.register_collate(Tensor)
 _torch_participant.check_dtypes_once_torch_loads()
+for _compat in ("array_api_compat", "scipy._lib.array_api_compat", "sklearn.externals.array_api_compat"):
+    _when_imported(_compat, _UNCHECKED_PROBES.append)  # (its vendored copies too)
 _torch_face.install(Tensor)
 from . import array_api  # noqa: E402  (interop.array_api: the standard's namespace)
 from .backends.registry import default_backend as _default  # noqa: E402

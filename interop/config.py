@@ -14,15 +14,15 @@ process default (``interop.config.set_default``).  Readers call
 from __future__ import annotations
 
 import contextvars
-import sys
 import sysconfig
 import threading
 import warnings
 from collections.abc import Callable, Mapping
-from types import FrameType, MappingProxyType
+from types import FrameType, MappingProxyType, ModuleType
 from typing import Any, NamedTuple
 
 from .errors import DaskComputeError, DaskComputeWarning
+from .upstream import private, warn_changed
 
 _CHOICES = {
     "implicit_transfer": (False, True),
@@ -203,6 +203,10 @@ def transfer_guard(level: str) -> config:
     return config(transfer_guard=level)
 
 
+# The frames of the callers interop recognises (this module, torch_face/saving.py,
+# torch_participant._calling_batch_norm): CPython's, checked once at import.
+_getframe: Callable[[int], FrameType] = private("sys", "_getframe")
+
 # Libraries whose frames stand between the user's line and a value read: interop itself,
 # and torch, NumPy and Dask when the user's call came in through their functions.
 _LIBRARY_FRAMES = frozenset({"interop", "torch", "numpy", "dask"})
@@ -214,7 +218,7 @@ def user_stacklevel() -> int:
     Walks out of the frames of interop (and of the libraries that called into
     it), so a warning points at the code that asked for the value.
     """
-    frame: FrameType | None = sys._getframe(2)
+    frame: FrameType | None = _getframe(2)
     level = 2
     while frame is not None and \
             frame.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY_FRAMES:
@@ -223,14 +227,57 @@ def user_stacklevel() -> int:
 
 
 def _asked_by_laziness_probe() -> bool:
-    """Whether the code reading values (the first frame outside interop) is array-api-compat's
-    ``is_lazy_array``, or a vendored copy (SciPy's, scikit-learn's): it decides known array
-    types by class and probes others with ``bool()``, reading a raising one as lazy."""
-    frame: FrameType | None = sys._getframe(2)
+    """Whether the code reading values (the first frames outside interop) is array-api-compat's
+    ``is_lazy_array``, or a vendored copy (SciPy's, scikit-learn's), or a helper of the same
+    package it called: it decides known array types by class and probes others with
+    ``bool()``, reading a raising one as lazy (``check_laziness_probe`` checks each copy at the
+    first lazy value read after its import)."""
+    frame: FrameType | None = _getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("interop."):
         frame = frame.f_back
-    return frame is not None and frame.f_code.co_name == "is_lazy_array" and \
-        "array_api_compat" in frame.f_globals.get("__name__", "")
+    while frame is not None and "array_api_compat" in frame.f_globals.get("__name__", ""):
+        if frame.f_code.co_name == "is_lazy_array":
+            return True
+        frame = frame.f_back
+    return False
+
+
+class _LazinessProbe:
+    """An Array API object of one element that reads as a lazy tensor does when ``bool()`` is
+    asked by array-api-compat's laziness probe, and as False otherwise."""
+
+    shape = (1,)
+
+    def __array_namespace__(self, api_version: Any = None) -> ModuleType:
+        namespace = ModuleType(f"{__name__}.laziness_probe")  # (a module: hashable, named)
+        namespace.any = lambda x, *args, **kwargs: x  # type: ignore[attr-defined]
+        return namespace
+
+    def __bool__(self) -> bool:
+        if _asked_by_laziness_probe():
+            raise TypeError("lazy")
+        return False
+
+
+UNCHECKED_PROBES: list[Any] = []
+"""array-api-compat and its vendored copies imported since the last lazy value read (each is
+checked then: during its own import, the libraries it asks about may be half loaded)."""
+
+
+def check_laziness_probe(compat: Any) -> None:
+    """array-api-compat's (or a vendored copy's) ``is_lazy_array`` must be recognised by its
+    frames, or it would compute a lazy tensor to answer "not lazy" under the default
+    ``dask_compute='allow'``; an ``InteropWarning`` says so where it is not."""
+    is_lazy_array = getattr(compat, "is_lazy_array", None)
+    try:
+        recognised = is_lazy_array is None or is_lazy_array(_LazinessProbe())
+    except Exception:  # noqa: BLE001  (said below, never raised into the user's value read)
+        recognised = False
+    if not recognised:
+        warn_changed(f"{compat.__name__}.is_lazy_array calling bool() in its own frame (or a "
+                     "helper's of its package)", compat.__name__,
+                     "is_lazy_array(a lazy tensor) computes it and answers False; "
+                     "interop.config(dask_compute='raise') makes that compute an error")
 
 
 _INSTALLED = tuple({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
@@ -243,7 +290,7 @@ def _consumer() -> str | None:
     _signaltools.detrend``), or None if the first frame outside interop, torch, NumPy and Dask
     is not an installed library's (the user's own code): its outermost frame of that library
     with a name of its own (not a decorator's ``wrapper``)."""
-    frame: FrameType | None = sys._getframe(2)
+    frame: FrameType | None = _getframe(2)
     while frame is not None and \
             frame.f_globals.get("__name__", "").partition(".")[0] in _LIBRARY_FRAMES:
         frame = frame.f_back
@@ -265,6 +312,8 @@ def check_value_read(why: str, what: str) -> None:
     array-api-compat's ``is_lazy_array`` gets its answer at once, without a compute: the
     ``TypeError`` the standard has ``bool()`` raise where a value is not available (no
     protocol lets an array say it is lazy; docs/errors.md)."""
+    while UNCHECKED_PROBES:
+        check_laziness_probe(UNCHECKED_PROBES.pop())
     if _asked_by_laziness_probe():
         raise TypeError(f"{why or 'reading the values'} of a lazy array, asked by "
                         "array_api_compat.is_lazy_array: lazy (nothing was computed)")

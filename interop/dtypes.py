@@ -11,6 +11,7 @@ become the *default* float dtype.  ``result_type`` implements that, once.
 from __future__ import annotations
 
 import builtins as _builtins
+import sys
 from typing import Any
 
 import numpy as np
@@ -114,11 +115,18 @@ def default_complex() -> np.dtype:
     return complex128 if _default_float[0] == float64 else complex64
 
 
+def _is_torch_dtype(x: Any) -> _builtins.bool:
+    """``x`` is a ``torch.dtype`` (known by torch's class where torch is loaded: none is
+    otherwise)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and type(x) is torch.dtype
+
+
 def as_dtype(dtype: Any) -> np.dtype | None:
     """Normalise a dtype given as NumPy dtype, string, Python type or torch dtype."""
     if dtype is None or type(dtype) is np.dtype:
         return dtype
-    if type(dtype).__module__ == "torch":  # torch.float32 -> "float32", without importing torch
+    if _is_torch_dtype(dtype):  # torch.float32 -> "float32", without importing torch
         name = str(dtype).removeprefix("torch.")
         dtype = _TORCH_NAMES.get(name, name)
     elif type(dtype).__module__.startswith("array_api_strict"):  # its float64: "float64"
@@ -281,12 +289,13 @@ def can_cast(from_: np.dtype, to: np.dtype) -> _builtins.bool:
 
 
 # ------------------------------------------------------------------ the dtype a tensor reports
-def _sentinel_at_0x80() -> object:
-    """An object whose address ends in the byte 0x80 (see ``DType``), kept alive for good."""
+def _sentinel_ending_in(byte: _builtins.int) -> object:
+    """An object whose address ends in ``byte`` (see ``DType``), kept alive for good (objects
+    are 16-byte aligned: ``byte`` is a multiple of 16)."""
     held = []
     while True:
         o = object()
-        if id(o) & 0xFF == 0x80:
+        if id(o) & 0xFF == byte:
             return o
         held.append(o)
 
@@ -315,13 +324,14 @@ class DType:
     The first slot (``_layout``; slots are laid out in name order) points to an object
     whose address ends in 0x80, past every ScalarType: both raise TypeError ("requires
     a floating point / an integer input type") instead of reading an arbitrary type's
-    limits (byte 0 would read as uint8, 16 as a quantized uint8).  Also impossible:
+    limits (byte 0 would read as uint8, 16 as a quantized uint8).  A torch that reads the
+    byte as a type after all is met at its import (``check_torch_reads_no_type``).  Also impossible:
     ``d is torch.float32``, ``isinstance(d, torch.dtype)``, and finding ``d`` in a dict
     keyed by torch dtypes (they hash by identity).
     """
 
     __slots__ = ("_layout", "numpy")
-    _LAYOUT = _sentinel_at_0x80()
+    _LAYOUT = _sentinel_ending_in(0x80)
 
     def __init__(self, dtype: np.dtype) -> None:
         self._layout = DType._LAYOUT
@@ -353,7 +363,7 @@ class DType:
     def __eq__(self, other: object) -> _builtins.bool:
         if isinstance(other, DType):
             return self.numpy == other.numpy
-        if type(other).__module__ == "torch":
+        if _is_torch_dtype(other):
             return str(other) == f"torch.{self.numpy.name}"
         try:
             return _pybool(self.numpy == other)
@@ -438,18 +448,52 @@ def complex_result(x: Any) -> Any:
     return x if have == want else array_api_compat.array_namespace(x).astype(x, want)
 
 
-def check_torch_reads_no_type(torch: Any) -> None:
-    """After ``import torch``: ``torch.finfo``/``torch.iinfo`` of a ``DType`` must raise (see
-    ``DType``: they read the object's memory as a ``torch.dtype``).  Where this torch answers
-    instead (its ``torch.dtype`` layout moved), they answer another type's limits for
-    ``t.dtype``: an ``InteropWarning`` says so at once, naming the fix (``t.dtype.to_torch()``)."""
-    import warnings
+_SENTINEL_BYTES = (0xF0, 0xC0, 0x70, 0x50)
+"""The other last bytes tried for ``DType._layout`` where a torch reads 0x80 as a type."""
+
+
+def _torch_reads_a_type(torch: Any) -> str | None:
+    """What ``torch.finfo``/``torch.iinfo`` answer for interop's float64/int64, where they
+    answer instead of refusing (None: both refuse, as they must)."""
     for dtype, info in ((np.dtype(np.float64), torch.finfo), (np.dtype(np.int64), torch.iinfo)):
         try:
             got = info(public_dtype(dtype))
-        except TypeError:
+        except Exception:  # noqa: BLE001  (any refusal is loud: only an answer is wrong)
             continue
-        warnings.warn(f"torch {getattr(torch, '__version__', '?')}: torch.{info.__name__}"
-                      f"(<interop dtype {dtype}>) answers {got!r} (this torch reads interop's "
-                      "dtype as another type): pass t.dtype.to_torch() to torch.finfo/iinfo, "
-                      "and please report it with the version", InteropWarning, stacklevel=2)
+        return f"torch.{info.__name__}(<interop dtype {dtype}>) answers {got!r}"
+    return None
+
+
+def _point_layouts_at(sentinel: object) -> None:
+    DType._LAYOUT = sentinel
+    for d in _PUBLIC.values():
+        d._layout = sentinel
+
+
+def check_torch_reads_no_type(torch: Any) -> None:
+    """After ``import torch``: ``torch.finfo``/``torch.iinfo`` of a ``DType`` must raise (see
+    ``DType``: they read the object's memory as a ``torch.dtype``), never answer another
+    type's limits.  Where this torch answers, the layout is changed until it refuses: other
+    last bytes of the ``_layout`` address, each tried on this torch (a torch whose
+    ScalarTypes reach the byte).  Where none makes it refuse (its ``torch.dtype`` layout
+    moved), interop's dtypes leave torch's dtype arguments altogether: ``DType`` gives up its
+    ``__torch_function__``, so torch's parser refuses it everywhere with a TypeError
+    (``torch.finfo(t.dtype)``, ``torch.zeros(3, dtype=t.dtype)``), and an ``InteropWarning``
+    says so at once, naming the fix ``t.dtype.to_torch()``.  ``import torch`` and torch code
+    that never takes interop's dtypes are untouched."""
+    answer = _torch_reads_a_type(torch)
+    if answer is None:
+        return
+    first = DType._LAYOUT
+    for byte in _SENTINEL_BYTES:
+        _point_layouts_at(_sentinel_ending_in(byte))
+        if _torch_reads_a_type(torch) is None:
+            return
+    _point_layouts_at(first)
+    del DType.__torch_function__  # torch's parser now refuses DType in every dtype slot
+    import warnings
+    warnings.warn(f"torch {getattr(torch, '__version__', '?')}: {answer} (this torch reads "
+                  "interop's dtype as another type): interop's dtypes are refused in torch's "
+                  "dtype arguments (TypeError) rather than read as another type; pass "
+                  "t.dtype.to_torch(), and please report it with the version",
+                  InteropWarning, stacklevel=2)

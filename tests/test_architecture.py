@@ -95,7 +95,7 @@ def test_only_optional_libraries_are_imported_inside_functions() -> None:
 # The layers, from the ground up: a module imports from its own layer and the ones below.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ground floor", ("interop.errors", "interop.numpy_compat", "interop.dtypes", "interop.config",
-                      "interop.devices")),
+                      "interop.devices", "interop.upstream")),
     ("backends", ("interop.backends",)),
     ("core", ("interop.core",)),
     ("operations", ("interop.ops",)),

@@ -10,6 +10,7 @@ backend, CUDA devices by CuPy; a device naming a backend (a Dask tensor's
 
 from __future__ import annotations
 
+import sys
 from contextvars import ContextVar
 from typing import Any
 
@@ -34,7 +35,7 @@ def as_device(device: Any) -> Device:
         return Device(CPU, backend="dask")
     if type(device).__module__.startswith("array_api_strict"):
         return registry.get_backend("strict").interop_device(device)  # type: ignore[attr-defined]
-    if type(device).__module__ == "torch" and hasattr(device, "index"):  # a torch.device
+    if type(device) is getattr(sys.modules.get("torch"), "device", None):  # a torch.device
         return Device(device)
     raise ValueError(f"interop.array_api: unknown device {device!r}: pass x.device, "
                      "'cpu', 'cuda' or 'cuda:N'")

@@ -21,6 +21,7 @@ import importlib
 import logging
 import operator
 import os
+import sys
 import weakref
 from typing import Any
 
@@ -29,6 +30,7 @@ import numpy as np
 from ..config import setting
 from ..devices import BACKEND_NAMES, CPU, DEVICE_TYPES, Device
 from ..errors import DeviceMismatchError, unknown_name
+from ..upstream import UpstreamChangedError, changed
 from .contract import Backend
 
 # Each backend: the top-level modules whose arrays it holds, and what to install for it.
@@ -62,6 +64,9 @@ def get_backend(name: str | Backend) -> Backend:
     try:
         module = importlib.import_module(f"interop.backends.{name}.backend")
     except ImportError as exc:
+        top = (exc.name or "").partition(".")[0]
+        if top in _LIBRARIES[name][0] and top in sys.modules:  # it loads: a name in it moved
+            raise UpstreamChangedError(changed(f"{exc.name} ({exc})", top)) from exc
         extra = _LIBRARIES[name][1]
         raise ImportError(f"the {name} backend needs {exc.name}, which is not installed: {extra}") from exc
     be = _loaded[name] = module.backend

@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-NO_VALUE = np._NoValue
+from ..upstream import private
+
+NO_VALUE = private("numpy", "_NoValue")  # NumPy's "no value given" default
 
 
 def probe_array(x: Any, keep: tuple = ()) -> np.ndarray:

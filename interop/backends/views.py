@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from ..upstream import UpstreamChangedError, changed
+
 WITHOUT_VIEWS: dict[type, Callable[[Any, Any], None]] = {}
 """Array types of such backends -> how to replace an array's whole contents in place
 (each backend adds its own on load)."""
@@ -85,8 +87,14 @@ def _get(raw: Any, name: str) -> Any:
 def _set(raw: Any, name: str, value: Any) -> None:
     if type(raw) in IMMUTABLE:
         _cell(raw, True)[name] = value
-    else:
-        setattr(raw, name, value)
+        return
+    try:
+        setattr(raw, name, value)  # a tag on the instance (Dask's and Cubed's arrays take them)
+    except AttributeError as exc:
+        module = type(raw).__module__
+        raise UpstreamChangedError(changed(f"{type(raw).__qualname__} instances taking "
+                                           f"attributes ({name})", module, "interop cannot "
+                                           "link this view to its base")) from exc
 
 
 def latest(raw: Any) -> Any:

@@ -11,7 +11,6 @@ is about the handle itself: construction, subclass hooks, the default
 from __future__ import annotations
 
 import copy as _copy
-import copyreg
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
@@ -23,6 +22,7 @@ from ..backends.contract import Backend
 from ..backends.dlpack import foreign_to_raw
 from ..devices import Device
 from ..errors import NonNumericError, NumberOverflowError
+from ..upstream import private
 from . import torch_function as _tf
 from .card import cost_text, html_card
 
@@ -226,7 +226,7 @@ class Tensor(_Installed):
         """A subclass's own ``__torch_function__`` gets the loop check (torch calls it
         directly), and its ``__slots__`` are listed for finalize, pickle and copies."""
         super().__init_subclass__(**kwargs)
-        cls._interop_slots = tuple(n for n in copyreg._slotnames(cls)  # type: ignore[attr-defined]
+        cls._interop_slots = tuple(n for n in private("copyreg", "_slotnames")(cls)
                                    if n != "_raw")  # (pickle's own list of a class's slots)
         handler = cls.__dict__.get("__torch_function__")
         if isinstance(handler, classmethod):

@@ -87,11 +87,19 @@ def mode_enabled() -> bool:
 
 
 def _is_default_torch_tensor(arg_type: Any) -> bool:
-    """A real ``torch.Tensor`` (or Parameter) is data to us, not an override."""
+    """A real ``torch.Tensor`` (or Parameter) is data to us, not an override: its handler is
+    ``torch.Tensor``'s own or torch's opt-out marker (known by identity, not by the modules
+    torch defines them in)."""
+    if not _TORCH_HANDLERS:
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return False
+        _TORCH_HANDLERS.extend((torch.Tensor.__torch_function__.__func__, _torch_disabled_impl()))
     handler = arg_type.__torch_function__
-    impl = getattr(handler, "__func__", handler)
-    return getattr(impl, "__module__", "") == "torch._tensor" or \
-        type(impl).__name__ == "builtin_function_or_method" and impl.__module__ == "torch._C"
+    return getattr(handler, "__func__", handler) in _TORCH_HANDLERS
+
+
+_TORCH_HANDLERS: list[Any] = []  # torch.Tensor's own handler and torch's opt-out, once loaded
 
 
 def is_plain_value_type(arg_type: type) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InteropWarning
+from ..upstream import warn_changed
 
 
 def _run(name: str, then: Callable[[Any], None], module: Any) -> None:
@@ -46,14 +47,20 @@ class _AfterImport:
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
-        load = getattr(getattr(spec, "loader", None), "exec_module", None)
-        if load is None:  # no loader to follow: the import goes on as it would without us
-            return spec
+        loader = getattr(spec, "loader", None)
+        load = getattr(loader, "exec_module", None)
 
         def exec_module(module: Any) -> None:
+            loader.exec_module = load  # once: a loader serving several modules loads them as before
             load(module)
             _run(name, self.then, module)
-        spec.loader.exec_module = exec_module  # type: ignore[method-assign]  # (the hook itself)
+        try:
+            if load is None:
+                raise AttributeError("its loader has no exec_module")
+            loader.exec_module = exec_module  # (the hook itself, on this spec's loader)
+        except AttributeError as exc:  # the import goes on as it would without interop
+            warn_changed(f"the import system's loaders taking exec_module ({exc})", "sys",
+                         f"interop registers nothing with {name}")
         return spec
 
 

@@ -35,6 +35,7 @@ from ..backends.dask import ufunc_methods
 from ..core import dispatch
 from ..core.dispatch import foreign_wrappers
 from ..core.tensor import Tensor
+from ..upstream import warn_changed
 
 _active = dispatch.active
 _SCALARS = frozenset({int, float, bool, complex})
@@ -341,3 +342,13 @@ def install(tensor_cls: Any) -> None:
     tensor_cls.__array_function__ = __array_function__
     tensor_cls.__array__ = __array__
     dispatch.RESOLVERS.append(resolve_numpy_callable)
+    check_numpy_functions_recognised(np)
+
+
+def check_numpy_functions_recognised(numpy: Any) -> None:
+    """NumPy's NEP 18 functions are known by their ``_implementation`` (checked once, at
+    import: a NumPy without it would leave them to run unrecognised, their values read)."""
+    if not hasattr(numpy.mean, "_implementation"):
+        warn_changed("NumPy's functions carrying _implementation (numpy.mean._implementation)",
+                     "numpy", "a subclass's __torch_function__ handing interop a NumPy function "
+                     "is not recognised")

@@ -22,6 +22,7 @@ from ..dtypes import check_torch_reads_no_type
 from ..errors import DaskComputeError
 from ..ops import TORCH_NAMES
 from ..ops.nn.rnn import HOST_SIZES
+from ..upstream import UpstreamChangedError, private
 from .after_import import when_imported
 
 _cache: dict[int, tuple[Callable, Route]] = {}
@@ -101,9 +102,14 @@ def _module_left_as_it_was(route: Route) -> Route:
     def run_counted(cls: type, args: tuple, kwargs: dict) -> object:
         try:
             return run(cls, args, kwargs)
-        except DaskComputeError:
+        except DaskComputeError as refused:
             running = args[1] if len(args) > 1 else kwargs.get("running_mean")
-            module = _calling_batch_norm(running)
+            try:
+                module = _calling_batch_norm(running)
+            except UpstreamChangedError as moved:  # said on the error the user meets
+                refused.add_note(f"{moved} (the module's num_batches_tracked keeps the count "
+                                 "torch made for this refused call)")
+                module = None
             if module is not None and module.num_batches_tracked is not None:
                 module.num_batches_tracked.sub_(1)
             raise
@@ -111,11 +117,9 @@ def _module_left_as_it_was(route: Route) -> Route:
 
 
 def _calling_batch_norm(running_mean: object) -> Any:
-    """The ``_BatchNorm`` module whose forward, up the stack, passed ``running_mean``."""
-    batch_norm = getattr(sys.modules["torch"].nn.modules.batchnorm, "_BatchNorm", None)
-    forward = getattr(getattr(batch_norm, "forward", None), "__code__", None)
-    if forward is None:  # torch moved _BatchNorm: the count stays (DaskComputeError says why)
-        return None
+    """The ``_BatchNorm`` module whose forward, up the stack, passed ``running_mean`` (an
+    ``UpstreamChangedError`` where torch has no ``_BatchNorm.forward`` to recognise)."""
+    forward = private("torch.nn.modules.batchnorm", "_BatchNorm.forward.__code__")
     frame = sys._getframe(1)
     while frame is not None:
         module = frame.f_locals.get("self") if frame.f_code is forward else None

@@ -30,6 +30,7 @@ from ..backends import registry
 from ..backends.contract import Backend
 from ..core.tensor import Tensor, make
 from ..devices import CPU, Device
+from ..upstream import private
 
 
 class CubedTensors(ChunkManagerEntrypoint):
@@ -53,7 +54,7 @@ class CubedTensors(ChunkManagerEntrypoint):
 
     def normalize_chunks(self, chunks: Any, shape: Any = None, limit: Any = None, dtype: Any = None,
                          previous_chunks: Any = None) -> Any:
-        from cubed.vendor.dask.array.core import normalize_chunks
+        normalize_chunks = private("cubed.vendor.dask.array.core", "normalize_chunks")
         return normalize_chunks(chunks, shape=shape, limit=limit, dtype=dtype,
                                 previous_chunks=previous_chunks)
 
@@ -78,8 +79,7 @@ class CubedTensors(ChunkManagerEntrypoint):
     def reduction(self, arr: Any, func: Callable, combine_func: Callable | None = None,
                   aggregate_func: Callable | None = None, axis: Any = None, dtype: Any = None,
                   keepdims: bool = False) -> Any:
-        from cubed.core.ops import reduction
-        return self._call(reduction, arr, func=func, combine_func=combine_func,
+        return self._call(private("cubed.core.ops", "reduction"), arr, func=func, combine_func=combine_func,
                           aggregate_func=aggregate_func, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def apply_gufunc(self, func: Callable, signature: str, *args: Any, **kwargs: Any) -> Any:
@@ -92,14 +92,13 @@ class CubedTensors(ChunkManagerEntrypoint):
         return self._call(cubed.map_blocks, func, *args, **kwargs)
 
     def blockwise(self, func: Callable, out_ind: Any, *args: Any, **kwargs: Any) -> Any:
-        from cubed.core.ops import blockwise
+        blockwise = private("cubed.core.ops", "blockwise")
         for name in ("name", "token", "concatenate", "meta"):  # (Dask's; Cubed has none)
             kwargs.pop(name, None)
         return self._call(blockwise, func, out_ind, *args, **kwargs)
 
     def unify_chunks(self, *args: Any, **kwargs: Any) -> Any:
-        from cubed.core.ops import unify_chunks
-        return self._call(unify_chunks, *args, **kwargs)
+        return self._call(private("cubed.core.ops", "unify_chunks"), *args, **kwargs)
 
     def store(self, sources: Any, targets: Any, **kwargs: Any) -> Any:
         import cubed

@@ -27,6 +27,7 @@ import numpy as np
 from ...config import check_value_read
 from ...devices import Device
 from ...errors import LinAlgError, UnknownShapeError, shown_shape
+from ...upstream import private
 from .. import registry, views
 from ..chunked import ChunkedBackend
 from ..contract import Backend
@@ -429,8 +430,7 @@ def _run(evaluate: Any, raws: tuple, progress: bool | None, kwargs: dict) -> tup
 
 def _widgets_available() -> bool:
     """True in a Jupyter kernel that can draw ipywidgets (Dask's widget progress bar)."""
-    from distributed.utils import is_kernel
-    if not is_kernel():
+    if not private("distributed.utils", "is_kernel")():
         return False
     try:
         import ipywidgets  # noqa: F401  (optional: the bar falls back to text)
@@ -452,6 +452,7 @@ def _client() -> Any:
 
 backend = DaskBackend()
 views.WITHOUT_VIEWS[da.Array] = replace_contents
+private("dask.array", "Array._meta")  # (read and written throughout: checked at load)
 
 
 def _whole(impl: Any, backend: Any, *args: Any) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ...upstream import UpstreamChangedError, changed, private
 from .. import views
 from ..ufunc_probes import NO_VALUE, axes_of, numpy_checked, probe_array, reorderable
 
@@ -36,10 +37,12 @@ def as_dask(x: Any) -> Any:
 def _write(target: Any, result: Any) -> Any:
     """``result`` into the Dask array ``target`` (its graph replaced, as Dask's ``out=`` does),
     cast as NumPy's ``out=`` casts, and replayed into the arrays ``target`` is a view of."""
-    from dask.array.core import handle_out
     if result.dtype != target.dtype:
         result = result.astype(target.dtype, casting="same_kind")
-    handle_out(target, result)
+    private("dask.array.core", "handle_out")(target, result)
+    if target.name != result.name:  # a Dask whose handle_out no longer writes in place
+        raise UpstreamChangedError(changed("dask.array.core.handle_out writing out= in place",
+                                           "dask", "the out= array would keep its values"))
     views.written(target)
     return target
 

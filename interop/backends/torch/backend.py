@@ -27,6 +27,7 @@ import torch
 
 from ... import dtypes
 from ...devices import Device
+from ...upstream import private
 from .. import views
 from ..contract import Backend
 from ..dlpack import from_torch
@@ -417,7 +418,7 @@ def _result(ret: Any) -> Any:
         return dtypes.public_dtype(numpy_dtype(ret))
     if t is torch.device:
         return interop_device(ret)
-    if t.__module__ == "torch.return_types":
+    if getattr(torch.return_types, t.__name__, None) is t:  # (torch's named tuples)
         named = _RETURN_TYPES.get(t)
         if named is None:
             named = _RETURN_TYPES[t] = collections.namedtuple(t.__name__, t.__match_args__)
@@ -464,4 +465,12 @@ def _torch_arg(a: Any) -> Any:
 
 
 backend = TorchBackend()
-views.PARTIAL_VIEWS[torch.Tensor] = lambda raw: raw._base
+def views_base() -> Callable[[Any], Any]:
+    """How to find the tensor whose memory a torch view shares: ``torch.Tensor._base``, looked
+    up once at load (without it, writes into the copies linked to their base,
+    ``views.copied``, could not reach it)."""
+    private("torch", "Tensor._base")
+    return lambda raw: raw._base
+
+
+views.PARTIAL_VIEWS[torch.Tensor] = views_base()

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from ...core.dispatch import make_public
 from ...ops import TABLE, TORCH_NAMES
 from ...ops.registry import Op
+from ...upstream import UpstreamChangedError, changed
 from . import adapters, boxes, decompose
 from .boxes import PLAIN, boxed, unboxed
 from .records import record
@@ -45,8 +46,17 @@ _NAMESPACES = (("special_", "torch.special."), ("linalg_", "torch.linalg."),
 _P = inspect.Parameter
 
 
+_OVERLOAD_READS = ("_schema", "_opname", "_overloadname")
+"""torch's ``OpOverload`` attributes this module reads (checked on the first overload)."""
+
+
 def handler_for(func: Any) -> Handler:
     """The handler of ATen overload ``func`` (made once, then ``HANDLERS[func]``)."""
+    if not HANDLERS:
+        missing = [name for name in _OVERLOAD_READS if not hasattr(func, name)]
+        if missing:
+            raise UpstreamChangedError(changed(f"torch's OpOverload attributes {missing}",
+                                               "torch", f"interop cannot run {func}"))
     handler = _adapted(func) or _from_record(func) or _from_functional(func) or \
         decompose.decomposed(func, handler_for) or _refusal(func)
     HANDLERS[func] = handler

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...core.tensor import Tensor, make, to_raw
+from ...upstream import private
 from . import attention, boxes
 
 Handler = Callable[[tuple, dict], Any]
@@ -21,10 +22,9 @@ _mode_class: list[type] = []
 
 def _decomposition(func: Any) -> Callable | None:
     """The face's own decomposition of ``func`` (``attention``), else torch's."""
-    import torch
-    from torch._decomp import decomposition_table
-    found: Any = attention.DECOMPOSITIONS.get(str(func)) or decomposition_table.get(func)
-    if found is None and torch._C._dispatch_has_kernel_for_dispatch_key(
+    found: Any = attention.DECOMPOSITIONS.get(str(func)) or \
+        private("torch._decomp", "decomposition_table").get(func)
+    if found is None and private("torch._C", "_dispatch_has_kernel_for_dispatch_key")(
             func.name(), "CompositeImplicitAutograd"):
         found = func.decompose
     return found
@@ -87,7 +87,7 @@ class OnBackendMixin:
 def on_backend_mode() -> type:
     """The ``OnBackend`` dispatch mode class, made on first use (torch is loaded by then)."""
     if not _mode_class:
-        from torch.utils._python_dispatch import TorchDispatchMode
-        _mode_class.append(type("OnBackend", (OnBackendMixin, TorchDispatchMode),
+        mode = private("torch.utils._python_dispatch", "TorchDispatchMode")
+        _mode_class.append(type("OnBackend", (OnBackendMixin, mode),
                                 {"__doc__": __doc__}))
     return _mode_class[0]
