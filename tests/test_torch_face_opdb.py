@@ -229,7 +229,8 @@ def write(results: dict[str, dict[str, tuple[str, str]]]) -> None:
                      f"operators that pass on the plain facade ({b}) pass, with torch "
                      f"{'.'.join(torch.__version__.split('.')[:2])}")
     lines += ["", ("The plain facade's figures are op_db's float32 operators in the torch surveyed "
-                   f"({len(opdb.OPERATORS)} in torch {torch.__version__.split('+')[0]}) less those tests/helpers/opdb_xfail.py lists "
+                   f"({len(opdb.OPERATORS)} in torch {torch.__version__.split('+')[0]}) less those "
+                   "tests/helpers/opdb_xfail.py lists "
                    f"({len(opdb.XFAIL)}) on NumPy, and less those the Dask section lists on "
                    "Dask."),
               "", "| operator | backend | why it fails through the face |", "|---|---|---|"]
