@@ -6,11 +6,13 @@ a clear error or an InteropWarning, never a wrong value, an unsafe checkpoint or
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import subprocess
 import sys
 import textwrap
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -669,6 +671,18 @@ def test_a_loader_refusing_the_hook_warns_and_the_import_goes_on(monkeypatch):
         assert ip_slotted.VALUE == 42 and seen == []
     finally:
         sys.modules.pop("ip_slotted", None)
+
+
+def test_a_library_that_is_not_installed_is_not_a_changed_import_system(monkeypatch):
+    """Asking for a library interop waits for that is not installed (``find_spec``, as
+    tests and libraries ask whether torch is there) answers None, without a warning."""
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    after_import.when_imported("ip_not_installed", lambda m: None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert importlib.util.find_spec("ip_not_installed") is None
+        with pytest.raises(ModuleNotFoundError):
+            import ip_not_installed  # noqa: F401
 
 
 def test_a_loader_serving_several_modules_runs_the_hook_once(monkeypatch):

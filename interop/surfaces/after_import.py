@@ -47,6 +47,8 @@ class _AfterImport:
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
+        if spec is None:  # not installed (asked by find_spec, or an import that will fail)
+            return None
         loader = getattr(spec, "loader", None)
         load = getattr(loader, "exec_module", None)
 
