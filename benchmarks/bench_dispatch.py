@@ -130,7 +130,7 @@ def machine() -> str:
 
 
 def markdown(rows: list[tuple], columns: list[str]) -> str:
-    """The rows as a table for docs/performance.md, after a line with the date, the machine
+    """The rows as a table for docs/benchmarks.md, after a line with the date, the machine
     and the command that reproduces them."""
     import datetime
     import sys
@@ -150,7 +150,7 @@ def cli(run: Callable[[bool], list[tuple]], columns: list[str], doc: str, width:
     parser = argparse.ArgumentParser(description=doc)
     parser.add_argument("--quick", action="store_true", help="short timing budget")
     parser.add_argument("--markdown", action="store_true",
-                        help="print a table for docs/performance.md: date, machine, command first")
+                        help="print a table for docs/benchmarks.md: date, machine, command first")
     options = parser.parse_args()
     rows = run(options.quick)
     if options.markdown:

@@ -22,7 +22,7 @@ model on torch's device, from the same seed and on the same batches:
   ``torch.load(weights_only=True)`` into a torch model on the device.
 
 Every time is the best of a few synchronised runs, as a ratio to torch measured in the same
-run.  No test asserts on a time (docs/performance.md keeps the table).
+run.  No test asserts on a time (docs/benchmarks.md keeps the table).
 """
 
 from __future__ import annotations

@@ -323,7 +323,7 @@ def _unverified_note() -> list[str]:
             "which says nothing about whether the operation works there.")
     if any(be == "cupy" for be, _ in missing):
         note += (" CuPy runs the same tests on a machine with a GPU (`bash scripts/gpu_check.sh`); "
-                 "the last run on a real GPU is on the [benchmarks page](performance.md#on-a-gpu).")
+                 "the last run on a real GPU is on the [benchmarks page](benchmarks.md#on-a-gpu).")
     return [note, ""]
 
 

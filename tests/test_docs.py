@@ -129,7 +129,7 @@ def test_the_navigation_shows_the_four_kinds_and_the_how_tos():
     assert [Path(p).name for p in _pages(_section(nav, "Tutorials")) if p.endswith(".ipynb")] \
         == notebooks  # every notebook is a tutorial page, in order
     reference = _pages(_section(nav, "Reference"))
-    assert "performance.md" in reference  # the benchmarks page
+    assert "benchmarks.md" in reference  # the benchmarks page
     assert "architecture.md" in _pages(_section(nav, "Development"))
 
 
@@ -143,7 +143,7 @@ def test_site_builds_strict_with_every_page(site):
     for page in ("install", "quickstart", "tutorials", "tutorials/01-quickstart",
                  "tutorials/09-exploring-in-jupyter", "how-to", "how-to/numpy-code",
                  "how-to/port-a-script", "api", "array-api", "errors", "configuration",
-                 "operations", "support-matrix", "torch_coverage", "performance", "design",
+                 "operations", "support-matrix", "torch_coverage", "benchmarks", "design",
                  "semantics", "laziness", "views-and-writes", "performance-model", "surfaces",
                  "backends", "subclassing", "jupyter", "architecture", "testing",
                  "support-window", "changelog"):
@@ -234,7 +234,7 @@ _RECORDS = {
 }
 # pages that are records or generated from runs: the benchmarks page, the generated coverage
 # pages, and the contributors' architecture notes
-_RECORD_PAGES = {"performance.md", "torch_coverage.md", "support-matrix.md", "architecture.md"}
+_RECORD_PAGES = {"benchmarks.md", "torch_coverage.md", "support-matrix.md", "architecture.md"}
 
 
 def _user_pages() -> list[Path]:
@@ -251,7 +251,7 @@ def test_no_run_records_outside_the_benchmarks_page(page):
     for m in re.finditer(r"\b20\d\d-\d\d-\d\d\b", text):
         if "GPU" not in text[max(0, m.start() - 100):m.end() + 100]:
             found.append(f"a date: {m.group(0)!r}")
-    assert not found, f"{page.name} holds run records (they go to docs/performance.md or " \
+    assert not found, f"{page.name} holds run records (they go to docs/benchmarks.md or " \
         f"CHANGELOG.md): {found}"
 
 

@@ -107,7 +107,7 @@ def test_a_backend_this_build_cannot_run_is_not_counted_as_failing(monkeypatch) 
     assert all(line.count("|") == lines[0].count("|") for line in lines)  # a well-formed table
     assert "| interop | numpy | 1 | 1 | 0 |" in "\n".join(lines)
     note = " ".join(sm._unverified_note())
-    assert "**cupy**: no GPU here" in note and "performance.md#on-a-gpu" in note
+    assert "**cupy**: no GPU here" in note and "benchmarks.md#on-a-gpu" in note
     monkeypatch.setattr(sm, "_available", lambda be: True)
     assert not any("not verified" in line for line in sm._headline(operations, marks))
     assert sm._unverified_note() == []
