@@ -551,7 +551,7 @@ def main() -> None:
     parser.add_argument("--bandwidth", default=TRAINING_BANDWIDTH,
                         help="training: the scheduler's bandwidth estimate the cluster starts "
                              f"with ({TRAINING_BANDWIDTH}; Dask's default: 100MB)")
-    parser.add_argument("--kernels", default=KERNELS, choices=("auto", "interop"),
+    parser.add_argument("--kernels", default=KERNELS, choices=("auto", "torch", "interop"),
                         help="who computes the heavy kernels on NumPy blocks, here and on the "
                              "training cluster's workers (interop.config(kernels=...))")
     parser.add_argument("sections", nargs="*", default=["dask", "resnet", "jax"],

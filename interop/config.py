@@ -30,7 +30,7 @@ _CHOICES = {
     "transfer_guard": ("allow", "log", "disallow"),
     "persist_state": ("step", "never"),
     "progress": ("auto", True, False),
-    "kernels": ("auto", "interop"),
+    "kernels": ("auto", "torch", "interop"),
 }
 _defaults: dict[str, Any] = {"implicit_transfer": False, "dask_compute": "allow",
                              "transfer_guard": "allow", "persist_state": "step",
@@ -129,10 +129,13 @@ class config:  # noqa: N801 - used like a function: interop.config(implicit_tran
     - ``kernels`` ('auto'): who computes the heavy kernels (convolutions, pools,
       normalisations, softmax, losses, attention, and their gradients) on NumPy
       blocks: 'auto' runs torch's CPU kernels where torch is importable and has
-      the dtype (zero-copy, results stay NumPy), else interop's own forms;
-      'interop' always runs interop's own forms (for tests and comparisons).
-      Dask's and Cubed's chunk tasks run in worker threads, which read the
-      process default: set it for them with ``set_default``.
+      the dtype (zero-copy, results stay NumPy), else interop's own forms, and
+      on a ``dask.distributed`` worker imports torch only where its memory
+      limit leaves room for it (an import that pauses the worker would stall
+      the compute; the worker warns in its log instead); 'torch' imports it on
+      any worker; 'interop' always runs interop's own forms (for tests and
+      comparisons).  Dask's and Cubed's chunk tasks run in worker threads,
+      which read the process default: set it for them with ``set_default``.
 
     Settings are per context, like ``decimal.localcontext`` and torch's
     per-thread grad mode: a block in one thread or asyncio task never changes

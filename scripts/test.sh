@@ -10,17 +10,20 @@
 # With arguments, pytest runs them on the newest set only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x .venv/bin/python ] && .venv/bin/python -c "import interop, torch, dask, hypothesis, mypy, twine, kornia" \
+# No test takes 5 minutes on CI's 2 cores; one that waits 15 (a hang: a paused Dask worker, a
+# subprocess that never exits) fails with its traceback instead of stalling the run.
+export TEST_TIMEOUT_S="${TEST_TIMEOUT_S:-900}"
+[ -x .venv/bin/python ] && .venv/bin/python -c "import interop, torch, dask, hypothesis, pytest_timeout, mypy, twine, kornia" \
   2>/dev/null && [ -x .venv/bin/ruff ] || bash scripts/setup.sh
 if [ $# -gt 0 ]; then
-  HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" exec .venv/bin/python -m pytest -q -n 2 "$@"
+  HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" exec .venv/bin/python -m pytest -q -n 2 --timeout="$TEST_TIMEOUT_S" "$@"
 fi
 echo "==> checks: ruff check, mypy"
 .venv/bin/ruff check interop tests benchmarks scripts
 .venv/bin/mypy
 start=$SECONDS
 echo "==> the whole suite on the newest releases (.venv: $(.venv/bin/python -c 'import platform, numpy, torch; print(f"Python {platform.python_version()}, NumPy {numpy.__version__}, torch {torch.__version__}")'))"
-HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" .venv/bin/python -m pytest -q -n 2
+HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" .venv/bin/python -m pytest -q -n 2 --timeout="$TEST_TIMEOUT_S"
 echo "==> newest: $((SECONDS - start)) s"
 for stage in test_oldest test_release test_pythons; do
   start=$SECONDS

@@ -14,7 +14,7 @@ want="$(grep -v '^#' requirements/oldest.txt | sort | tr '\n' ' ')"
 have=""
 [ -f "$venv/.floors" ] && have="$(cat "$venv/.floors")"
 if [ ! -x "$venv/bin/python" ] || [ "$have" != "$want" ] \
-   || ! "$venv/bin/python" -c "import interop, torch, dask, hypothesis" 2>/dev/null; then
+   || ! "$venv/bin/python" -c "import interop, torch, dask, hypothesis, pytest_timeout" 2>/dev/null; then
   step "creating $venv: the declared floors (requirements/oldest.txt) and the test tools"
   rm -rf "$venv"
   python3 -m venv "$venv"

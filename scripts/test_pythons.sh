@@ -16,7 +16,7 @@ for version in "$@"; do
   python=$(python_for "$version") \
     || { echo "Python $version is not installed (python$version, or under pyenv)"; exit 1; }
   venv=.venv-py$version
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import interop, dask, hypothesis" 2>/dev/null; then
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import interop, dask, hypothesis, pytest_timeout" 2>/dev/null; then
     step "creating $venv ($("$python" --version)): interop with Dask and the test tools"
     rm -rf "$venv"
     "$python" -m venv "$venv"

@@ -19,7 +19,7 @@ demo_and_tests() {
     set -- "${representative[@]}"
   fi
   step "pytest on $label: $*"
-  HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$venv/bin/python" -m pytest -q -n 2 "$@"
+  HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$venv/bin/python" -m pytest -q -n 2 --timeout="${TEST_TIMEOUT_S:-900}" "$@"
 }
 
 # python_for VERSION: the interpreter for a Python version ("3.12"): `pythonVERSION` where it

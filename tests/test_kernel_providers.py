@@ -3,7 +3,8 @@ NumPy blocks ('auto', where torch is importable) and interop's own forms ('inter
 against torch on the same data: random shapes, strides, paddings, dilations, groups, dtypes
 and empty batches, on NumPy and on Dask (whose chunk tasks run the same kernels on NumPy
 blocks); gradients through the torch face; integer convolutions (interop's form: torch has
-none); and a process where torch cannot be imported, whose values are torch's."""
+none); a process where torch cannot be imported, whose values are torch's; and Dask workers
+too small to import torch, which keep interop's forms rather than pause."""
 
 from __future__ import annotations
 
@@ -423,8 +424,8 @@ def test_float16_and_other_block_types_take_interops_forms():
     assert kernels.torch_for(np.ones(2, np.float32)) is torch
     with interop.config(kernels="interop"):
         assert kernels.torch_for(np.ones(2, np.float32)) is None
-    with pytest.raises(ValueError, match="kernels='torch' is not one of 'auto', 'interop'"):
-        interop.config(kernels="torch")
+    with pytest.raises(ValueError, match="kernels='cuda' is not one of 'auto', 'torch', 'interop'"):
+        interop.config(kernels="cuda")
 
 
 def test_read_only_and_reversed_blocks_are_taken_in():
@@ -499,3 +500,47 @@ def test_without_torch_interops_forms_give_torchs_values():
     for name, value in want.items():
         np.testing.assert_allclose(np.array(got[name], dtype=np.float32), value.numpy(),
                                    rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+# ---------------------------------------------------------------- small Dask workers
+def test_a_small_dask_worker_keeps_interops_forms_and_never_pauses(client):
+    """conftest's 1 GiB workers have 819 MiB below their pause threshold and hold about 400 MiB
+    before torch: importing torch (513 MiB with its CUDA build) would pause them for good and
+    this compute would never end.  Under 'auto' they keep interop's forms: torch's values,
+    torch never imported there, the refusal noted where a chunk ran."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((8, 3, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    lazy = interop.conv2d(interop.tensor(x, backend="dask", chunks=(2, 3, 12, 12)),
+                          interop.tensor(w), None, 1, 1)
+    got = client.compute(lazy.raw).result(timeout=120)  # (a paused worker: a timeout, not a hang)
+    close(got, F.conv2d(torch.from_numpy(x), torch.from_numpy(w), None, 1, 1), np.float32)
+    from interop.backends.dask.workers import memory_room
+    from tests.helpers.dask_workers import kernel_state
+    states = list(client.run(kernel_state).values())
+    assert not any(imported for imported, _ in states), states
+    assert any(refused for _, refused in states), states
+    rooms = [client.submit(memory_room, pure=False, workers=[w]).result(timeout=60)
+             for w in client.scheduler_info()["workers"]]  # asked inside a task, as a kernel asks
+    assert all(0 <= room < kernels.TORCH_IMPORT_ROOM for room in rooms), rooms
+
+
+def test_auto_imports_torch_only_with_room_below_a_workers_pause_threshold(monkeypatch):
+    """The rule behind the test above, for each answer a worker's memory gives: no worker or
+    no limit (None), enough room, too little (refused once, with one warning naming the
+    fix)."""
+    monkeypatch.setattr(kernels, "_no_room", False)
+    for room in (None, kernels.TORCH_IMPORT_ROOM):
+        monkeypatch.setattr(kernels, "memory_room", lambda room=room: room)
+        assert kernels.room_for_torch()
+    monkeypatch.setattr(kernels, "memory_room", lambda: 100 << 20)
+    with pytest.warns(interop.InteropWarning, match=r"100 MiB are left.*kernels='torch'"):
+        assert not kernels.room_for_torch()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not kernels.room_for_torch()  # decided once for the process
+
+
+def test_memory_room_is_none_outside_a_worker():
+    from interop.backends.dask.workers import memory_room
+    assert memory_room() is None
