@@ -353,14 +353,22 @@ def _slug(heading: str) -> str:
 
 
 def test_the_readmes_links_resolve():
-    """The README is read on GitHub and on PyPI, outside the site: its relative links name
-    files of the repository, and its #fragments headings of those files."""
+    """The README is read on GitHub and on PyPI (the wheel's long description), where a
+    relative link points nowhere: every link to the project's own files is absolute, under
+    the Source URL of pyproject.toml, names a file (``blob``) or folder (``tree``) of this
+    repository, and its #fragment a heading of that file."""
+    import tomllib
+    source = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Source"]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    relative = re.findall(r"\]\((?!https?:)([^)]+)\)", readme)
+    assert not relative, f"relative links break on PyPI: {relative}"
+    own = re.findall(rf"\]\({re.escape(source)}/(blob|tree)/main/([^)#]+)(?:#([^)]+))?\)", readme)
+    assert len(own) >= 20, own
     broken = []
-    for target, fragment in re.findall(r"\]\((?!https?:)([^)#]+)(?:#([^)]+))?\)", readme):
+    for kind, target, fragment in own:
         path = ROOT / target
-        if not path.exists():
-            broken.append(target)
+        if not (path.is_file() if kind == "blob" else path.is_dir()):
+            broken.append(f"{kind}/{target}")
         elif fragment:
             headings = re.findall(r"^#+ (.+)$", path.read_text(encoding="utf-8"), flags=re.M)
             if fragment not in {_slug(h) for h in headings}:
