@@ -10,8 +10,9 @@
 # With arguments, pytest runs them on the newest set only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# No test takes 5 minutes on CI's 2 cores; one that waits 15 (a hang: a paused Dask worker, a
-# subprocess that never exits) fails with its traceback instead of stalling the run.
+# Each test is bounded: the slowest (op_db through the torch face on Dask) takes about a minute
+# alone, and one that runs 15 (a hang: a paused Dask worker, a subprocess that never exits)
+# fails with its traceback instead of stalling the run.
 export TEST_TIMEOUT_S="${TEST_TIMEOUT_S:-900}"
 [ -x .venv/bin/python ] && .venv/bin/python -c "import interop, torch, dask, hypothesis, pytest_timeout, mypy, twine, kornia" \
   2>/dev/null && [ -x .venv/bin/ruff ] || bash scripts/setup.sh

@@ -119,8 +119,9 @@ def to_numpy(x):
     return np.asarray(x)
 
 
-def two_worker_cluster(**config):
-    """A real ``dask.distributed`` cluster: two worker processes of one thread and 1 GiB each,
+def two_worker_cluster(memory_limit: str = "1GiB", **config):
+    """A real ``dask.distributed`` cluster: two worker processes of one thread and
+    ``memory_limit`` each,
     yielding its client.  Work stealing is off, so where a task runs is the scheduler's
     placement by its data, not the machine's momentary load (CI's two cores are shared with
     the other test process); ``config`` adds Dask settings the scheduler and workers start
@@ -132,7 +133,7 @@ def two_worker_cluster(**config):
     with dask.config.set({"distributed.scheduler.work-stealing": False, **config}):
         cluster = distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-            scheduler_port=0, silence_logs=logging.ERROR, memory_limit="1GiB")
+            scheduler_port=0, silence_logs=logging.ERROR, memory_limit=memory_limit)
     with cluster, distributed.Client(cluster, timeout="60s") as c:
         c.wait_for_workers(2, timeout=60)
         yield c

@@ -60,6 +60,7 @@ build).  'torch' imports it anyway."""
 
 _no_room = False
 """True once 'auto' left torch unimported in this worker for want of memory."""
+_room_lock = threading.Lock()
 
 
 def torch_module(kernels: str = "torch") -> Any:
@@ -82,15 +83,16 @@ def torch_module(kernels: str = "torch") -> Any:
 
 def room_for_torch() -> bool:
     """Whether this process may import torch under 'auto': anywhere but a Dask worker whose
-    memory below its pause threshold is short of ``TORCH_IMPORT_ROOM`` (checked once; the
-    first refusal warns, in the worker's log)."""
+    memory below its pause threshold is short of ``TORCH_IMPORT_ROOM`` (decided once, under a
+    lock: a worker's threads ask together; the refusal warns once, in the worker's log)."""
     global _no_room
-    if _no_room:
-        return False
-    room = memory_room()
-    if room is None or room >= TORCH_IMPORT_ROOM:
-        return True
-    _no_room = True
+    with _room_lock:
+        if _no_room:
+            return False
+        room = memory_room()
+        if room is None or room >= TORCH_IMPORT_ROOM:
+            return True
+        _no_room = True
     warnings.warn(
         f"interop.config(kernels='auto') keeps interop's own kernels on this Dask worker: "
         f"{max(room, 0) >> 20} MiB are left below its pause threshold, and importing torch "
