@@ -3,13 +3,15 @@
 # With no arguments (as CI runs it) the support window is tested end to end (docs/install.md, "Supported versions"):
 #   1. the checks (ruff and mypy must find nothing);
 #   2. the whole suite on the newest releases, Python 3.11 with torch 2.14 (.venv);
-#   3. the oldest declared set, torch 2.13 among it (scripts/test_oldest.sh, .venv-oldest);
-#   4. the release artifacts: sdist and wheel built, checked, installed and run
-#      (scripts/test_release.sh);
+#   3. the release artifacts: sdist and wheel built (with .venv's build and twine), checked,
+#      installed and run (scripts/test_release.sh);
+#   4. the oldest declared set, torch 2.13 among it (scripts/test_oldest.sh, .venv-oldest);
 #   5. Python 3.12 and 3.13 with the newest NumPy and Dask each gets (scripts/test_pythons.sh).
-# With arguments, pytest runs them on the newest set only.
+# With arguments, pytest runs them on the newest set only. DROP_VENVS=1 (CI) removes each
+# stage's venv once it has passed (scripts/window.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/window.sh
 # Each test is bounded: the slowest (op_db through the torch face on Dask) takes about a minute
 # alone, and one that runs 15 (a hang: a paused Dask worker, a subprocess that never exits)
 # fails with its traceback instead of stalling the run.
@@ -19,15 +21,18 @@ export TEST_TIMEOUT_S="${TEST_TIMEOUT_S:-900}"
 if [ $# -gt 0 ]; then
   HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" exec .venv/bin/python -m pytest -q -n 2 --timeout="$TEST_TIMEOUT_S" "$@"
 fi
-echo "==> checks: ruff check, mypy"
+step "checks: ruff check, mypy ($(disk_free) free on disk)"
 .venv/bin/ruff check interop tests benchmarks scripts
 .venv/bin/mypy
 start=$SECONDS
-echo "==> the whole suite on the newest releases (.venv: $(.venv/bin/python -c 'import platform, numpy, torch; print(f"Python {platform.python_version()}, NumPy {numpy.__version__}, torch {torch.__version__}")'))"
+step "the whole suite on the newest releases (.venv: $(.venv/bin/python -c 'import platform, numpy, torch; print(f"Python {platform.python_version()}, NumPy {numpy.__version__}, torch {torch.__version__}")'))"
 HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" .venv/bin/python -m pytest -q -n 2 --timeout="$TEST_TIMEOUT_S"
-echo "==> newest: $((SECONDS - start)) s"
-for stage in test_oldest test_release test_pythons; do
+step "newest: $((SECONDS - start)) s"
+for stage in test_release test_oldest test_pythons; do
   start=$SECONDS
   bash "scripts/$stage.sh"
-  echo "==> scripts/$stage.sh: $((SECONDS - start)) s (installs included)"
+  step "scripts/$stage.sh: $((SECONDS - start)) s (installs included)"
+  if [ "$stage" = test_release ]; then
+    drop_venv .venv   # the release's build tools came from it; the later stages have their own
+  fi
 done

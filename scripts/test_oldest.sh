@@ -37,3 +37,4 @@ for line in pathlib.Path("requirements/oldest.txt").read_text().splitlines():
         assert got.split("+")[0] == pinned, f"{name} {got} installed, {pinned} declared"
 PY
 demo_and_tests "$venv" "the oldest declared set" "${OLDEST_ALL:-0}" "$@"
+drop_venv "$venv"

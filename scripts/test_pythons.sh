@@ -33,4 +33,5 @@ for name in ("numpy", "dask", "distributed", "array-api-compat", "scipy", "xarra
     print(f"    {name:18} {md.version(name)}")
 PY
   demo_and_tests "$venv" "Python $version" "${PYTHONS_ALL:-0}"
+  drop_venv "$venv"
 done

@@ -77,5 +77,6 @@ PY
   echo "    the README's example ran ($(wc -l < "$run/readme_example.py") lines), and the tour on NumPy and on Dask"
   (cd "$run" && HYPOTHESIS_PROFILE=ci "$venv/bin/python" -m pytest -q -n 2 -p no:cacheprovider \
      "${smoke[@]}")
+  rm -rf "$venv" "$run"   # one artifact's venv at a time on the disk
 done
 step "release artifacts: $(cd dist && echo *) checked"

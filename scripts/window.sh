@@ -1,6 +1,19 @@
-# Sourced by scripts/test_oldest.sh and scripts/test_prerelease.sh: the steps both ends of the
-# support window run in a venv of their own.
+# Sourced by scripts/test.sh and its stages (test_oldest.sh, test_release.sh, test_pythons.sh,
+# test_prerelease.sh): the steps each end of the support window runs in a venv of its own.
 step() { printf '==> %s\n' "$*"; }
+
+# disk_free: what is left on the disk holding the repository ("41G").
+disk_free() { df -h --output=avail . | tail -1 | tr -d ' '; }
+
+# drop_venv VENV: with DROP_VENVS=1 (as .ci/run sets it), a stage's venv is removed once the
+# stage has passed. CI's disk can be small and the stages' venvs add up to 12 GB, 7 GB of it
+# the newest (torch's CUDA build); one at a time they fit. Without it the venvs stay, for the
+# next run to reuse.
+drop_venv() {
+  [ "${DROP_VENVS:-0}" = 1 ] || return 0
+  rm -rf "$1"
+  echo "    removed $1 (DROP_VENVS=1): $(disk_free) free"
+}
 
 # demo_and_tests VENV LABEL ALL [pytest arguments...]: the README's demo on NumPy and on Dask,
 # then pytest on the arguments given, else the whole suite where ALL is 1, else the
