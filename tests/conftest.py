@@ -68,6 +68,20 @@ TORCH_BACKEND = pytest.param("torch", marks=pytest.mark.skipif(
     not installed("torch"), reason="needs torch (pip install 'interop-tensor[torch]')"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def cubed_work_dir(tmp_path_factory):
+    """Cubed writes each run's intermediate arrays under its ``spec.work_dir`` (the system's
+    temporary directory by default) and leaves them there: the tests' go under pytest's
+    temporary directories, which pytest prunes."""
+    if not installed("cubed"):
+        yield None
+        return
+    import cubed
+    work_dir = str(tmp_path_factory.mktemp("cubed"))
+    with cubed.config.set({"spec.work_dir": work_dir}):
+        yield work_dir
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request) -> str:
     return request.param

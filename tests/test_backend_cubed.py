@@ -26,6 +26,12 @@ def lazy(data: np.ndarray = HOST, **options) -> interop.Tensor:
     return interop.tensor(data, backend="cubed", **options)
 
 
+def bounded(allowed_mem) -> cubed.Spec:
+    """A Spec bounded at ``allowed_mem``, writing where the tests' default does (conftest)."""
+    return cubed.Spec(cubed.config.get("spec.work_dir", None), allowed_mem=allowed_mem,
+                      reserved_mem=0)
+
+
 def values(t: interop.Tensor) -> np.ndarray:
     assert t.backend == "cubed", t.backend
     return np.asarray(t.compute().raw)
@@ -71,7 +77,7 @@ def test_creation(make, expected):
 
 
 def test_spec_and_chunks_options():
-    spec = cubed.Spec(allowed_mem="100MB", reserved_mem=0)
+    spec = bounded("100MB")
     t = lazy(chunks=2, spec=spec)
     assert t.raw.spec is spec and t.raw.chunksize == (2, 2)
     assert t.to(backend="cubed", chunks=(3, 4)).raw.chunksize == (3, 4)
@@ -362,7 +368,7 @@ def test_reduction_larger_than_allowed_mem_stays_within_it():
     """The issue's test: a 16 MB array summed under allowed_mem=4 MB; Cubed's plan projects
     each task's memory, and every one stays within the bound."""
     allowed = 4_000_000
-    spec = cubed.Spec(allowed_mem=allowed, reserved_mem=0)
+    spec = bounded(allowed)
     n = 2_000_000  # float64: 16 MB, four times allowed_mem
     host = np.arange(n, dtype=np.float64) % 7
     t = interop.tensor(host, backend="cubed", chunks=100_000, spec=spec)
@@ -380,7 +386,7 @@ def test_reduction_larger_than_allowed_mem_stays_within_it():
 def test_whole_array_fallback_is_refused_when_it_cannot_fit():
     """A NumPy function Cubed lacks runs in one task: Cubed refuses the plan at planning time
     when that task would exceed allowed_mem, instead of running out of memory."""
-    spec = cubed.Spec(allowed_mem=2_000_000, reserved_mem=0)
+    spec = bounded(2_000_000)
     t = interop.tensor(np.zeros(1_000_000), backend="cubed", chunks=50_000, spec=spec)
     with pytest.raises(ValueError, match="allowed_mem"):
         np.sort(t).compute()
