@@ -1,7 +1,8 @@
 """Where the torch releases in the support window (2.13, 2.14) disagree, interop follows the
 torch loaded in the process, and with none loaded the newest release's rule
 (``interop/ops/torch_releases.py``): replicate padding's empty results, and the error types of
-``stft`` on integers and ``istft`` on real input (an error that is both releases' type)."""
+``stft`` on integers, ``istft`` on real input, and subtracting or negating bool tensors (an
+error that is both releases' type)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,11 @@ def test_without_torch_the_newest_rule_holds():
         torch.view_as_real(torch.stft(x, 16, return_complex=True)) if isinstance(x, torch.Tensor)
         else interop.tensor(torch.view_as_real(torch.stft(torch.from_numpy(x.numpy()), 16,
                                                           return_complex=True)).numpy()), 16)),
+    # 2.13 raises RuntimeError, 2.14 NotImplementedError (a fuzzed program found the change)
+    ("a bool tensor subtracted", lambda x: x - (x > 0)),
+    ("subtracting from a bool tensor", lambda x: torch.sub(x > 0, 1)),
+    ("a bool tensor subtracted in place", lambda x: x.sub_(x > 0)),
+    ("a bool tensor negated", lambda x: -(x > 0)),
 ])
 def test_refusals_are_the_loaded_torchs_type(name, call):
     signal = np.random.default_rng(0).normal(size=64).astype(np.float32)

@@ -234,15 +234,17 @@ def add(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
 
 @op(inplace=True, aliases=("subtract",), out=True)
 def sub(be: Any, input: Any, other: Any, *, alpha: Any = 1) -> Any:
-    """input - alpha * other; bool tensors cannot be subtracted (as in torch).
+    """input - alpha * other; bool tensors cannot be subtracted (as in torch, whose 2.13 says
+    RuntimeError and 2.14 NotImplementedError, a RuntimeError; NumPy says TypeError).
 
     >>> interop.sub(interop.tensor([5, 3]), 1)
     tensor([4, 2], backend='numpy')
     """
     if any(getattr(x, "dtype", None) == dtypes.bool or type(x) is bool for x in (input, other)):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or "
-                           "`logical_not()` operator instead.")
+        raise UnsupportedDtypeError("Subtraction, the `-` operator, with a bool tensor is not "
+                                    "supported. "
+                                    "If you are trying to invert a mask, use the `~` or "
+                                    "`logical_not()` operator instead.")
     a, b = promote(input, other)
     return be.np.subtract(a, b if alpha == 1 else _scaled(be, "sub", a, b, alpha))
 
