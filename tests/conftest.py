@@ -72,13 +72,15 @@ TORCH_BACKEND = pytest.param("torch", marks=pytest.mark.skipif(
 def cubed_work_dir(tmp_path_factory):
     """Cubed writes each run's intermediate arrays under its ``spec.work_dir`` (the system's
     temporary directory by default) and leaves them there: the tests' go under pytest's
-    temporary directories, which pytest prunes."""
+    temporary directories, which pytest prunes, and so do those of the processes the tests
+    start (notebooks, the docs build), through Cubed's environment variable."""
     if not installed("cubed"):
         yield None
         return
     import cubed
     work_dir = str(tmp_path_factory.mktemp("cubed"))
-    with cubed.config.set({"spec.work_dir": work_dir}):
+    with pytest.MonkeyPatch.context() as patch, cubed.config.set({"spec.work_dir": work_dir}):
+        patch.setenv("CUBED_SPEC__WORK_DIR", work_dir)
         yield work_dir
 
 
