@@ -11,22 +11,19 @@
 # stage's venv once it has passed (scripts/window.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/window.sh
-# Each test is bounded: the slowest (op_db through the torch face on Dask) takes about a minute
-# alone, and one that runs 15 (a hang: a paused Dask worker, a subprocess that never exits)
-# fails with its traceback instead of stalling the run.
-export TEST_TIMEOUT_S="${TEST_TIMEOUT_S:-900}"
+source scripts/window.sh   # step, suite (each test bounded), drop_venv
 [ -x .venv/bin/python ] && .venv/bin/python -c "import interop, torch, dask, hypothesis, pytest_timeout, mypy, twine, kornia" \
   2>/dev/null && [ -x .venv/bin/ruff ] || bash scripts/setup.sh
 if [ $# -gt 0 ]; then
-  HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" exec .venv/bin/python -m pytest -q -n 2 --timeout="$TEST_TIMEOUT_S" "$@"
+  suite .venv "$@"
+  exit
 fi
 step "checks: ruff check, mypy ($(disk_free) free on disk)"
 .venv/bin/ruff check interop tests benchmarks scripts
 .venv/bin/mypy
 start=$SECONDS
 step "the whole suite on the newest releases (.venv: $(.venv/bin/python -c 'import platform, numpy, torch; print(f"Python {platform.python_version()}, NumPy {numpy.__version__}, torch {torch.__version__}")'))"
-HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" .venv/bin/python -m pytest -q -n 2 --timeout="$TEST_TIMEOUT_S"
+suite .venv
 step "newest: $((SECONDS - start)) s"
 for stage in test_release test_oldest test_pythons; do
   start=$SECONDS

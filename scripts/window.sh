@@ -2,6 +2,20 @@
 # test_prerelease.sh): the steps each end of the support window runs in a venv of its own.
 step() { printf '==> %s\n' "$*"; }
 
+# Each test is bounded: the slowest (op_db through the torch face on Dask) takes about a minute
+# alone, and one that runs 15 (a hang: a paused Dask worker, a subprocess that never exits)
+# fails with its traceback instead of stalling the run.
+export TEST_TIMEOUT_S="${TEST_TIMEOUT_S:-900}"
+
+# suite VENV [pytest arguments...]: pytest as every stage runs it: two workers, CI's
+# Hypothesis profile unless one is set, each test bounded.
+suite() {
+  local venv=$1
+  shift
+  HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$venv/bin/python" -m pytest -q -n 2 \
+    --timeout="$TEST_TIMEOUT_S" "$@"
+}
+
 # disk_free: what is left on the disk holding the repository ("41G").
 disk_free() { df -h --output=avail . | tail -1 | tr -d ' '; }
 
@@ -32,7 +46,7 @@ demo_and_tests() {
     set -- "${representative[@]}"
   fi
   step "pytest on $label: $*"
-  HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}" "$venv/bin/python" -m pytest -q -n 2 --timeout="${TEST_TIMEOUT_S:-900}" "$@"
+  suite "$venv" "$@"
 }
 
 # python_for VERSION: the interpreter for a Python version ("3.12"): `pythonVERSION` where it
